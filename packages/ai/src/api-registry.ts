@@ -1,0 +1,57 @@
+import { AssistantMessageEventStream } from "./event-stream.js";
+import type { Api, AssistantMessage, Context, Model, StreamFunction, StreamOptions } from "./types.js";
+import { createEmptyUsage } from "./usage.js";
+
+const registry = new Map<string, StreamFunction>();
+
+/** Registers (or replaces) the stream function for a wire API. */
+export function registerApi(api: Api, streamFunction: StreamFunction): void {
+  registry.set(api, streamFunction);
+}
+
+/** The wire APIs with a registered stream function. */
+export function getRegisteredApis(): string[] {
+  return [...registry.keys()];
+}
+
+/**
+ * Streams one model response. Returns at once; never throws or rejects afterwards: every
+ * failure, including an unknown API, ends the stream with an `error` event.
+ */
+export function stream(model: Model, context: Context, options: StreamOptions = {}): AssistantMessageEventStream {
+  const streamFunction = registry.get(model.api);
+  if (streamFunction) {
+    try {
+      return streamFunction(model, context, options);
+    } catch (error) {
+      return createFailedStream(model, `The ${model.api} provider failed to start: ${(error as Error).message}`);
+    }
+  }
+  return createFailedStream(
+    model,
+    `No provider is registered for API "${model.api}"; known APIs: ${getRegisteredApis().join(", ")}.`,
+  );
+}
+
+/** `stream(...).result()`: the final assistant message. Never rejects. */
+export function complete(model: Model, context: Context, options: StreamOptions = {}): Promise<AssistantMessage> {
+  return stream(model, context, options).result();
+}
+
+function createFailedStream(model: Model, errorMessage: string): AssistantMessageEventStream {
+  const result = new AssistantMessageEventStream();
+  const message: AssistantMessage = {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: createEmptyUsage(),
+    stopReason: "error",
+    errorMessage,
+    timestamp: Date.now(),
+  };
+  result.push({ type: "start", message: structuredClone(message) });
+  result.push({ type: "error", reason: "error", message });
+  return result;
+}

@@ -1,0 +1,49 @@
+/**
+ * @gyre/ai — one streaming API over OpenAI, Anthropic, Google, OpenAI-compatible servers and a
+ * scripted faux model. `stream()` returns at once and never throws or rejects afterwards.
+ */
+import { registerBuiltInApis } from "./providers/register-built-ins.js";
+
+registerBuiltInApis();
+
+export { complete, getRegisteredApis, registerApi, stream } from "./api-registry.js";
+export { describeError, GyreError, type GyreErrorCode, isAbortError } from "./errors.js";
+export { AssistantMessageEventStream } from "./event-stream.js";
+export {
+  defaultModelLimits,
+  findModel,
+  getModel,
+  getModels,
+  getProvider,
+  getProviders,
+  type ProviderInfo,
+  registerProvider,
+} from "./models.js";
+export { parsePartialJson, reduceAssistantMessage } from "./reduce-message.js";
+export { sanitizeToolCallId, type TransformOptions, transformMessages } from "./transform-messages.js";
+export type {
+  Api,
+  AssistantMessage,
+  AssistantMessageEvent,
+  Context,
+  ImageContent,
+  KnownApi,
+  Message,
+  Model,
+  ModelCompat,
+  ModelCost,
+  RetryInfo,
+  RetryOptions,
+  StopReason,
+  StreamFunction,
+  StreamOptions,
+  TextContent,
+  ThinkingContent,
+  ThinkingLevel,
+  Tool,
+  ToolCall,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+} from "./types.js";
+export { calculateCost, createEmptyUsage } from "./usage.js";

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { complete, stream } from "../../index.js";
+import { createFauxModel } from "./stream.js";
+
+describe("faux provider", () => {
+  it("streams text token by token and ends with done", async () => {
+    const faux = createFauxModel([{ content: [{ type: "text", text: "hello world, faux" }] }]);
+    const events = [];
+    const response = stream(faux.model, { messages: [{ role: "user", content: "hi", timestamp: 1 }] });
+    for await (const event of response) events.push(event.type);
+    const message = await response.result();
+    expect(message.content).toEqual([{ type: "text", text: "hello world, faux" }]);
+    expect(message.stopReason).toBe("stop");
+    expect(events[0]).toBe("start");
+    expect(events.filter((type) => type === "text_delta").length).toBe(5);
+    expect(events.at(-1)).toBe("done");
+  });
+
+  it("keeps invalid tool-argument text for the agent's error message", async () => {
+    const faux = createFauxModel([{ content: [{ type: "toolCall", name: "calc", arguments: '{"expr": ' }] }]);
+    const message = await complete(faux.model, { messages: [] });
+    expect(message.stopReason).toBe("toolUse");
+    expect(message.content[0]).toMatchObject({
+      type: "toolCall",
+      name: "calc",
+      arguments: {},
+      rawArguments: '{"expr": ',
+    });
+  });
+
+  it("ends as aborted within the token delay and keeps the partial text", async () => {
+    const faux = createFauxModel([{ content: [{ type: "text", text: "x".repeat(4000) }] }], { tokenDelayMs: 5 });
+    const controller = new AbortController();
+    const response = stream(faux.model, { messages: [] }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 30);
+    const started = Date.now();
+    const message = await response.result();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(message.stopReason).toBe("aborted");
+    const block = message.content[0];
+    expect(block?.type === "text" && block.text.length > 0 && block.text.length < 4000).toBe(true);
+  });
+
+  it("reports an exhausted script as an error instead of throwing", async () => {
+    const faux = createFauxModel([]);
+    const message = await complete(faux.model, { messages: [] });
+    expect(message.stopReason).toBe("error");
+    expect(message.errorMessage).toMatch(/no response left/);
+  });
+});

@@ -1,0 +1,241 @@
+import { describeError, isAbortError } from "../errors.js";
+import { AssistantMessageEventStream } from "../event-stream.js";
+import type { AssistantMessage, Model, StopReason, StreamOptions, ToolCall } from "../types.js";
+import { calculateCost, createEmptyUsage } from "../usage.js";
+
+type OpenBlock =
+  | { kind: "text"; index: number; parts: string[] }
+  | { kind: "thinking"; index: number; parts: string[]; signature?: string; redacted?: boolean }
+  | { kind: "toolCall"; index: number; parts: string[]; id: string; name: string; signature?: string };
+
+/**
+ * Builds an assistant message while emitting the matching DESIGN §3 events. Providers call
+ * `text*`/`thinking*`/`toolCall*` as wire data arrives and `finish`/`fail` once; the builder
+ * closes any block left open, parses tool arguments and computes cost. Blocks are addressed by
+ * a provider-chosen key (wire index, item id…) so interleaved streams work.
+ */
+export class MessageBuilder {
+  readonly message: AssistantMessage;
+  private readonly open = new Map<string, OpenBlock>();
+  private terminated = false;
+
+  constructor(
+    readonly model: Model,
+    readonly stream: AssistantMessageEventStream,
+  ) {
+    this.message = {
+      role: "assistant",
+      content: [],
+      api: model.api,
+      provider: model.provider,
+      model: model.id,
+      usage: createEmptyUsage(),
+      stopReason: "stop",
+      timestamp: Date.now(),
+    };
+  }
+
+  get isTerminated(): boolean {
+    return this.terminated;
+  }
+
+  /** Emits `start`. Call once, before any block. */
+  start(): void {
+    this.stream.push({ type: "start", message: structuredClone(this.message) });
+  }
+
+  hasBlock(key: string): boolean {
+    return this.open.has(key);
+  }
+
+  /** Appends text to the text block `key`, opening it first if needed. */
+  text(key: string, delta: string): void {
+    let block = this.open.get(key);
+    if (block?.kind !== "text") {
+      if (block) this.end(key);
+      block = { kind: "text", index: this.message.content.length, parts: [] };
+      this.message.content.push({ type: "text", text: "" });
+      this.open.set(key, block);
+      this.stream.push({ type: "text_start", contentIndex: block.index });
+    }
+    if (delta === "") return;
+    block.parts.push(delta);
+    this.stream.push({ type: "text_delta", contentIndex: block.index, delta });
+  }
+
+  /** Appends thinking to block `key`, opening it if needed. `signature` (if given) replaces or extends per `appendSignature`. */
+  thinking(key: string, delta: string, options: { redacted?: boolean } = {}): void {
+    let block = this.open.get(key);
+    if (block?.kind !== "thinking") {
+      if (block) this.end(key);
+      block = { kind: "thinking", index: this.message.content.length, parts: [] };
+      if (options.redacted) block.redacted = true;
+      this.message.content.push({ type: "thinking", thinking: "" });
+      this.open.set(key, block);
+      this.stream.push({ type: "thinking_start", contentIndex: block.index });
+    }
+    if (delta === "") return;
+    block.parts.push(delta);
+    this.stream.push({ type: "thinking_delta", contentIndex: block.index, delta });
+  }
+
+  /** Sets (or, with `append`, extends) the signature of the open thinking or tool-call block `key`. */
+  signature(key: string, signature: string, append = false): void {
+    const block = this.open.get(key);
+    if (!block || block.kind === "text") return;
+    block.signature = append ? (block.signature ?? "") + signature : signature;
+  }
+
+  /** Opens tool-call block `key`. A second call for an open key only fills a missing id/name. */
+  toolCallStart(key: string, id: string, name: string): void {
+    const existing = this.open.get(key);
+    if (existing?.kind === "toolCall") {
+      if (!existing.id && id) existing.id = id;
+      if (!existing.name && name) existing.name = name;
+      return;
+    }
+    if (existing) this.end(key);
+    const block: OpenBlock = { kind: "toolCall", index: this.message.content.length, parts: [], id, name };
+    this.message.content.push({ type: "toolCall", id, name, arguments: {} });
+    this.open.set(key, block);
+    this.stream.push({ type: "toolcall_start", contentIndex: block.index, id, name });
+  }
+
+  /** Appends raw argument JSON text to tool-call block `key`. */
+  toolCallDelta(key: string, delta: string): void {
+    const block = this.open.get(key);
+    if (block?.kind !== "toolCall" || delta === "") return;
+    block.parts.push(delta);
+    this.stream.push({ type: "toolcall_delta", contentIndex: block.index, delta });
+  }
+
+  /** Closes block `key`, emitting its `*_end` event. Unknown keys are ignored. */
+  end(key: string): void {
+    const block = this.open.get(key);
+    if (!block) return;
+    this.open.delete(key);
+    const joined = block.parts.join("");
+    switch (block.kind) {
+      case "text": {
+        this.message.content[block.index] = { type: "text", text: joined };
+        this.stream.push({ type: "text_end", contentIndex: block.index, content: joined });
+        return;
+      }
+      case "thinking": {
+        const content: AssistantMessage["content"][number] = { type: "thinking", thinking: joined };
+        if (block.signature !== undefined) content.signature = block.signature;
+        if (block.redacted) content.redacted = true;
+        this.message.content[block.index] = content;
+        this.stream.push({
+          type: "thinking_end",
+          contentIndex: block.index,
+          content: joined,
+          ...(block.signature !== undefined ? { signature: block.signature } : {}),
+          ...(block.redacted ? { redacted: true } : {}),
+        });
+        return;
+      }
+      case "toolCall": {
+        const toolCall = createToolCall(block.id, block.name, joined);
+        if (block.signature !== undefined) toolCall.signature = block.signature;
+        this.message.content[block.index] = toolCall;
+        this.stream.push({ type: "toolcall_end", contentIndex: block.index, toolCall });
+        return;
+      }
+      default: {
+        const never: never = block;
+        throw new Error(`unknown block ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** Adds a complete tool call (for APIs that send arguments whole as an object). */
+  toolCallComplete(key: string, id: string, name: string, args: unknown, signature?: string): void {
+    this.toolCallStart(key, id, name);
+    this.toolCallDelta(key, JSON.stringify(args ?? {}));
+    if (signature !== undefined) this.signature(key, signature);
+    this.end(key);
+  }
+
+  endAll(): void {
+    for (const key of [...this.open.keys()]) this.end(key);
+  }
+
+  /** Ends the stream with `done` (or `error` for stopReason "error"/"aborted"). */
+  finish(stopReason: StopReason, rawStopReason?: string): void {
+    if (this.terminated) return;
+    this.endAll();
+    this.terminated = true;
+    this.message.stopReason = stopReason;
+    if (rawStopReason !== undefined) this.message.rawStopReason = rawStopReason;
+    calculateCost(this.model, this.message.usage);
+    if (stopReason === "error" || stopReason === "aborted") {
+      this.message.errorMessage ??=
+        stopReason === "aborted" ? "Request was aborted." : "The provider reported an error.";
+      this.stream.push({ type: "error", reason: stopReason, message: this.message });
+    } else {
+      this.stream.push({ type: "done", reason: stopReason, message: this.message });
+    }
+  }
+
+  /** Ends the stream with `error`, keeping the partial content. */
+  fail(errorMessage: string, aborted = false): void {
+    if (this.terminated) return;
+    this.message.errorMessage = errorMessage;
+    this.finish(aborted ? "aborted" : "error");
+  }
+}
+
+/** Parses streamed argument text into a tool call; invalid JSON keeps the raw text. */
+export function createToolCall(id: string, name: string, rawArguments: string): ToolCall {
+  const toolCall: ToolCall = { type: "toolCall", id, name, arguments: {} };
+  const text = rawArguments.trim();
+  if (text === "") return toolCall;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+      toolCall.arguments = parsed as Record<string, unknown>;
+      return toolCall;
+    }
+  } catch {
+    // falls through: the raw text is kept for the agent's error message
+  }
+  toolCall.rawArguments = rawArguments;
+  return toolCall;
+}
+
+/**
+ * Runs a provider body with the never-throw contract: returns a stream at once; whatever the
+ * body throws or however it returns, the stream ends with exactly one terminal event. A body
+ * that returns without calling `finish` ends as an error (a stream that lost its terminal event
+ * is never a successful answer).
+ */
+export function runProvider(
+  model: Model,
+  options: StreamOptions,
+  body: (builder: MessageBuilder) => Promise<void>,
+): AssistantMessageEventStream {
+  const stream = new AssistantMessageEventStream();
+  const builder = new MessageBuilder(model, stream);
+  const run = async () => {
+    try {
+      builder.start();
+      await body(builder);
+      if (!builder.isTerminated) {
+        if (options.signal?.aborted) builder.fail("Request was aborted.", true);
+        else builder.fail("The stream ended before the provider sent its final event; the answer may be incomplete.");
+      }
+    } catch (error) {
+      if (options.signal?.aborted || isAbortError(error)) {
+        builder.fail(
+          options.signal?.aborted ? "Request was aborted." : describeError(error),
+          !!options.signal?.aborted,
+        );
+      } else {
+        builder.fail(describeError(error));
+      }
+    }
+  };
+  queueMicrotask(() => void run());
+  return stream;
+}

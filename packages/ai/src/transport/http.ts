@@ -1,0 +1,128 @@
+import { describeError, GyreError, isAbortError } from "../errors.js";
+import type { RetryInfo, RetryOptions } from "../types.js";
+
+const retryableStatuses = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
+const defaultRetry: Required<RetryOptions> = { maxRetries: 3, baseDelayMs: 1000, maxDelayMs: 60_000 };
+
+export type PostOptions = {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  signal?: AbortSignal;
+  retry?: RetryOptions;
+  onRetry?: (info: RetryInfo) => void;
+  /** Names the provider in error messages ("OpenAI", "Anthropic"…). */
+  providerLabel: string;
+};
+
+/**
+ * POSTs JSON and returns the successful response (status 2xx), retrying 408/409/429/5xx/529 and
+ * connection failures with exponential backoff and jitter, honouring `retry-after` up to
+ * `maxDelayMs`. Throws `GyreError` with the provider's own message otherwise. Retries happen only
+ * here, before any body byte is read, so no output is ever duplicated.
+ */
+export async function postJson(options: PostOptions): Promise<Response> {
+  const retry = { ...defaultRetry, ...options.retry };
+  const body = JSON.stringify(options.body);
+  for (let attempt = 0; ; attempt++) {
+    let failure: { reason: string; serverDelayMs?: number; error: GyreError };
+    try {
+      const response = await fetch(options.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...options.headers },
+        body,
+        signal: options.signal,
+      });
+      if (response.ok) return response;
+      const text = await response.text().catch(() => "");
+      const message = `${options.providerLabel} API error ${response.status}: ${extractErrorMessage(text) || response.statusText || "no details"}`;
+      const error = new GyreError("http", message, { status: response.status });
+      if (!isRetryable(response.status, text)) throw error;
+      failure = { reason: message, serverDelayMs: parseRetryAfter(response.headers), error };
+    } catch (error) {
+      if (error instanceof GyreError) throw error;
+      if (options.signal?.aborted || isAbortError(error)) throw new GyreError("aborted", "Request was aborted.");
+      const message = `Could not reach ${options.providerLabel} at ${options.url}: ${describeCause(error)}`;
+      failure = { reason: message, error: new GyreError("network", message, { cause: error }) };
+    }
+    if (attempt >= retry.maxRetries) {
+      const suffix = retry.maxRetries > 0 ? ` (gave up after ${retry.maxRetries + 1} attempts)` : "";
+      throw new GyreError(failure.error.code, failure.error.message + suffix, { status: failure.error.status });
+    }
+    if (failure.serverDelayMs !== undefined && failure.serverDelayMs > retry.maxDelayMs) {
+      throw new GyreError(
+        "retry_wait_too_long",
+        `${failure.reason} — the server asked to wait ${Math.ceil(failure.serverDelayMs / 1000)} s before retrying, ` +
+          `longer than the ${Math.ceil(retry.maxDelayMs / 1000)} s limit; try again later or raise the retry limit.`,
+        { status: failure.error.status },
+      );
+    }
+    const backoff = retry.baseDelayMs * 2 ** attempt;
+    const delayMs = failure.serverDelayMs ?? Math.min(retry.maxDelayMs, backoff / 2 + Math.random() * (backoff / 2));
+    options.onRetry?.({ attempt: attempt + 1, maxRetries: retry.maxRetries, delayMs, reason: failure.reason });
+    await sleep(delayMs, options.signal);
+  }
+}
+
+function isRetryable(status: number, body: string): boolean {
+  if (retryableStatuses.has(status) || status >= 500) return true;
+  return /overloaded_error/.test(body);
+}
+
+/** The provider's own error message from a JSON error body, or the trimmed text. */
+export function extractErrorMessage(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed) return "";
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    const candidate = Array.isArray(parsed) ? parsed[0] : parsed;
+    if (candidate && typeof candidate === "object") {
+      const record = candidate as Record<string, unknown>;
+      const inner = record.error;
+      if (inner && typeof inner === "object") {
+        const message = (inner as Record<string, unknown>).message;
+        if (typeof message === "string") return message;
+      }
+      if (typeof inner === "string") return inner;
+      if (typeof record.message === "string") return record.message;
+    }
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  return trimmed.length > 500 ? `${trimmed.slice(0, 500)}…` : trimmed;
+}
+
+function parseRetryAfter(headers: Headers): number | undefined {
+  const ms = headers.get("retry-after-ms");
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function describeCause(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+  return cause ? `${describeError(error)} (${cause.message})` : describeError(error);
+}
+
+/** Resolves after `ms`, or rejects with an abort error when `signal` fires. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new GyreError("aborted", "Request was aborted."));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new GyreError("aborted", "Request was aborted."));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * The spine of @gyre/ai: message, content, model and stream-event types (DESIGN §2–3).
+ * Everything here is plain JSON: no class instances, no Error objects, no functions
+ * (except in options that never cross a process boundary).
+ */
+
+import type { AssistantMessageEventStream } from "./event-stream.js";
+
+export type TextContent = { type: "text"; text: string };
+export type ThinkingContent = { type: "thinking"; thinking: string; signature?: string; redacted?: boolean };
+export type ImageContent = { type: "image"; data: string /* base64 */; mimeType: string };
+/**
+ * A tool call as the model issued it. `arguments` is always an object. When the model's
+ * argument text never became valid JSON, `arguments` is `{}` and `rawArguments` keeps the text
+ * so the agent layer can reject the call with a clear error.
+ */
+export type ToolCall = {
+  type: "toolCall";
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  rawArguments?: string;
+  /** Opaque provider data that must be echoed back (e.g. Gemini thought signatures). */
+  signature?: string;
+};
+
+export type Usage = {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  /** USD. */
+  cost: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+};
+
+export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+
+export type UserMessage = {
+  role: "user";
+  content: string | (TextContent | ImageContent)[];
+  timestamp: number;
+};
+
+export type AssistantMessage = {
+  role: "assistant";
+  content: (TextContent | ThinkingContent | ToolCall)[];
+  api: string;
+  provider: string;
+  model: string;
+  usage: Usage;
+  stopReason: StopReason;
+  rawStopReason?: string;
+  errorMessage?: string;
+  /** Provider's response id, when it sends one. */
+  responseId?: string;
+  timestamp: number;
+};
+
+export type ToolResultMessage = {
+  role: "toolResult";
+  toolCallId: string;
+  toolName: string;
+  content: (TextContent | ImageContent)[];
+  /** For UIs and logs; never sent to the model. */
+  details?: unknown;
+  isError: boolean;
+  timestamp: number;
+};
+
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+/** The wire protocols gyre speaks. Other strings may be registered at run time. */
+export type KnownApi = "openai-completions" | "openai-responses" | "anthropic-messages" | "google-gemini" | "faux";
+export type Api = KnownApi | (string & {});
+
+export type ThinkingLevel = "off" | "low" | "medium" | "high";
+
+/** Per-million-token prices in USD. */
+export type ModelCost = { input: number; output: number; cacheRead: number; cacheWrite: number };
+
+/**
+ * Switches for servers that speak an API with differences. Every field is optional; the
+ * provider picks defaults from the base URL when a field is absent.
+ */
+export type ModelCompat = {
+  /** openai-completions: send `max_completion_tokens` instead of `max_tokens`. */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
+  /** openai-completions: ask for usage in the last chunk (`stream_options.include_usage`). */
+  supportsUsageInStreaming?: boolean;
+  /** openai-completions: accepts the `developer` role for the system prompt. */
+  supportsDeveloperRole?: boolean;
+  /** openai-completions: accepts `reasoning_effort`. */
+  supportsReasoningEffort?: boolean;
+  /** Accepts `strict: true` function schemas (constrained sampling of tool arguments). */
+  supportsStrictTools?: boolean;
+  /** Tool-call ids must match this pattern and length (e.g. Mistral: 9 alphanumerics). */
+  toolCallIdFormat?: "any" | "alphanumeric9";
+};
+
+export type Model = {
+  id: string;
+  name: string;
+  api: Api;
+  provider: string;
+  baseUrl: string;
+  /** Whether the model can produce thinking/reasoning content. */
+  reasoning: boolean;
+  input: ("text" | "image")[];
+  contextWindow: number;
+  maxTokens: number;
+  cost: ModelCost;
+  headers?: Record<string, string>;
+  compat?: ModelCompat;
+};
+
+/** A tool as the model sees it: only name, description and the JSON Schema of its arguments. */
+export type Tool = {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  /** Ask for schema-enforced arguments where the API supports it (see `ModelCompat.supportsStrictTools`). */
+  strict?: boolean;
+};
+
+export type Context = {
+  systemPrompt?: string;
+  messages: Message[];
+  tools?: Tool[];
+};
+
+export type RetryOptions = {
+  /** Attempts after the first one. Default 3. */
+  maxRetries?: number;
+  /** First backoff delay in ms, doubled each attempt, with jitter. Default 1000. */
+  baseDelayMs?: number;
+  /** A server-requested wait (`retry-after`) longer than this fails instead. Default 60000. */
+  maxDelayMs?: number;
+};
+
+export type RetryInfo = { attempt: number; maxRetries: number; delayMs: number; reason: string };
+
+export type StreamOptions = {
+  apiKey?: string;
+  signal?: AbortSignal;
+  temperature?: number;
+  maxTokens?: number;
+  thinking?: ThinkingLevel;
+  headers?: Record<string, string>;
+  retry?: RetryOptions;
+  /** A stream that sends nothing for this long ends as an error. Default 120000 ms. */
+  idleTimeoutMs?: number;
+  /** Called before each retry wait, so UIs can show it. Must not throw. */
+  onRetry?: (info: RetryInfo) => void;
+  /** Prompt-cache / session key for providers that support one. */
+  sessionId?: string;
+};
+
+/** Provider stream events (DESIGN §3). Deltas carry only the delta; see `reduceAssistantMessage`. */
+export type AssistantMessageEvent =
+  | { type: "start"; message: AssistantMessage }
+  | { type: "text_start"; contentIndex: number }
+  | { type: "text_delta"; contentIndex: number; delta: string }
+  | { type: "text_end"; contentIndex: number; content: string }
+  | { type: "thinking_start"; contentIndex: number }
+  | { type: "thinking_delta"; contentIndex: number; delta: string }
+  | { type: "thinking_end"; contentIndex: number; content: string; signature?: string; redacted?: boolean }
+  | { type: "toolcall_start"; contentIndex: number; id: string; name: string }
+  | { type: "toolcall_delta"; contentIndex: number; delta: string }
+  | { type: "toolcall_end"; contentIndex: number; toolCall: ToolCall }
+  | { type: "done"; reason: "stop" | "length" | "toolUse"; message: AssistantMessage }
+  | { type: "error"; reason: "error" | "aborted"; message: AssistantMessage };
+
+/**
+ * A provider's stream function. Contract: returns at once and never throws or rejects;
+ * every failure (HTTP, bad SSE, abort, timeout) ends the stream with an `error` event.
+ */
+export type StreamFunction = (model: Model, context: Context, options: StreamOptions) => AssistantMessageEventStream;
