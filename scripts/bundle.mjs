@@ -1,21 +1,28 @@
-// Bundles the CLI into one ESM file (start-up: Node 20 has no compile cache). Skipped until main.ts exists.
+// Bundles the CLI into ESM files under packages/cli/dist (start-up: Node 20 has no compile cache).
+// Workspace packages are bundled from their TypeScript sources, so this needs no prior tsc build.
 import { existsSync } from "node:fs";
 import { build } from "esbuild";
 
-const entry = new URL("../packages/cli/src/main.ts", import.meta.url).pathname;
-if (!existsSync(entry)) {
-  console.log("bundle: packages/cli/src/main.ts not present yet; nothing to bundle");
-  process.exit(0);
-}
+const at = (path) => new URL(path, import.meta.url).pathname;
+const entry = at("../packages/cli/src/main.ts");
+const entryPoints = { version: at("../packages/cli/src/version.ts") };
+if (existsSync(entry)) entryPoints.gyre = entry;
+
 await build({
-  entryPoints: [entry],
+  entryPoints,
+  outdir: at("../packages/cli/dist"),
   bundle: true,
+  splitting: true,
   platform: "node",
   format: "esm",
   target: "node20",
-  outfile: new URL("../packages/cli/dist/gyre.js", import.meta.url).pathname,
   sourcemap: true,
-  splitting: false,
+  chunkNames: "chunks/[name]-[hash]",
+  alias: {
+    "@gyre/ai/testing": at("../packages/ai/src/testing.ts"),
+    "@gyre/ai": at("../packages/ai/src/index.ts"),
+    "@gyre/agent": at("../packages/agent/src/index.ts"),
+  },
   external: ["@vscode/ripgrep", "@mariozechner/pi-tui"],
   banner: {
     js: "import { createRequire as __gyreCreateRequire } from 'node:module'; const require = __gyreCreateRequire(import.meta.url);",

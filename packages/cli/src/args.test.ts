@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { parseArgs } from "./args.js";
+
+function parsed(argv: string[]) {
+  const result = parseArgs(argv);
+  if (!result.ok) throw new Error(result.error);
+  return result.value;
+}
+
+describe("parseArgs", () => {
+  it("reads print mode, model flags, budgets and the prompt", () => {
+    const args = parsed(["-p", "--provider", "openai", "--model=gpt-5", "--max-turns", "3", "fix", "the", "bug"]);
+    expect(args).toMatchObject({ mode: "print", provider: "openai", model: "gpt-5", maxTurns: 3 });
+    expect(args.prompt).toEqual(["fix", "the", "bug"]);
+  });
+
+  it("separates @file arguments from the prompt", () => {
+    const args = parsed(["explain", "@src/main.ts", "@logo.png"]);
+    expect(args.fileArguments).toEqual(["src/main.ts", "logo.png"]);
+    expect(args.prompt).toEqual(["explain"]);
+  });
+
+  it("chooses json mode with --mode json", () => {
+    expect(parsed(["--mode", "json", "-p", "hi"]).mode).toBe("json");
+    expect(parsed(["--mode", "rpc"]).mode).toBe("rpc");
+  });
+
+  it.each([
+    [["--bogus"], /Unknown option --bogus/],
+    [["--thinking", "max"], /must be one of off, low, medium, high/],
+    [["--tools", "read,rm"], /Unknown tool rm/],
+    [["--max-turns", "0"], /at least 1/],
+    [["--max-cost", "-1"], /positive amount/],
+    [["--model"], /needs a value/],
+    [["--mode", "tui"], /print, json, rpc/],
+    [["--no-session", "-c"], /cannot be combined/],
+  ])("rejects %j with a sentence saying what to do", (argv, message) => {
+    const result = parseArgs(argv);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toMatch(message);
+  });
+
+  it("collects repeatable flags", () => {
+    const args = parsed(["--allow-path", "/a", "--allow-path=/b", "-e", "x.ts"]);
+    expect(args.allowPaths).toEqual(["/a", "/b"]);
+    expect(args.extensions).toEqual(["x.ts"]);
+  });
+});

@@ -1,0 +1,309 @@
+/**
+ * Command-line parsing for `gyre` (DESIGN §5). Pure: no I/O. Bad usage is returned as an
+ * error sentence that says what to do; the caller prints it and exits 2.
+ */
+
+export type Mode = "interactive" | "print" | "json" | "rpc";
+export type ThinkingFlag = "off" | "low" | "medium" | "high";
+
+export type CliArgs = {
+  mode: Mode;
+  /** True when `-p` was given (print mode; with `--mode json`, JSON events). */
+  print: boolean;
+  prompt: string[];
+  /** `@path` arguments, in order, to inline into the first message. */
+  fileArguments: string[];
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  thinking?: ThinkingFlag;
+  tools?: string[];
+  noTools: boolean;
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+  maxTurns?: number;
+  maxCost?: number;
+  continueSession: boolean;
+  resume: boolean;
+  session?: string;
+  noSession: boolean;
+  fauxScript?: string;
+  allowPaths: string[];
+  extensions: string[];
+  noExtensions: boolean;
+  trust: boolean;
+  verbose: boolean;
+  listModels: boolean;
+  version: boolean;
+  help: boolean;
+};
+
+export type ParseResult = { ok: true; value: CliArgs } | { ok: false; error: string };
+
+export const knownTools = ["read", "write", "edit", "bash", "ls", "grep", "find"] as const;
+const thinkingLevels: ThinkingFlag[] = ["off", "low", "medium", "high"];
+const modes: Mode[] = ["interactive", "print", "json", "rpc"];
+
+type ValueFlag =
+  | "provider"
+  | "model"
+  | "baseUrl"
+  | "apiKey"
+  | "thinking"
+  | "tools"
+  | "systemPrompt"
+  | "appendSystemPrompt"
+  | "maxTurns"
+  | "maxCost"
+  | "session"
+  | "fauxScript"
+  | "allowPath"
+  | "extension"
+  | "mode";
+
+const valueFlags: Record<string, ValueFlag> = {
+  "--provider": "provider",
+  "--model": "model",
+  "-m": "model",
+  "--base-url": "baseUrl",
+  "--api-key": "apiKey",
+  "--thinking": "thinking",
+  "--tools": "tools",
+  "--system-prompt": "systemPrompt",
+  "--append-system-prompt": "appendSystemPrompt",
+  "--max-turns": "maxTurns",
+  "--max-cost": "maxCost",
+  "--session": "session",
+  "--faux-script": "fauxScript",
+  "--allow-path": "allowPath",
+  "--extension": "extension",
+  "-e": "extension",
+  "--mode": "mode",
+};
+
+const booleanFlags: Record<string, (args: CliArgs) => void> = {
+  "-p": (args) => {
+    args.print = true;
+  },
+  "--print": (args) => {
+    args.print = true;
+  },
+  "--no-tools": (args) => {
+    args.noTools = true;
+  },
+  "-c": (args) => {
+    args.continueSession = true;
+  },
+  "--continue": (args) => {
+    args.continueSession = true;
+  },
+  "-r": (args) => {
+    args.resume = true;
+  },
+  "--resume": (args) => {
+    args.resume = true;
+  },
+  "--no-session": (args) => {
+    args.noSession = true;
+  },
+  "--no-extensions": (args) => {
+    args.noExtensions = true;
+  },
+  "--trust": (args) => {
+    args.trust = true;
+  },
+  "--verbose": (args) => {
+    args.verbose = true;
+  },
+  "--list-models": (args) => {
+    args.listModels = true;
+  },
+  "--version": (args) => {
+    args.version = true;
+  },
+  "-v": (args) => {
+    args.version = true;
+  },
+  "--help": (args) => {
+    args.help = true;
+  },
+  "-h": (args) => {
+    args.help = true;
+  },
+};
+
+function createDefaults(): CliArgs {
+  return {
+    mode: "interactive",
+    print: false,
+    prompt: [],
+    fileArguments: [],
+    noTools: false,
+    continueSession: false,
+    resume: false,
+    noSession: false,
+    allowPaths: [],
+    extensions: [],
+    noExtensions: false,
+    trust: false,
+    verbose: false,
+    listModels: false,
+    version: false,
+    help: false,
+  };
+}
+
+/**
+ * Parses `argv` (without node and script). `--flag=value` and `--flag value` both work; `--`
+ * ends option parsing. The mode is settled later by `resolveMode` (stdin may imply print).
+ */
+export function parseArgs(argv: string[]): ParseResult {
+  const args = createDefaults();
+  let explicitMode: Mode | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const token = argv[index]!;
+    if (token === "--") {
+      args.prompt.push(...argv.slice(index + 1));
+      break;
+    }
+    const eq = token.startsWith("--") ? token.indexOf("=") : -1;
+    const name = eq > 0 ? token.slice(0, eq) : token;
+    const setter = booleanFlags[name];
+    if (setter) {
+      if (eq > 0) return { ok: false, error: `${name} takes no value; remove "=${token.slice(eq + 1)}".` };
+      setter(args);
+      continue;
+    }
+    const key = valueFlags[name];
+    if (key) {
+      const value = eq > 0 ? token.slice(eq + 1) : argv[++index];
+      if (value === undefined || (eq < 0 && value.startsWith("--"))) {
+        return { ok: false, error: `${name} needs a value; see gyre --help.` };
+      }
+      const problem = applyValue(args, key, name, value);
+      if (problem) return { ok: false, error: problem };
+      if (key === "mode") explicitMode = value as Mode;
+      continue;
+    }
+    if (token.startsWith("-") && token.length > 1) {
+      return { ok: false, error: `Unknown option ${name}; run gyre --help to see the options.` };
+    }
+    if (token.startsWith("@") && token.length > 1) args.fileArguments.push(token.slice(1));
+    else args.prompt.push(token);
+  }
+  if (explicitMode) args.mode = explicitMode;
+  else if (args.print) args.mode = "print";
+  if (args.mode === "print" && explicitMode === "print") args.print = true;
+  if (args.noSession && (args.continueSession || args.resume || args.session)) {
+    return { ok: false, error: "--no-session cannot be combined with --continue, --resume or --session; drop one." };
+  }
+  return { ok: true, value: args };
+}
+
+function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string): string | undefined {
+  switch (key) {
+    case "thinking":
+      if (!thinkingLevels.includes(value as ThinkingFlag)) {
+        return `${name} must be one of ${thinkingLevels.join(", ")}; got "${value}".`;
+      }
+      args.thinking = value as ThinkingFlag;
+      return undefined;
+    case "tools": {
+      const tools = value
+        .split(",")
+        .map((tool) => tool.trim())
+        .filter(Boolean);
+      const unknown = tools.filter((tool) => !(knownTools as readonly string[]).includes(tool));
+      if (unknown.length > 0) {
+        return `Unknown tool ${unknown.join(", ")} in --tools; choose from ${knownTools.join(",")}.`;
+      }
+      args.tools = tools;
+      return undefined;
+    }
+    case "maxTurns": {
+      const turns = Number(value);
+      if (!Number.isInteger(turns) || turns < 1) return `${name} must be a whole number of at least 1; got "${value}".`;
+      args.maxTurns = turns;
+      return undefined;
+    }
+    case "maxCost": {
+      const cost = Number(value);
+      if (!Number.isFinite(cost) || cost <= 0) return `${name} must be a positive amount in USD; got "${value}".`;
+      args.maxCost = cost;
+      return undefined;
+    }
+    case "mode":
+      if (!modes.includes(value as Mode) || value === "interactive") {
+        return `${name} must be one of print, json, rpc; got "${value}".`;
+      }
+      return undefined;
+    case "allowPath":
+      args.allowPaths.push(value);
+      return undefined;
+    case "extension":
+      args.extensions.push(value);
+      return undefined;
+    case "provider":
+    case "model":
+    case "baseUrl":
+    case "apiKey":
+    case "systemPrompt":
+    case "appendSystemPrompt":
+    case "session":
+    case "fauxScript":
+      args[key] = value;
+      return undefined;
+    default: {
+      const never: never = key;
+      return `unhandled flag ${String(never)}`;
+    }
+  }
+}
+
+export const helpText = `gyre — a terminal coding agent
+
+Usage:
+  gyre [options] [prompt...]          interactive (prompt, if given, is sent first)
+  gyre -p "prompt"                    print mode: run, print the final answer, exit
+  gyre --mode json -p "prompt"        one JSON line per event on stdout
+  gyre --mode rpc                     JSONL commands on stdin, responses and events on stdout
+  echo text | gyre "prompt"           piped stdin is appended to the prompt (implies -p)
+
+Model:
+  --provider <name>          anthropic, openai, openai-responses, google, ollama, llamacpp, faux, or models.json
+  --model, -m <id>           model id (unknown ids are accepted with default limits)
+  --base-url <url>           point the provider at any compatible server
+  --api-key <key>            key (else ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY)
+  --thinking <level>         off, low, medium, high
+  --faux-script <file.json>  scripted responses for the faux provider
+  --list-models              print the configured providers and models
+
+Tools and context:
+  --tools <list>             comma list of read,write,edit,bash,ls,grep,find (default read,write,edit,bash)
+  --no-tools                 no tools
+  --allow-path <dir>         let file tools reach outside the workspace (repeatable)
+  --system-prompt <text>     replace the system prompt
+  --append-system-prompt <text>
+  @file                      inline a file (or image) into the first message
+  -e, --extension <path>     load an extension (repeatable); --no-extensions disables all
+  --trust                    trust this project folder (its settings and extensions) for headless runs
+
+Budgets:
+  --max-turns <n>            stop after n model calls
+  --max-cost <usd>           stop when the run has cost this much
+
+Sessions:
+  -c, --continue             resume the newest session of this folder
+  -r, --resume               pick a session to resume
+  --session <path|id>        open a session file or id prefix
+  --no-session               keep nothing on disk
+
+Other:
+  --verbose                  progress on stderr in print mode
+  -v, --version              print the version
+  -h, --help                 this help
+
+Exit codes: 0 success, 1 the run failed (provider error, aborted, budget), 2 bad usage.
+Files: $GYRE_HOME (default ~/.gyre) holds settings.json, models.json, sessions/, extensions/.
+`;

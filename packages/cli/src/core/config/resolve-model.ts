@@ -1,0 +1,89 @@
+import { getModel, getProvider, getProviders, type Model, registerProvider } from "@gyre/ai";
+import type { CustomProvider } from "./models-config.js";
+
+export type ModelRequest = {
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  defaultProvider?: string;
+  defaultModel?: string;
+  customProviders: CustomProvider[];
+  env: NodeJS.ProcessEnv;
+};
+
+export type ResolvedModel = { model: Model; apiKey: string | undefined };
+export type ResolveResult = { ok: true; value: ResolvedModel } | { ok: false; error: string };
+
+const defaultModels: Record<string, string> = {
+  anthropic: "claude-sonnet-4-5",
+  openai: "gpt-5",
+  "openai-responses": "gpt-5",
+  google: "gemini-2.5-pro",
+  faux: "faux-1",
+};
+
+const baseUrlEnv: Record<string, string> = {
+  openai: "OPENAI_BASE_URL",
+  "openai-responses": "OPENAI_BASE_URL",
+  anthropic: "ANTHROPIC_BASE_URL",
+};
+
+/** Whether a URL points at this machine (local servers need no key). */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Picks provider, model, base URL and key from flags, settings, env and models.json.
+ * Order: flags, then settings defaults, then the first provider whose key env var is set.
+ * Errors are one sentence that says what to do (and name the env var for a missing key).
+ */
+export function resolveModel(request: ModelRequest): ResolveResult {
+  for (const custom of request.customProviders) registerProvider(custom.info, custom.models);
+  const providerName = request.provider ?? request.defaultProvider ?? inferProvider(request.env);
+  if (!providerName) {
+    return {
+      ok: false,
+      error:
+        "No model provider is configured; pass --provider (and --model), or set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.",
+    };
+  }
+  const info = getProvider(providerName);
+  if (!info) {
+    const names = getProviders().map((provider) => provider.name);
+    return {
+      ok: false,
+      error: `Unknown provider "${providerName}"; use one of ${names.join(", ")} or define it in models.json.`,
+    };
+  }
+  const modelId =
+    request.model ??
+    (request.defaultProvider === providerName || !request.provider ? request.defaultModel : undefined) ??
+    defaultModels[providerName];
+  if (!modelId) return { ok: false, error: `Provider "${providerName}" has no default model; pass --model <id>.` };
+  const base = getModel(providerName, modelId);
+  const envName = baseUrlEnv[providerName];
+  const baseUrl = request.baseUrl ?? (envName ? request.env[envName] : undefined);
+  const model: Model = baseUrl ? { ...base, baseUrl: baseUrl.replace(/\/+$/, "") } : base;
+  const apiKey = request.apiKey ?? (info.apiKeyEnv ? request.env[info.apiKeyEnv] : undefined);
+  if (!apiKey && info.apiKeyEnv && !isLoopbackUrl(model.baseUrl)) {
+    return {
+      ok: false,
+      error: `No API key for ${providerName}; set ${info.apiKeyEnv} or pass --api-key.`,
+    };
+  }
+  return { ok: true, value: { model, apiKey: apiKey || undefined } };
+}
+
+function inferProvider(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.ANTHROPIC_API_KEY) return "anthropic";
+  if (env.OPENAI_API_KEY) return "openai";
+  if (env.GEMINI_API_KEY) return "google";
+  return undefined;
+}
