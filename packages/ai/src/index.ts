@@ -19,6 +19,7 @@ export {
   type ProviderInfo,
   registerProvider,
 } from "./models.js";
+export { streamOpenAICompletions } from "./providers/openai-completions/stream.js";
 export { parsePartialJson, reduceAssistantMessage } from "./reduce-message.js";
 export { sanitizeToolCallId, type TransformOptions, transformMessages } from "./transform-messages.js";
 export type {
