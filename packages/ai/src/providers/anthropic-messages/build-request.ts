@@ -1,0 +1,41 @@
+import type { Context, Model, StreamOptions, ThinkingLevel } from "../../types.js";
+import { convertAnthropicMessages, convertAnthropicTools } from "./convert-messages.js";
+import type { AnthropicRequest } from "./wire.js";
+
+/** Extended-thinking budgets in tokens per level (Anthropic's minimum is 1024). */
+export const anthropicThinkingBudgets: Record<Exclude<ThinkingLevel, "off">, number> = {
+  low: 2048,
+  medium: 8192,
+  high: 16_384,
+};
+
+/**
+ * Builds the `/v1/messages` request body. `max_tokens` is required by the API: options first,
+ * then the model's limit. Thinking is enabled only for reasoning models when a level other than
+ * `off` is asked for; then `temperature` is omitted (the API rejects it with thinking) and
+ * `max_tokens` is raised when needed so the budget leaves room for the answer.
+ */
+export function buildAnthropicRequest(model: Model, context: Context, options: StreamOptions): AnthropicRequest {
+  let maxTokens = options.maxTokens ?? model.maxTokens;
+  const request: AnthropicRequest = {
+    model: model.id,
+    max_tokens: maxTokens,
+    messages: convertAnthropicMessages(context, model),
+    stream: true,
+  };
+  if (context.systemPrompt) {
+    request.system = [{ type: "text", text: context.systemPrompt, cache_control: { type: "ephemeral" } }];
+  }
+  const tools = convertAnthropicTools(context);
+  if (tools) request.tools = tools;
+  const level = options.thinking;
+  if (model.reasoning && level && level !== "off") {
+    const budget = anthropicThinkingBudgets[level];
+    if (maxTokens <= budget) maxTokens = budget + Math.max(1024, maxTokens);
+    request.max_tokens = maxTokens;
+    request.thinking = { type: "enabled", budget_tokens: budget };
+  } else if (options.temperature !== undefined) {
+    request.temperature = options.temperature;
+  }
+  return request;
+}
