@@ -364,7 +364,7 @@ describe("anthropic-messages replays every recorded stream", () => {
       const { message, events } = await replay(entry.file, "whole");
       if (entry.count !== undefined) expect(message.content).toHaveLength(entry.count);
       else expect(message.content).toHaveLength(entry.content.length);
-      entry.content.forEach((expected, index) => checkBlock(message.content[index], expected));
+      for (const [index, expected] of entry.content.entries()) checkBlock(message.content[index], expected);
       if (entry.last) checkBlock(message.content.at(-1), entry.last);
       expect(message.stopReason).toBe(entry.stopReason);
       expect(message.rawStopReason).toBe(entry.raw);

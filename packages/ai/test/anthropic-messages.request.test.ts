@@ -1,0 +1,230 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { streamAnthropicMessages } from "../src/providers/anthropic-messages/stream.js";
+import type { AssistantMessage, Context, Model, Usage } from "../src/types.js";
+import { type LocalServer, loadFixtureBody, startLocalServer, writeChunks } from "./helpers/local-server.js";
+
+const usage: Usage = {
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 0,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
+
+const model: Model = {
+  id: "claude-sonnet-4-5",
+  name: "Claude Sonnet 4.5",
+  api: "anthropic-messages",
+  provider: "anthropic",
+  baseUrl: "",
+  reasoning: true,
+  input: ["text", "image"],
+  contextWindow: 200_000,
+  maxTokens: 8192,
+  cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  headers: { "x-model-header": "m" },
+};
+
+const assistant = (content: AssistantMessage["content"], extra: Partial<AssistantMessage> = {}): AssistantMessage => ({
+  role: "assistant",
+  content,
+  api: "anthropic-messages",
+  provider: "anthropic",
+  model: "claude-sonnet-4-5",
+  usage,
+  stopReason: "toolUse",
+  timestamp: 1,
+  ...extra,
+});
+
+const context: Context = {
+  systemPrompt: "You are terse.",
+  tools: [
+    {
+      name: "weather",
+      description: "Current weather for a city.",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  ],
+  messages: [
+    { role: "user", content: "Weather in Paris and Rome?", timestamp: 1 },
+    assistant([
+      { type: "thinking", thinking: "Two cities, two calls.", signature: "sig-abc" },
+      { type: "thinking", thinking: "", signature: "opaque-data", redacted: true },
+      { type: "text", text: "Checking both." },
+      { type: "toolCall", id: "call|paris/1", name: "weather", arguments: { city: "Paris" } },
+      { type: "toolCall", id: "toolu_rome", name: "weather", arguments: { city: "Rome" } },
+    ]),
+    {
+      role: "toolResult",
+      toolCallId: "call|paris/1",
+      toolName: "weather",
+      content: [{ type: "text", text: "Sunny, 24°C" }],
+      isError: false,
+      timestamp: 2,
+    },
+    {
+      role: "toolResult",
+      toolCallId: "toolu_rome",
+      toolName: "weather",
+      content: [
+        { type: "text", text: "Radar attached" },
+        { type: "image", data: "aW1n", mimeType: "image/png" },
+      ],
+      isError: true,
+      details: { never: "sent" },
+      timestamp: 3,
+    },
+    assistant([{ type: "text", text: "Paris is sunny." }], { stopReason: "stop" }),
+    { role: "user", content: "And tomorrow?", timestamp: 4 },
+    assistant([{ type: "text", text: "half an ans" }], { stopReason: "aborted" }),
+    assistant(
+      [
+        { type: "thinking", thinking: "Other model's thought." },
+        { type: "text", text: "Unknown." },
+      ],
+      {
+        provider: "openai",
+        model: "gpt-5",
+        stopReason: "stop",
+      },
+    ),
+    { role: "user", content: [{ type: "text", text: "Try again" }], timestamp: 5 },
+  ],
+};
+
+let server: LocalServer;
+beforeAll(async () => {
+  server = await startLocalServer(async (_request, response) => {
+    const body = loadFixtureBody("anthropic-messages/sonnet45-short-text-padded-json.sse", "anthropic-messages");
+    await writeChunks(response, [body], "text/event-stream");
+  });
+  model.baseUrl = server.url;
+});
+afterAll(() => server.close());
+
+describe("anthropic-messages request", () => {
+  it("sends a multi-turn history with thinking, tools and tool results in Anthropic's shape", async () => {
+    const message = await streamAnthropicMessages(model, context, {
+      apiKey: "sk-test",
+      thinking: "medium",
+      temperature: 0.5,
+      maxTokens: 4000,
+      headers: { "x-option-header": "o" },
+    }).result();
+    expect(message.stopReason).toBe("stop");
+    const request = server.requests.at(-1);
+    expect(request?.url).toBe("/v1/messages");
+    expect(request?.headers).toMatchObject({
+      "x-api-key": "sk-test",
+      "anthropic-version": "2023-06-01",
+      "x-model-header": "m",
+      "x-option-header": "o",
+      "content-type": "application/json",
+    });
+    expect(request?.body).toEqual({
+      model: "claude-sonnet-4-5",
+      // The 8192-token thinking budget needs room for the 4000-token answer.
+      max_tokens: 12_192,
+      stream: true,
+      thinking: { type: "enabled", budget_tokens: 8192 },
+      system: [{ type: "text", text: "You are terse.", cache_control: { type: "ephemeral" } }],
+      tools: [
+        {
+          name: "weather",
+          description: "Current weather for a city.",
+          input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        },
+      ],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "Weather in Paris and Rome?" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "Two cities, two calls.", signature: "sig-abc" },
+            { type: "redacted_thinking", data: "opaque-data" },
+            { type: "text", text: "Checking both." },
+            { type: "tool_use", id: "call_paris_1", name: "weather", input: { city: "Paris" } },
+            { type: "tool_use", id: "toolu_rome", name: "weather", input: { city: "Rome" } },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "call_paris_1", content: [{ type: "text", text: "Sunny, 24°C" }] },
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_rome",
+              content: [
+                { type: "text", text: "Radar attached" },
+                { type: "image", source: { type: "base64", media_type: "image/png", data: "aW1n" } },
+              ],
+              is_error: true,
+            },
+          ],
+        },
+        { role: "assistant", content: [{ type: "text", text: "Paris is sunny." }] },
+        { role: "user", content: [{ type: "text", text: "And tomorrow?" }] },
+        // The aborted answer is dropped; another model's thinking becomes plain text.
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Other model's thought." },
+            { type: "text", text: "Unknown." },
+          ],
+        },
+        {
+          role: "user",
+          content: [{ type: "text", text: "Try again", cache_control: { type: "ephemeral" } }],
+        },
+      ],
+    });
+  });
+
+  it("sends temperature and no thinking when thinking is off", async () => {
+    await streamAnthropicMessages(
+      model,
+      { messages: [{ role: "user", content: "hi", timestamp: 0 }] },
+      { apiKey: "k", thinking: "off", temperature: 0.2 },
+    ).result();
+    const body = server.requests.at(-1)?.body as Record<string, unknown>;
+    expect(body.temperature).toBe(0.2);
+    expect(body.thinking).toBeUndefined();
+    expect(body.max_tokens).toBe(8192);
+    expect(body.system).toBeUndefined();
+    expect(body.tools).toBeUndefined();
+  });
+
+  it("gives an orphaned tool call a synthetic error result before the next user turn", async () => {
+    await streamAnthropicMessages(
+      model,
+      {
+        messages: [
+          { role: "user", content: "go", timestamp: 0 },
+          assistant([{ type: "toolCall", id: "toolu_x", name: "weather", arguments: {} }]),
+          { role: "user", content: "never mind", timestamp: 1 },
+        ],
+      },
+      { apiKey: "k" },
+    ).result();
+    const body = server.requests.at(-1)?.body as { messages: { role: string; content: { type: string }[] }[] };
+    expect(body.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+    expect(body.messages[2]?.content.map((block) => block.type)).toEqual(["tool_result", "text"]);
+    expect(body.messages[2]?.content[0]).toMatchObject({ tool_use_id: "toolu_x", is_error: true });
+  });
+
+  it("fails with a clear message when no API key is available", async () => {
+    const saved = process.env.ANTHROPIC_API_KEY;
+    delete process.env.ANTHROPIC_API_KEY;
+    try {
+      const before = server.requests.length;
+      const message = await streamAnthropicMessages(model, { messages: [] }, {}).result();
+      expect(message.stopReason).toBe("error");
+      expect(message.errorMessage).toMatch(/No API key for Anthropic.*ANTHROPIC_API_KEY/);
+      expect(server.requests.length).toBe(before);
+    } finally {
+      if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
+    }
+  });
+});
