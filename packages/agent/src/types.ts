@@ -1,13 +1,17 @@
 /**
- * The spine of @gyre/agent: the tool contract, agent messages and events (DESIGN §4).
+ * The spine of @gyre/agent: the tool contract, agent messages, loop options and events (DESIGN §4).
  */
 import type {
   AssistantMessage,
   AssistantMessageEvent,
   ImageContent,
   Message,
+  Model,
+  StreamFunction,
+  StreamOptions,
   TextContent,
   Tool,
+  ToolCall,
   ToolResultMessage,
 } from "@gyre/ai";
 import type { Static, TSchema } from "@sinclair/typebox";
@@ -62,10 +66,31 @@ export type AgentMessage = Message | CustomMessage;
 
 export type BudgetName = "turns" | "tokens" | "cost" | "time";
 
+/** Limits for one run. Each one reached ends the run with a `budget_reached` event. */
+export type AgentBudgets = {
+  /** Model calls per run. */
+  maxTurns?: number;
+  /** Sum of `usage.totalTokens` over the run's assistant messages. */
+  maxTotalTokens?: number;
+  /** Sum of `usage.cost.total` (USD) over the run's assistant messages. */
+  maxCostUsd?: number;
+  /** Wall-clock time of the run; reaching it aborts the model call or tools in flight. */
+  maxWallTimeMs?: number;
+};
+
+/** Why a run ended (`agent_end.reason`). */
+export type AgentEndReason =
+  | "stop" /* the model requested no tool and no follow-up was queued */
+  | "error" /* the model call failed */
+  | "aborted" /* the run's signal fired */
+  | "budget" /* a budget was reached (see the `budget_reached` event) */
+  | "terminate" /* every result of the last batch said `terminate` */
+  | "stop_after_turn"; /* `shouldStopAfterTurn` said so */
+
 /** Events of one agent run (DESIGN §4) plus harness events. Plain JSON. */
 export type AgentEvent =
   | { type: "agent_start" }
-  | { type: "agent_end"; messages: AgentMessage[] }
+  | { type: "agent_end"; messages: AgentMessage[]; reason?: AgentEndReason }
   | { type: "turn_start" }
   | { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }
   | { type: "message_start"; message: AgentMessage }
@@ -76,3 +101,84 @@ export type AgentEvent =
   | { type: "tool_execution_end"; toolCallId: string; toolName: string; result: AgentToolResult; isError: boolean }
   | { type: "retry"; attempt: number; maxRetries: number; delayMs: number; reason: string }
   | { type: "budget_reached"; budget: BudgetName; limit: number; used: number; reason: string };
+
+/** What the model sees of the agent: system prompt, history and tools. */
+export type AgentContext = {
+  systemPrompt?: string;
+  messages: AgentMessage[];
+  tools?: AnyAgentTool[];
+};
+
+/** Input of `beforeToolCall`: the call after validation, with coerced arguments. */
+export type BeforeToolCallInput = {
+  toolCall: ToolCall;
+  /** Validated, coerced arguments the tool will receive. */
+  args: Record<string, unknown>;
+  assistantMessage: AssistantMessage;
+  /** The run's live context; treat as read-only. */
+  context: AgentContext;
+};
+
+/** `{ block: true, reason }` stops the call; `reason` becomes the error result's text. */
+export type BeforeToolCallResult = { block?: boolean; reason?: string };
+
+/** Input of `afterToolCall`: the call and what the tool returned (or threw, as an error result). */
+export type AfterToolCallInput = BeforeToolCallInput & { result: AgentToolResult; isError: boolean };
+
+/** Fields to replace in the result; absent fields keep the tool's value. */
+export type AfterToolCallResult = {
+  content?: AgentToolResult["content"];
+  details?: unknown;
+  isError?: boolean;
+  terminate?: boolean;
+};
+
+/** What `shouldStopAfterTurn` sees once a turn (model call + tools) is complete. */
+export type TurnEndContext = {
+  /** 1-based number of the turn in this run. */
+  turn: number;
+  message: AssistantMessage;
+  toolResults: ToolResultMessage[];
+  /** The run's live history; treat as read-only. */
+  messages: readonly AgentMessage[];
+};
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** The behaviour knobs of the loop, shared by `runAgentLoop` and the `Agent` class. */
+export type AgentLoopConfig = {
+  /** Replaces @gyre/ai `stream` (tests, proxies). Must keep its never-throw contract. */
+  streamFn?: StreamFunction;
+  /** Passed to every model call (temperature, maxTokens, thinking, retry, sessionId…). */
+  streamOptions?: Omit<StreamOptions, "signal" | "apiKey" | "onRetry">;
+  /** Resolved before every model call, so short-lived keys can refresh. Falls back to `streamOptions`' none. */
+  getApiKey?: (provider: string) => MaybePromise<string | undefined>;
+  /** Runs on the history before every model call (pruning, compaction, injected context). */
+  transformContext?: (messages: AgentMessage[], signal: AbortSignal) => MaybePromise<AgentMessage[]>;
+  /** Maps agent messages to model messages before every call. Default: drops `custom` messages. */
+  convertToLlm?: (messages: AgentMessage[]) => MaybePromise<Message[]>;
+  beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => MaybePromise<BeforeToolCallResult | undefined>;
+  afterToolCall?: (input: AfterToolCallInput, signal: AbortSignal) => MaybePromise<AfterToolCallResult | undefined>;
+  shouldStopAfterTurn?: (context: TurnEndContext) => MaybePromise<boolean>;
+  /** Polled after each tool batch and before the next model call. */
+  getSteeringMessages?: () => MaybePromise<AgentMessage[]>;
+  /** Polled when the agent would stop; messages returned start a new turn. */
+  getFollowUpMessages?: () => MaybePromise<AgentMessage[]>;
+  /** "sequential" runs every batch in order. Default "parallel". */
+  toolExecution?: "parallel" | "sequential";
+  budgets?: AgentBudgets;
+};
+
+/** Input of one run of the loop. */
+export type AgentLoopOptions = AgentLoopConfig & {
+  model: Model;
+  /** The history so far; the loop copies `messages` once and never mutates the caller's array. */
+  context: AgentContext;
+  /** Messages that start this run (usually one user message). Empty: continue from `context`. */
+  prompts?: AgentMessage[];
+  /** One signal for the whole run: cancels the model call and running tools. */
+  signal?: AbortSignal;
+};
+
+/** What a run returns besides its events. */
+export type AgentRunResult = { messages: AgentMessage[]; reason: AgentEndReason };

@@ -1,0 +1,246 @@
+import type { AssistantMessage, ToolCall, ToolResultMessage } from "@gyre/ai";
+import {
+  describeAborted,
+  describeBadResult,
+  describeBlocked,
+  describeHookFailure,
+  describeInvalidArguments,
+  describeInvalidJson,
+  describePrepareFailure,
+  describeUnknownTool,
+  errorText,
+} from "./tool-error-texts.js";
+import type { AgentContext, AgentEvent, AgentLoopConfig, AgentToolResult, AnyAgentTool } from "./types.js";
+import { validateArguments } from "./validate-arguments.js";
+
+/** Everything one tool batch needs from the running loop. */
+export type ToolBatchOptions = {
+  assistantMessage: AssistantMessage;
+  toolCalls: ToolCall[];
+  /** The run's live context (tools and history). */
+  context: AgentContext;
+  config: AgentLoopConfig;
+  signal: AbortSignal;
+  /** Resolves when `signal` fires; shared by the run so no listener is added per batch. */
+  aborted: Promise<void>;
+  emit: (event: AgentEvent) => Promise<void>;
+};
+
+/** The batch's result messages in call order, and whether every one asked to terminate. */
+export type ToolBatchResult = { results: ToolResultMessage[]; terminate: boolean };
+
+type CallRecord = {
+  toolCall: ToolCall;
+  tool?: AnyAgentTool;
+  args: Record<string, unknown>;
+  started: boolean;
+  outcome?: { result: AgentToolResult; isError: boolean };
+};
+
+type Batch = ToolBatchOptions & { tools: Map<string, AnyAgentTool> };
+
+/**
+ * Runs the tool calls of one assistant message: each is looked up, prepared, validated, offered
+ * to `beforeToolCall`, executed and offered to `afterToolCall`. Never throws: every failure,
+ * including an abort, becomes an error result. Every call gets exactly one
+ * `tool_execution_start`/`tool_execution_end` pair and one result message.
+ */
+export async function executeToolCalls(options: ToolBatchOptions): Promise<ToolBatchResult> {
+  const tools = new Map((options.context.tools ?? []).map((tool) => [tool.name, tool]));
+  const batch: Batch = { ...options, tools };
+  const records: CallRecord[] = options.toolCalls.map((toolCall) => ({
+    toolCall,
+    args: toolCall.arguments,
+    started: false,
+  }));
+  const sequential =
+    options.config.toolExecution === "sequential" ||
+    records.some((record) => tools.get(record.toolCall.name)?.executionMode === "sequential");
+  const race = (work: Promise<unknown>) => Promise.race([work, options.aborted]);
+  if (sequential) {
+    for (const record of records) {
+      if (options.signal.aborted) break;
+      await start(batch, record);
+      await race(preflight(batch, record).then((ready) => (ready ? execute(batch, record) : undefined)));
+    }
+  } else {
+    const ready: CallRecord[] = [];
+    for (const record of records) {
+      if (options.signal.aborted) break;
+      await start(batch, record);
+      if (await race(preflight(batch, record))) ready.push(record);
+    }
+    if (!options.signal.aborted) await race(Promise.all(ready.map((record) => execute(batch, record))));
+  }
+  for (const record of records) {
+    if (record.outcome) continue;
+    const started = record.started;
+    if (!started) await start(batch, record);
+    await finish(batch, record, errorResult(describeAborted(record.toolCall.name, started)), true);
+  }
+  return collectResults(records);
+}
+
+/**
+ * Gives each call a fixed error result without running it (calls of a `length`-stopped, failed or
+ * aborted response), with the same events as a run call.
+ */
+export async function rejectToolCalls(
+  toolCalls: ToolCall[],
+  describe: (toolCall: ToolCall) => string,
+  emit: (event: AgentEvent) => Promise<void>,
+): Promise<ToolBatchResult> {
+  const records: CallRecord[] = [];
+  for (const toolCall of toolCalls) {
+    const record: CallRecord = { toolCall, args: toolCall.arguments, started: true };
+    await emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: record.args });
+    record.outcome = { result: errorResult(describe(toolCall)), isError: true };
+    await emit(createEndEvent(record));
+    records.push(record);
+  }
+  return collectResults(records);
+}
+
+function start(batch: Batch, record: CallRecord): Promise<void> {
+  record.started = true;
+  const { toolCall } = record;
+  return batch.emit({
+    type: "tool_execution_start",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    args: record.args,
+  });
+}
+
+/** Settles a call once; a tool finishing after an abort already settled it is ignored. */
+function finish(batch: Batch, record: CallRecord, result: AgentToolResult, isError: boolean): Promise<void> {
+  if (record.outcome) return Promise.resolve();
+  record.outcome = { result, isError };
+  return batch.emit(createEndEvent(record));
+}
+
+/** Lookup, argument checks and `beforeToolCall`. Returns whether the call may execute. */
+async function preflight(batch: Batch, record: CallRecord): Promise<boolean> {
+  const { toolCall } = record;
+  const fail = async (text: string) => {
+    await finish(batch, record, errorResult(text), true);
+    return false;
+  };
+  const tool = batch.tools.get(toolCall.name);
+  if (!tool) return fail(describeUnknownTool(toolCall.name, [...batch.tools.keys()]));
+  if (toolCall.rawArguments !== undefined) return fail(describeInvalidJson(toolCall));
+  let args = toolCall.arguments;
+  if (tool.prepareArguments) {
+    try {
+      args = tool.prepareArguments(args);
+    } catch (error) {
+      return fail(describePrepareFailure(tool.name, error));
+    }
+  }
+  const validation = validateArguments(tool.parameters, args);
+  if (!validation.ok) return fail(describeInvalidArguments(tool.name, validation.problems, args));
+  record.tool = tool;
+  record.args = validation.value;
+  if (batch.config.beforeToolCall) {
+    try {
+      const verdict = await batch.config.beforeToolCall(hookInput(batch, record), batch.signal);
+      if (verdict?.block) return fail(describeBlocked(tool.name, verdict.reason));
+    } catch (error) {
+      return fail(describeHookFailure("beforeToolCall", tool.name, error));
+    }
+  }
+  return true;
+}
+
+/** Runs the tool and `afterToolCall`; a throw anywhere becomes an error result. */
+async function execute(batch: Batch, record: CallRecord): Promise<void> {
+  const tool = record.tool;
+  if (!tool) return;
+  const { toolCall } = record;
+  let result: AgentToolResult;
+  let isError = false;
+  try {
+    const returned: unknown = await tool.execute(record.args, {
+      toolCallId: toolCall.id,
+      signal: batch.signal,
+      onUpdate: (partialResult) => {
+        if (record.outcome || batch.signal.aborted) return;
+        void batch.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: tool.name, partialResult });
+      },
+    });
+    if (isToolResult(returned)) result = returned;
+    else [result, isError] = [errorResult(describeBadResult(tool.name)), true];
+  } catch (error) {
+    [result, isError] = [errorResult(errorText(error)), true];
+  }
+  if (record.outcome || batch.signal.aborted) return;
+  if (batch.config.afterToolCall) {
+    try {
+      const patch = await batch.config.afterToolCall({ ...hookInput(batch, record), result, isError }, batch.signal);
+      if (patch) {
+        result = {
+          content: patch.content ?? result.content,
+          ...withDefined("details", "details" in patch ? patch.details : result.details),
+          ...withDefined("terminate", patch.terminate ?? result.terminate),
+        };
+        isError = patch.isError ?? isError;
+      }
+    } catch (error) {
+      [result, isError] = [errorResult(describeHookFailure("afterToolCall", tool.name, error)), true];
+    }
+  }
+  await finish(batch, record, result, isError);
+}
+
+function hookInput(batch: Batch, record: CallRecord) {
+  return {
+    toolCall: record.toolCall,
+    args: record.args,
+    assistantMessage: batch.assistantMessage,
+    context: batch.context,
+  };
+}
+
+function createEndEvent(record: CallRecord): AgentEvent {
+  const outcome = record.outcome ?? { result: errorResult("The call has no result."), isError: true };
+  const { toolCall } = record;
+  return {
+    type: "tool_execution_end",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    result: outcome.result,
+    isError: outcome.isError,
+  };
+}
+
+function collectResults(records: CallRecord[]): ToolBatchResult {
+  const timestamp = Date.now();
+  const results = records.map((record): ToolResultMessage => {
+    const outcome = record.outcome ?? { result: errorResult("The call has no result."), isError: true };
+    return {
+      role: "toolResult",
+      toolCallId: record.toolCall.id,
+      toolName: record.toolCall.name,
+      content: outcome.result.content,
+      ...withDefined("details", outcome.result.details),
+      isError: outcome.isError,
+      timestamp,
+    };
+  });
+  const terminate = records.length > 0 && records.every((record) => record.outcome?.result.terminate === true);
+  return { results, terminate };
+}
+
+/** An error result with one text block. */
+export function errorResult(text: string): AgentToolResult {
+  return { content: [{ type: "text", text }] };
+}
+
+function isToolResult(value: unknown): value is AgentToolResult {
+  return typeof value === "object" && value !== null && Array.isArray((value as AgentToolResult).content);
+}
+
+/** `{ [key]: value }` when value is defined, else `{}`: keeps `undefined` out of JSON-bound objects. */
+function withDefined<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}

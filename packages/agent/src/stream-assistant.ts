@@ -1,0 +1,105 @@
+import type { Model } from "@gyre/ai";
+import { type AssistantMessage, type Context, createEmptyUsage, type Message, stream, type Tool } from "@gyre/ai";
+import { errorText } from "./tool-error-texts.js";
+import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage } from "./types.js";
+
+/** What one model call needs from the running loop. */
+export type StreamAssistantOptions = {
+  model: Model;
+  context: AgentContext;
+  /** The tools as the model sees them (name, description, parameters). */
+  modelTools: Tool[];
+  config: AgentLoopConfig;
+  signal: AbortSignal;
+  emit: (event: AgentEvent) => Promise<void>;
+};
+
+/**
+ * Makes one model call: runs `transformContext` and `convertToLlm`, resolves the API key, streams
+ * the response and forwards it as `message_start`, `message_update{event}` (one per provider
+ * delta; `start` and the terminal event are carried by `message_start`/`message_end`) and
+ * `message_end`. Never throws: a failing hook or stream function becomes an assistant message
+ * with stopReason "error" (or "aborted" when the signal fired).
+ */
+export async function streamAssistant(options: StreamAssistantOptions): Promise<AssistantMessage> {
+  const { config, signal, emit } = options;
+  let context: Context;
+  let apiKey: string | undefined;
+  try {
+    const messages = config.transformContext
+      ? await config.transformContext(options.context.messages, signal)
+      : options.context.messages;
+    context = {
+      ...(options.context.systemPrompt !== undefined ? { systemPrompt: options.context.systemPrompt } : {}),
+      messages: await (config.convertToLlm ?? convertToLlm)(messages),
+      ...(options.modelTools.length > 0 ? { tools: options.modelTools } : {}),
+    };
+    apiKey = await config.getApiKey?.(options.model.provider);
+  } catch (error) {
+    return failWith(options, `Preparing the model call failed: ${errorText(error)}`);
+  }
+  let started = false;
+  let final: AssistantMessage | undefined;
+  try {
+    const events = (config.streamFn ?? stream)(options.model, context, {
+      ...config.streamOptions,
+      signal,
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      onRetry: (info) => void emit({ type: "retry", ...info }),
+    });
+    for await (const event of events) {
+      if (event.type === "start") {
+        started = true;
+        await emit({ type: "message_start", message: event.message });
+      } else if (event.type === "done" || event.type === "error") {
+        final = event.message;
+      } else {
+        if (!started) {
+          started = true;
+          await emit({ type: "message_start", message: createAssistantMessage(options, "stop") });
+        }
+        await emit({ type: "message_update", event });
+      }
+    }
+  } catch (error) {
+    if (!started) return failWith(options, `The model call failed: ${errorText(error)}`);
+    final = createAssistantMessage(options, signal.aborted ? "aborted" : "error", errorText(error));
+  }
+  final ??= createAssistantMessage(options, "error", "The model stream ended without a final message.");
+  if (!started) await emit({ type: "message_start", message: final });
+  await emit({ type: "message_end", message: final });
+  return final;
+}
+
+/** Default `convertToLlm`: keeps the model's roles, drops `custom` messages (they are for UIs). */
+export function convertToLlm(messages: AgentMessage[]): Message[] {
+  const result: Message[] = [];
+  for (const message of messages) if (message.role !== "custom") result.push(message);
+  return result;
+}
+
+async function failWith(options: StreamAssistantOptions, errorMessage: string): Promise<AssistantMessage> {
+  const message = createAssistantMessage(options, options.signal.aborted ? "aborted" : "error", errorMessage);
+  await options.emit({ type: "message_start", message });
+  await options.emit({ type: "message_end", message });
+  return message;
+}
+
+function createAssistantMessage(
+  options: StreamAssistantOptions,
+  stopReason: AssistantMessage["stopReason"],
+  errorMessage?: string,
+): AssistantMessage {
+  const { model } = options;
+  return {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: createEmptyUsage(),
+    stopReason,
+    ...(errorMessage !== undefined ? { errorMessage } : {}),
+    timestamp: Date.now(),
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * The texts of the error results the loop writes for the model. They are prompts: each says what
+ * went wrong and what to do next.
+ */
+import type { ToolCall } from "@gyre/ai";
+
+const RAW_QUOTE_LIMIT = 2000;
+
+export function describeUnknownTool(name: string, available: string[]): string {
+  const list = available.length > 0 ? available.map((tool) => `"${tool}"`).join(", ") : "none";
+  return `Tool "${name}" does not exist. Available tools: ${list}. Call one of these instead.`;
+}
+
+export function describeInvalidJson(toolCall: ToolCall): string {
+  const raw = toolCall.rawArguments ?? "";
+  const quoted = raw.length > RAW_QUOTE_LIMIT ? `${raw.slice(0, RAW_QUOTE_LIMIT)}… (${raw.length} characters)` : raw;
+  return (
+    `The arguments of this call to "${toolCall.name}" are not valid JSON, so it was not run. ` +
+    `Received: ${quoted}\nRe-issue the call with its arguments as one valid JSON object.`
+  );
+}
+
+export function describeInvalidArguments(name: string, problems: string[], args: Record<string, unknown>): string {
+  return (
+    `Invalid arguments for tool "${name}":\n${problems.map((problem) => `- ${problem}`).join("\n")}\n` +
+    `Arguments received: ${JSON.stringify(args)}\nFix these problems and call the tool again.`
+  );
+}
+
+export function describeTruncated(name: string): string {
+  return (
+    `This call to "${name}" was not run: the response hit the output-token limit (stopReason "length"), ` +
+    "so its arguments may be truncated. Re-issue the call; if its arguments are large, split the work into smaller calls."
+  );
+}
+
+export function describeFailedResponse(name: string, errorMessage: string | undefined): string {
+  return `This call to "${name}" was not run because the model's response failed${errorMessage ? `: ${errorMessage}` : "."}`;
+}
+
+export function describeAborted(name: string, started: boolean): string {
+  return started
+    ? `The call to "${name}" was cancelled because the run was aborted; it may have partly run. Check its effects before repeating it.`
+    : `The call to "${name}" was not run because the run was aborted.`;
+}
+
+export function describeBlocked(name: string, reason: string | undefined): string {
+  return reason ?? `The call to "${name}" was blocked by a beforeToolCall hook; do not retry it unchanged.`;
+}
+
+export function describeHookFailure(hook: string, name: string, error: unknown): string {
+  return `The ${hook} hook failed for "${name}": ${errorText(error)}`;
+}
+
+export function describePrepareFailure(name: string, error: unknown): string {
+  return `The arguments of "${name}" could not be prepared: ${errorText(error)}`;
+}
+
+export function describeBadResult(name: string): string {
+  return `The tool "${name}" returned no valid result (expected an object with a content array); this is a bug in the tool.`;
+}
+
+/** A thrown value's message, whatever was thrown. */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

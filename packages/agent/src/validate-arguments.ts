@@ -1,0 +1,43 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+
+/** The outcome of validating a tool call's arguments. */
+export type ValidationOutcome = { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[] };
+
+let ajv: Ajv | undefined;
+/** Compiled validators keyed by the schema object itself, so a tool's schema compiles once. */
+const validators = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Validates `args` against a JSON Schema, coercing scalar types the way models often get them
+ * wrong ("10" → 10, "true" → true). Never mutates `args`; returns the coerced copy or one line
+ * per problem, each naming its path. Never throws: a schema that does not compile is a problem.
+ */
+export function validateArguments(schema: Record<string, unknown>, args: Record<string, unknown>): ValidationOutcome {
+  let validate = validators.get(schema);
+  if (!validate) {
+    try {
+      // Created lazily: compiling needs ajv, which a run without tool calls never does.
+      ajv ??= new Ajv({ coerceTypes: true, allErrors: true, strict: false });
+      validate = ajv.compile(schema);
+    } catch (error) {
+      return { ok: false, problems: [`the tool's parameter schema does not compile: ${(error as Error).message}`] };
+    }
+    validators.set(schema, validate);
+  }
+  const value = structuredClone(args);
+  if (validate(value)) return { ok: true, value };
+  return { ok: false, problems: (validate.errors ?? []).map(describeProblem) };
+}
+
+/** One problem as a line the model can act on: the path first, then what is wrong. */
+function describeProblem(error: ErrorObject): string {
+  const at = error.instancePath;
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === "required" && typeof params.missingProperty === "string")
+    return `${at}/${params.missingProperty}: missing required property "${params.missingProperty}"`;
+  if (error.keyword === "additionalProperties" && typeof params.additionalProperty === "string")
+    return `${at}/${params.additionalProperty}: unknown property "${params.additionalProperty}" (the schema allows no other properties)`;
+  if (error.keyword === "enum" && Array.isArray(params.allowedValues))
+    return `${at || "/"}: must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
+  return `${at || "/"}: ${error.message ?? error.keyword}`;
+}
