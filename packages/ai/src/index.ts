@@ -20,6 +20,7 @@ export {
   registerProvider,
 } from "./models.js";
 export { streamOpenAICompletions } from "./providers/openai-completions/stream.js";
+export { streamOpenAIResponses } from "./providers/openai-responses/stream.js";
 export { parsePartialJson, reduceAssistantMessage } from "./reduce-message.js";
 export { sanitizeToolCallId, type TransformOptions, transformMessages } from "./transform-messages.js";
 export type {

@@ -1,0 +1,206 @@
+import type { Usage } from "../../types.js";
+import type { MessageBuilder } from "../message-builder.js";
+import { removeNullOptionals } from "../strict-schema.js";
+import { mapResponsesStopReason } from "./map-stop-reason.js";
+import type {
+  ResponsesErrorBody,
+  ResponsesEvent,
+  ResponsesOutputItem,
+  ResponsesResponse,
+  ResponsesUsage,
+} from "./wire.js";
+
+type ItemState = { type: string; key: string; streamed: boolean; summaryIndex: number };
+
+/**
+ * Folds Responses API stream events into a `MessageBuilder`. Items are correlated by
+ * `output_index`, never by id (GitHub Copilot rotates item ids between events of one item);
+ * events of item types gyre does not model (web search calls…) are ignored; the stream is
+ * complete only with `response.completed`/`incomplete`/`failed` or an `error` event.
+ */
+export class ResponsesEventParser {
+  /** Whether a terminal event arrived and the message is finished. */
+  done = false;
+  private readonly items = new Map<number, ItemState>();
+  private toolCount = 0;
+
+  /**
+   * @param strictSchemas original schemas of the tools sent with `strict: true`, by name; their
+   * arguments get the `null`s that strict mode forces on optional properties removed.
+   */
+  constructor(
+    private readonly builder: MessageBuilder,
+    private readonly strictSchemas: Map<string, Record<string, unknown>> = new Map(),
+  ) {}
+
+  /** Applies one event. `eventName` is the SSE `event:` field, used when the payload has no `type`. */
+  onEvent(event: ResponsesEvent, eventName?: string): void {
+    if (this.done) return;
+    const type = event.type ?? eventName ?? "";
+    const index = event.output_index ?? 0;
+    switch (type) {
+      case "response.created":
+      case "response.in_progress":
+      case "response.queued":
+        if (event.response?.id) this.builder.message.responseId = event.response.id;
+        return;
+      case "response.output_item.added":
+        if (event.item) this.openItem(index, event.item);
+        return;
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+        this.appendText(index, "message", event.delta);
+        return;
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        this.appendReasoning(index, event.delta, type.includes("summary") ? event.summary_index : undefined);
+        return;
+      case "response.function_call_arguments.delta":
+        this.appendArguments(index, event.delta);
+        return;
+      case "response.function_call_arguments.done": {
+        const state = this.items.get(index);
+        if (state && !state.streamed) this.appendArguments(index, event.arguments);
+        return;
+      }
+      case "response.output_item.done":
+        if (event.item) this.closeItem(index, event.item);
+        return;
+      case "response.completed":
+      case "response.incomplete":
+      case "response.failed":
+      case "response.cancelled":
+        this.complete(event.response ?? {});
+        return;
+      case "error":
+        this.fail(event.error ?? event);
+        return;
+      default:
+        // content_part/summary_part bookkeeping, web search progress, annotations: nothing to build.
+        return;
+    }
+  }
+
+  private stateFor(index: number, type: string): ItemState {
+    let state = this.items.get(index);
+    if (!state) {
+      state = { type, key: `item:${index}`, streamed: false, summaryIndex: 0 };
+      this.items.set(index, state);
+    }
+    return state;
+  }
+
+  private openItem(index: number, item: ResponsesOutputItem): void {
+    const state = this.stateFor(index, item.type ?? "unknown");
+    if (state.type === "reasoning") this.builder.thinking(state.key, "");
+    else if (state.type === "message") this.builder.text(state.key, "");
+    else if (state.type === "function_call") {
+      this.toolCount++;
+      this.builder.toolCallStart(state.key, item.call_id ?? "", item.name ?? "");
+      if (item.arguments) this.appendArguments(index, item.arguments);
+    }
+  }
+
+  private appendText(index: number, type: "message", delta: string | undefined): void {
+    const state = this.stateFor(index, type);
+    if (state.type !== type || !delta) return;
+    state.streamed = true;
+    this.builder.text(state.key, delta);
+  }
+
+  private appendReasoning(index: number, delta: string | undefined, summaryIndex: number | undefined): void {
+    const state = this.stateFor(index, "reasoning");
+    if (state.type !== "reasoning" || !delta) return;
+    // Separate summary parts like paragraphs, as the item's final `summary` array implies.
+    if (summaryIndex !== undefined && summaryIndex !== state.summaryIndex && state.streamed) {
+      this.builder.thinking(state.key, "\n\n");
+    }
+    if (summaryIndex !== undefined) state.summaryIndex = summaryIndex;
+    state.streamed = true;
+    this.builder.thinking(state.key, delta);
+  }
+
+  private appendArguments(index: number, delta: string | undefined): void {
+    const state = this.items.get(index);
+    if (state?.type !== "function_call" || !delta) return;
+    state.streamed = true;
+    this.builder.toolCallDelta(state.key, delta);
+  }
+
+  private closeItem(index: number, item: ResponsesOutputItem): void {
+    const known = this.items.has(index);
+    const state = this.stateFor(index, item.type ?? "unknown");
+    if (!known) this.openItem(index, item);
+    if (state.type === "reasoning") {
+      if (!state.streamed) {
+        const summary = (item.summary ?? []).map((part) => part.text ?? "").filter(Boolean);
+        const raw = (item.content ?? []).map((part) => part.text ?? "").filter(Boolean);
+        this.appendReasoning(index, (summary.length > 0 ? summary : raw).join("\n\n"), undefined);
+      }
+      // The item itself is the signature: the next turn sends it back (with encrypted_content).
+      const signature: Record<string, unknown> = { type: "reasoning", id: item.id, summary: item.summary ?? [] };
+      if (item.encrypted_content) signature.encrypted_content = item.encrypted_content;
+      this.builder.signature(state.key, JSON.stringify(signature));
+    } else if (state.type === "message") {
+      if (!state.streamed) {
+        const text = (item.content ?? []).map((part) => part.text ?? part.refusal ?? "").join("");
+        this.appendText(index, "message", text);
+      }
+    } else if (state.type === "function_call") {
+      this.builder.toolCallStart(state.key, item.call_id ?? "", item.name ?? "");
+      if (!state.streamed) this.appendArguments(index, item.arguments);
+      if (item.id) this.builder.signature(state.key, item.id);
+    }
+    this.builder.end(state.key);
+  }
+
+  private complete(response: ResponsesResponse): void {
+    this.done = true;
+    const message = this.builder.message;
+    if (response.id) message.responseId = response.id;
+    if (response.usage) applyResponsesUsage(response.usage, message.usage);
+    this.builder.endAll();
+    this.removeStrictNulls();
+    const status = response.status ?? "completed";
+    const reason = response.incomplete_details?.reason ?? undefined;
+    const stopReason = mapResponsesStopReason(status, reason, this.toolCount > 0);
+    if (stopReason === "error") {
+      message.errorMessage = response.error
+        ? formatResponsesError(response.error)
+        : `The response ended with status "${status}"${reason ? ` (${reason})` : ""}.`;
+    }
+    this.builder.finish(stopReason, reason ?? status);
+  }
+
+  private fail(error: ResponsesErrorBody): void {
+    this.done = true;
+    this.builder.message.errorMessage = formatResponsesError(error);
+    this.builder.finish("error");
+  }
+
+  private removeStrictNulls(): void {
+    if (this.strictSchemas.size === 0) return;
+    // In place, right after the blocks closed: the `toolcall_end` events hold these same objects
+    // and no consumer has run yet, so every observer sees the cleaned arguments.
+    for (const block of this.builder.message.content) {
+      const schema = block.type === "toolCall" ? this.strictSchemas.get(block.name) : undefined;
+      if (block.type === "toolCall" && schema) {
+        block.arguments = removeNullOptionals(block.arguments, schema) as Record<string, unknown>;
+      }
+    }
+  }
+}
+
+/** Maps Responses usage: input excludes `input_tokens_details.cached_tokens`; output includes reasoning. */
+export function applyResponsesUsage(raw: ResponsesUsage, usage: Usage): void {
+  const cached = raw.input_tokens_details?.cached_tokens ?? 0;
+  usage.cacheRead = cached;
+  usage.input = Math.max(0, (raw.input_tokens ?? 0) - cached);
+  usage.output = raw.output_tokens ?? 0;
+  usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+}
+
+function formatResponsesError(error: ResponsesErrorBody): string {
+  const message = error.message || "The provider reported an error.";
+  return error.code ? `${message} (${error.code})` : message;
+}

@@ -1,0 +1,53 @@
+import type { AssistantMessageEventStream } from "../../event-stream.js";
+import { postJson } from "../../transport/http.js";
+import { parseJsonData, readSse } from "../../transport/sse.js";
+import type { Context, Model, StreamFunction, StreamOptions } from "../../types.js";
+import { runProvider } from "../message-builder.js";
+import { createOpenAIHeaders } from "../openai-completions/request.js";
+import { ResponsesEventParser } from "./parse-events.js";
+import { buildResponsesRequest } from "./request.js";
+import type { ResponsesEvent } from "./wire.js";
+
+/**
+ * Streams one response from `POST {model.baseUrl}/responses` (OpenAI Responses API and compatible
+ * servers). Returns at once and never throws or rejects: HTTP errors, `error`/`response.failed`
+ * events, malformed SSE, a stream without `response.completed`, idle timeouts and aborts end the
+ * stream with `error` (aborts with reason `aborted`), keeping any partial content.
+ */
+export const streamOpenAIResponses: StreamFunction = (
+  model: Model,
+  context: Context,
+  options: StreamOptions,
+): AssistantMessageEventStream =>
+  runProvider(model, options, async (builder) => {
+    const request = buildResponsesRequest(model, context, options);
+    const strictSchemas = new Map<string, Record<string, unknown>>();
+    for (const tool of request.tools ?? []) {
+      const original = context.tools?.find((candidate) => candidate.name === tool.name);
+      if (tool.strict && original) strictSchemas.set(original.name, original.parameters);
+    }
+    // Error messages name the provider the user configured ("openai-responses", "azure"…).
+    const providerLabel = model.provider;
+    const response = await postJson({
+      url: `${model.baseUrl.replace(/\/+$/, "")}/responses`,
+      headers: createOpenAIHeaders(model, options),
+      body: request,
+      signal: options.signal,
+      retry: options.retry,
+      onRetry: options.onRetry,
+      providerLabel,
+    });
+    const parser = new ResponsesEventParser(builder, strictSchemas);
+    try {
+      for await (const event of readSse(response, { signal: options.signal, idleTimeoutMs: options.idleTimeoutMs })) {
+        const data = event.data.trim();
+        // OpenRouter ends a Responses stream with Chat Completions' sentinel.
+        if (data === "[DONE]") break;
+        if (data === "") continue;
+        parser.onEvent(parseJsonData(data, providerLabel) as ResponsesEvent, event.event);
+        if (parser.done) break;
+      }
+    } finally {
+      response.body?.cancel().catch(() => {});
+    }
+  });
