@@ -1,0 +1,20 @@
+/** The decision to compact before a model call. */
+
+/** Default room kept free for the model's answer and the next tool results. */
+export const DEFAULT_RESERVE_TOKENS = 16_384;
+/** Default amount of recent conversation kept as it is by a compaction. */
+export const DEFAULT_KEEP_RECENT_TOKENS = 20_000;
+
+export type ShouldCompactInput = {
+  /** Current context size in tokens (estimated or from the last usage). */
+  contextTokens: number;
+  model: { contextWindow: number };
+  /** Tokens to keep free below the window. */
+  reserveTokens: number;
+};
+
+/** Whether the context exceeds the model's window minus the reserve. Pure; never throws. */
+export function shouldCompact({ contextTokens, model, reserveTokens }: ShouldCompactInput): boolean {
+  if (!(model.contextWindow > 0)) return false;
+  return contextTokens > model.contextWindow - Math.max(0, reserveTokens);
+}

@@ -1,0 +1,62 @@
+/**
+ * Keeps API keys and similar secrets out of session files. Redaction runs on the serialised
+ * line just before it is written, so every field (tool arguments, tool output, errors) is covered.
+ */
+
+/** What replaces a secret in the file. */
+export const REDACTED = "[REDACTED]";
+
+/** Shapes of well-known keys. Character classes exclude `"` and `\`, so JSON stays valid. */
+const keyPatterns: RegExp[] = [
+  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}/g, // OpenAI, Anthropic
+  /\bAIza[0-9A-Za-z_-]{30,}/g, // Google
+  /\bgh[pousr]_[A-Za-z0-9]{30,}/g, // GitHub
+  /\bgithub_pat_[A-Za-z0-9_]{30,}/g,
+  /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key id
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack
+];
+const bearer = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{16,}/g;
+
+/** Env var names whose values are secrets. */
+const secretEnvName = /(?:API_KEY|APIKEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY|PASSWORD)$/i;
+/** Shorter values are too likely to occur by chance in ordinary text. */
+const MIN_SECRET_LENGTH = 8;
+
+export type RedactorOptions = {
+  /** The environment whose secret-named variables (`*_API_KEY`, `*_TOKEN`, …) are redacted. */
+  env?: Record<string, string | undefined>;
+  /** Further secret values, e.g. a key given with `--api-key`. */
+  secrets?: string[];
+};
+
+/** Replaces secrets in a text (typically one serialised JSON line); the result stays valid JSON. */
+export type Redactor = (text: string) => string;
+
+/**
+ * Builds a redactor for the known key shapes plus the values of secret-named env vars and
+ * `secrets`. The env is read once, here; pass `process.env` explicitly.
+ */
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(options.env ?? {}))
+    if (value !== undefined && secretEnvName.test(name)) values.add(value);
+  for (const value of options.secrets ?? []) values.add(value);
+  const literal = buildLiteralPattern([...values].filter((value) => value.length >= MIN_SECRET_LENGTH));
+  return (text) => {
+    let result = literal ? text.replace(literal, REDACTED) : text;
+    for (const pattern of keyPatterns) result = result.replace(pattern, REDACTED);
+    return result.replace(bearer, `$1${REDACTED}`);
+  };
+}
+
+/** One alternation of the values as they appear inside JSON strings, longest first. */
+function buildLiteralPattern(values: string[]): RegExp | undefined {
+  if (values.length === 0) return undefined;
+  const forms = new Set<string>();
+  for (const value of values) {
+    forms.add(value);
+    forms.add(JSON.stringify(value).slice(1, -1));
+  }
+  const sorted = [...forms].sort((a, b) => b.length - a.length);
+  return new RegExp(sorted.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+}

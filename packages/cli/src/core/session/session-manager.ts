@@ -1,0 +1,337 @@
+/**
+ * A session: the tree of entries, the current leaf, and (unless in memory) the file they are
+ * appended to. Appends return at once with the new entry's id; the write is queued and `flush()`
+ * makes it durable. The caller calls `flush()` at every turn end and `close()` on exit.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { dirname } from "node:path";
+import type { AgentMessage } from "@gyre/agent";
+import { GyreError, type ThinkingLevel } from "@gyre/ai";
+import { buildContextMessages } from "../compaction/build-context-messages.js";
+import { readSessionFile } from "./read-session.js";
+import { createRedactor, type Redactor } from "./redact-secrets.js";
+import { createInterruptedToolResult, findUnansweredToolCalls } from "./repair-history.js";
+import { SessionFile } from "./session-file.js";
+import { newSessionPath } from "./session-paths.js";
+import { SessionTree, type SessionTreeNode } from "./session-tree.js";
+import {
+  type CompactionData,
+  type NewEntry,
+  type ReadProblem,
+  SESSION_FORMAT_VERSION,
+  type SessionEntry,
+  type SessionHeader,
+} from "./types.js";
+
+/** What the model needs from a branch: its messages and the model and thinking level last set. */
+export type SessionContext = {
+  messages: AgentMessage[];
+  model?: { provider: string; modelId: string };
+  thinkingLevel?: ThinkingLevel;
+};
+
+export type CreateSessionOptions = {
+  /** Root of all sessions (the CLI passes `$GYRE_HOME/sessions`). */
+  sessionsDir: string;
+  cwd: string;
+  /** Applied to every line before it is written. Default: key shapes plus secret-named vars of `process.env`. */
+  redact?: Redactor;
+  parentSession?: string;
+};
+
+export type OpenSessionOptions = {
+  redact?: Redactor;
+  /** Read without locking or ever writing (listing, inspection). Appends then throw. */
+  readOnly?: boolean;
+};
+
+type Storage =
+  | { mode: "memory" }
+  | { mode: "read-only"; path: string }
+  | { mode: "file"; file: SessionFile; redact: Redactor; exists: boolean };
+
+/** One session; create with `create`, `inMemory` or `open`. Not safe to share between processes (the lock sees to that). */
+export class SessionManager {
+  private leaf: string | null;
+  /** Lines of a new session held back until its first message creates the file. */
+  private unwritten: string[] = [];
+  private fileExists: boolean;
+
+  private constructor(
+    readonly header: SessionHeader,
+    private readonly tree: SessionTree,
+    private readonly storage: Storage,
+  ) {
+    this.leaf = tree.lastId();
+    this.fileExists = storage.mode === "file" && storage.exists;
+  }
+
+  /** A new session whose file is created when its first message is appended. */
+  static create(options: CreateSessionOptions): SessionManager {
+    const header = createHeader(options.cwd, options.parentSession);
+    const path = newSessionPath({ ...options, id: header.id, date: new Date(header.timestamp) });
+    const redact = options.redact ?? createRedactor({ env: process.env });
+    const file = SessionFile.forNewSession(path, header);
+    return new SessionManager(header, new SessionTree(), { mode: "file", file, redact, exists: false });
+  }
+
+  /** A session that keeps everything in memory (`--no-session`): same API, nothing on disk. */
+  static inMemory(options: { cwd: string }): SessionManager {
+    return new SessionManager(createHeader(options.cwd), new SessionTree(), { mode: "memory" });
+  }
+
+  /**
+   * Opens an existing session file and locks it for appending. Throws a `GyreError` when the
+   * file is missing, not a session, of a newer format version, or locked by a live process.
+   * Damaged lines are skipped and listed in `problems`; the file is never rewritten.
+   */
+  static async open(path: string, options: OpenSessionOptions = {}): Promise<SessionManager> {
+    const loaded = await readSessionFile(path);
+    if (options.readOnly) return new SessionManager(loaded.header, loaded.tree, { mode: "read-only", path });
+    const file = await SessionFile.openExisting(path, loaded.endsWithNewline);
+    const redact = options.redact ?? createRedactor({ env: process.env });
+    return new SessionManager(loaded.header, loaded.tree, { mode: "file", file, redact, exists: true });
+  }
+
+  get id(): string {
+    return this.header.id;
+  }
+
+  get cwd(): string {
+    return this.header.cwd;
+  }
+
+  /** The session file's path; undefined in memory. The file may not exist yet (no message so far). */
+  get path(): string | undefined {
+    if (this.storage.mode === "memory") return undefined;
+    return this.storage.mode === "file" ? this.storage.file.path : this.storage.path;
+  }
+
+  /** Lines that were skipped while reading, with their line numbers. */
+  get problems(): readonly ReadProblem[] {
+    return this.tree.problems;
+  }
+
+  /** The entry new entries are appended under; null before the first entry. */
+  get leafId(): string | null {
+    return this.leaf;
+  }
+
+  /** Appends a message under the leaf and makes it the leaf. Returns the entry id. */
+  appendMessage(message: AgentMessage): string {
+    return this.append({ type: "message", message });
+  }
+
+  appendModelChange(provider: string, modelId: string): string {
+    return this.append({ type: "model_change", provider, modelId });
+  }
+
+  appendThinkingLevelChange(thinkingLevel: ThinkingLevel): string {
+    return this.append({ type: "thinking_level_change", thinkingLevel });
+  }
+
+  /** Records a compaction (see `compact()`); the summarised entries stay in the file. */
+  appendCompaction(data: CompactionData): string {
+    if (!this.tree.has(data.firstKeptEntryId))
+      throw new GyreError("usage", `Compaction keeps entry ${data.firstKeptEntryId}, which is not in this session.`);
+    return this.append({ type: "compaction", ...data });
+  }
+
+  /** Extension data under the leaf; never sent to the model. */
+  appendCustom(customType: string, data?: unknown): string {
+    return this.append(data === undefined ? { type: "custom", customType } : { type: "custom", customType, data });
+  }
+
+  /** Labels an entry (bookmark); `undefined` or "" clears the label. */
+  setLabel(targetId: string, label: string | undefined): string {
+    this.requireEntry(targetId);
+    return this.append(label ? { type: "label", targetId, label } : { type: "label", targetId });
+  }
+
+  /** Names the session (shown by `--resume`). */
+  setName(name: string): string {
+    return this.append({ type: "session_info", name });
+  }
+
+  getName(): string | undefined {
+    return this.tree.sessionName();
+  }
+
+  getLabel(id: string): string | undefined {
+    return this.tree.label(id);
+  }
+
+  getEntry(id: string): SessionEntry | undefined {
+    return this.tree.get(id);
+  }
+
+  /** Entries from the root to `leafId` (default: the current leaf). */
+  getBranch(leafId: string | null = this.leaf): SessionEntry[] {
+    return this.tree.branch(leafId);
+  }
+
+  /** Every entry in file order. Parses the whole session: not for the resume path. */
+  getEntries(): SessionEntry[] {
+    return this.tree.all();
+  }
+
+  getChildren(parentId: string | null): SessionEntry[] {
+    return this.tree.children(parentId);
+  }
+
+  getTree(): SessionTreeNode[] {
+    return this.tree.toNodes();
+  }
+
+  /** Continues from `entryId`: the next entries become its children. Every entry is kept. */
+  branch(entryId: string): void {
+    this.requireEntry(entryId);
+    this.leaf = entryId;
+  }
+
+  /** Continues from before the first entry (the next entry is a new root). */
+  resetLeaf(): void {
+    this.leaf = null;
+  }
+
+  /** Branches to `entryId` and records a summary of the branch left behind. */
+  branchWithSummary(entryId: string, summary: string): string {
+    const fromId = this.leaf;
+    this.branch(entryId);
+    return this.append({ type: "branch_summary", fromId: fromId ?? entryId, summary });
+  }
+
+  /**
+   * The context for the next model call. Reads only what it needs: the current branch's entries
+   * from the last compaction's first kept entry on, plus the last model and thinking changes.
+   */
+  buildContext(): SessionContext {
+    const path = this.tree.pathIds(this.leaf);
+    let from = 0;
+    for (let index = path.length - 1; index >= 0; index--) {
+      if (this.tree.typeOf(path[index] as string) !== "compaction") continue;
+      const compaction = this.tree.get(path[index] as string);
+      const kept = compaction?.type === "compaction" ? path.indexOf(compaction.firstKeptEntryId) : -1;
+      from = kept >= 0 && kept < index ? kept : index;
+      break;
+    }
+    const entries = path
+      .slice(from)
+      .map((id) => this.tree.get(id))
+      .filter((entry) => entry !== undefined);
+    const context: SessionContext = { messages: buildContextMessages(entries) };
+    const model = this.findLast(path, "model_change");
+    if (model?.type === "model_change") context.model = { provider: model.provider, modelId: model.modelId };
+    const thinking = this.findLast(path, "thinking_level_change");
+    if (thinking?.type === "thinking_level_change") context.thinkingLevel = thinking.thinkingLevel;
+    return context;
+  }
+
+  private findLast(path: string[], type: SessionEntry["type"]): SessionEntry | undefined {
+    for (let index = path.length - 1; index >= 0; index--)
+      if (this.tree.typeOf(path[index] as string) === type) return this.tree.get(path[index] as string);
+    return undefined;
+  }
+
+  /**
+   * Gives each tool call of the leaf's assistant message that has no result a synthetic error
+   * result (the call is not re-run) and appends it. Call before the next model call on resume.
+   * Returns how many results were added.
+   */
+  repairInterruptedToolCalls(): number {
+    const branch = this.getBranch();
+    const last = findLastAssistant(branch);
+    if (last === undefined) return 0;
+    const results = branch
+      .slice(last.index + 1)
+      .flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
+    const missing = findUnansweredToolCalls(last.message, results);
+    for (const call of missing) this.appendMessage(createInterruptedToolResult(call, Date.now()));
+    return missing.length;
+  }
+
+  /**
+   * Copies the current branch into a new session (same entry ids) whose header points back here
+   * with `parentSession`. Returns the new session; this one stays open until closed.
+   */
+  async fork(options: { sessionsDir?: string } = {}): Promise<SessionManager> {
+    const branch = this.getBranch();
+    const parentPath = this.path;
+    let forked: SessionManager;
+    if (parentPath === undefined) forked = SessionManager.inMemory({ cwd: this.cwd });
+    else {
+      const sessionsDir = options.sessionsDir ?? dirname(dirname(parentPath));
+      const redact = this.storage.mode === "file" ? this.storage.redact : undefined;
+      forked = SessionManager.create({
+        sessionsDir,
+        cwd: this.cwd,
+        parentSession: parentPath,
+        ...(redact && { redact }),
+      });
+    }
+    for (const entry of branch) forked.insert(entry);
+    await forked.flush();
+    return forked;
+  }
+
+  /** Waits for queued writes and fsyncs them. Rejects with a `GyreError` if a write failed. */
+  async flush(): Promise<void> {
+    if (this.storage.mode === "file") await this.storage.file.flush();
+  }
+
+  /** Flushes, closes the file and releases the lock. Further appends throw. */
+  async close(): Promise<void> {
+    if (this.storage.mode === "file") await this.storage.file.close();
+  }
+
+  private append(data: NewEntry): string {
+    if (this.storage.mode === "read-only")
+      throw new GyreError("usage", "This session was opened read-only; open it without readOnly to append.");
+    let id = randomBytes(4).toString("hex");
+    while (this.tree.has(id)) id = randomBytes(4).toString("hex");
+    const entry = { ...data, id, parentId: this.leaf, timestamp: new Date().toISOString() } as SessionEntry;
+    this.insert(entry);
+    return id;
+  }
+
+  /** Adds an entry to the tree, makes it the leaf and queues its line. */
+  private insert(entry: SessionEntry): void {
+    this.tree.addEntry(entry);
+    this.leaf = entry.id;
+    if (this.storage.mode !== "file") return;
+    // gyre's fixed key order lets the reader index a line from its first bytes (readEntryPrefix).
+    const { type, id, parentId, timestamp, ...rest } = entry;
+    this.unwritten.push(this.storage.redact(JSON.stringify({ type, id, parentId, timestamp, ...rest })));
+    // A new session's file appears with its first message, never before.
+    if (entry.type === "message" || this.fileExists) {
+      this.fileExists = true;
+      this.storage.file.append(this.unwritten);
+      this.unwritten = [];
+    }
+  }
+
+  private requireEntry(id: string): void {
+    if (!this.tree.has(id)) throw new GyreError("usage", `No entry ${id} in this session; pick an id from its tree.`);
+  }
+}
+
+function createHeader(cwd: string, parentSession?: string): SessionHeader {
+  const header: SessionHeader = {
+    type: "session",
+    version: SESSION_FORMAT_VERSION,
+    id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    cwd,
+  };
+  if (parentSession !== undefined) header.parentSession = parentSession;
+  return header;
+}
+
+function findLastAssistant(branch: SessionEntry[]) {
+  for (let index = branch.length - 1; index >= 0; index--) {
+    const entry = branch[index];
+    if (entry?.type === "message" && entry.message.role === "assistant") return { index, message: entry.message };
+    if (entry?.type === "message" && entry.message.role === "user") return undefined;
+  }
+  return undefined;
+}

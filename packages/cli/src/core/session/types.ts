@@ -1,0 +1,92 @@
+/**
+ * The session file format, version 1 (DESIGN §6): one header line, then one entry per line.
+ * Entries form a tree by `id`/`parentId`; every type here is plain JSON.
+ */
+import type { AgentMessage } from "@gyre/agent";
+import type { ThinkingLevel } from "@gyre/ai";
+
+/** The only format version this build writes and reads. */
+export const SESSION_FORMAT_VERSION = 1;
+
+/** First line of every session file. */
+export type SessionHeader = {
+  type: "session";
+  version: number;
+  /** A UUID; also the suffix of the file name. */
+  id: string;
+  /** ISO time the session was created. */
+  timestamp: string;
+  /** Absolute working directory the session belongs to. */
+  cwd: string;
+  /** Path of the session this one was forked from. */
+  parentSession?: string;
+};
+
+/** Fields every entry has. `id` is 8 hex digits, unique in its file; `parentId` null for a root. */
+export type EntryBase = { id: string; parentId: string | null; timestamp: string };
+
+export type MessageEntry = EntryBase & { type: "message"; message: AgentMessage };
+export type ModelChangeEntry = EntryBase & { type: "model_change"; provider: string; modelId: string };
+export type ThinkingLevelChangeEntry = EntryBase & { type: "thinking_level_change"; thinkingLevel: ThinkingLevel };
+
+/** What a compaction summarised; the entries themselves stay in the file. */
+export type CompactionData = {
+  summary: string;
+  /** The first entry of the branch that is sent to the model as it is. */
+  firstKeptEntryId: string;
+  /** Estimated context tokens before compacting. */
+  tokensBefore: number;
+  details?: CompactionDetails;
+};
+
+/** Facts carried from compaction to compaction, computed without trusting the model. */
+export type CompactionDetails = {
+  /** The user's messages from every summarised part, verbatim (very long ones elided in the middle). */
+  userMessages: string[];
+  readFiles: string[];
+  modifiedFiles: string[];
+};
+
+export type CompactionEntry = EntryBase & { type: "compaction" } & CompactionData;
+/** A summary of an abandoned branch, placed where the conversation continues. */
+export type BranchSummaryEntry = EntryBase & { type: "branch_summary"; fromId: string; summary: string };
+/** Sets (or with `label` absent, clears) the label of `targetId`. */
+export type LabelEntry = EntryBase & { type: "label"; targetId: string; label?: string };
+export type SessionInfoEntry = EntryBase & { type: "session_info"; name: string };
+/** Extension data; never sent to the model. */
+export type CustomEntry = EntryBase & { type: "custom"; customType: string; data?: unknown };
+
+export type SessionEntry =
+  | MessageEntry
+  | ModelChangeEntry
+  | ThinkingLevelChangeEntry
+  | CompactionEntry
+  | BranchSummaryEntry
+  | LabelEntry
+  | SessionInfoEntry
+  | CustomEntry;
+
+export type SessionEntryType = SessionEntry["type"];
+
+/** Entry data without the tree fields, as callers append it. */
+export type NewEntry = WithoutBase<SessionEntry>;
+type WithoutBase<E> = E extends unknown ? Omit<E, keyof EntryBase> : never;
+
+/** A line that could not be used, with its 1-based line number. */
+export type ReadProblem = { line: number; message: string };
+
+/** The result of parsing one record. */
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** One session as `--resume` lists it. */
+export type SessionSummary = {
+  path: string;
+  id: string;
+  cwd: string;
+  name?: string;
+  parentSession?: string;
+  created: Date;
+  modified: Date;
+  /** Text of the first user message, shortened; "" when there is none. */
+  firstMessage: string;
+};
