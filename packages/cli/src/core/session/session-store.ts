@@ -1,0 +1,155 @@
+/**
+ * Finding sessions on disk: the newest of a working directory (`--continue`), all of them newest
+ * first (`--resume`), and one by path or id prefix (`--session`). Only reads; never locks.
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { GyreError } from "@gyre/ai";
+import { parseSessionEntryLine, parseSessionHeader } from "./parse-entry.js";
+import { sessionDirFor, sessionIdFromFileName } from "./session-paths.js";
+import type { SessionSummary } from "./types.js";
+
+const NEWLINE = 0x0a;
+const FIRST_MESSAGE_CHARS = 200;
+
+type SessionFileRef = { path: string; id: string; modified: Date };
+
+async function listDirectory(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch {
+    return []; // a missing folder just means no sessions yet
+  }
+}
+
+async function sessionFilesIn(dir: string): Promise<SessionFileRef[]> {
+  const refs: SessionFileRef[] = [];
+  for (const name of await listDirectory(dir)) {
+    const id = sessionIdFromFileName(name);
+    if (id === undefined) continue;
+    const path = join(dir, name);
+    try {
+      refs.push({ path, id, modified: (await stat(path)).mtime });
+    } catch {
+      // removed while listing
+    }
+  }
+  return refs;
+}
+
+async function allSessionFiles(sessionsDir: string): Promise<SessionFileRef[]> {
+  const groups = await Promise.all(
+    (await listDirectory(sessionsDir)).map((name) => sessionFilesIn(join(sessionsDir, name))),
+  );
+  return groups.flat();
+}
+
+/** Path of the most recently written session of `cwd`, or undefined when it has none. */
+export async function findNewestSession(options: { sessionsDir: string; cwd: string }): Promise<string | undefined> {
+  const refs = await sessionFilesIn(sessionDirFor(options.sessionsDir, options.cwd));
+  refs.sort((a, b) => b.modified.getTime() - a.modified.getTime() || b.path.localeCompare(a.path));
+  return refs[0]?.path;
+}
+
+/**
+ * Sessions newest first (by last write), of `cwd` only or of every directory. Files that are not
+ * readable sessions are left out. Each file is read once, sequentially.
+ */
+export async function listSessions(options: { sessionsDir: string; cwd?: string }): Promise<SessionSummary[]> {
+  const refs =
+    options.cwd === undefined
+      ? await allSessionFiles(options.sessionsDir)
+      : await sessionFilesIn(sessionDirFor(options.sessionsDir, options.cwd));
+  const summaries: SessionSummary[] = [];
+  for (const ref of refs) {
+    const summary = await summariseSession(ref);
+    if (summary) summaries.push(summary);
+  }
+  return summaries.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+}
+
+async function summariseSession(ref: SessionFileRef): Promise<SessionSummary | undefined> {
+  let buffer: Buffer;
+  try {
+    buffer = await readFile(ref.path);
+  } catch {
+    return undefined;
+  }
+  const headerEnd = buffer.indexOf(NEWLINE);
+  const header = parseSessionHeader(buffer.toString("utf8", 0, headerEnd < 0 ? buffer.length : headerEnd));
+  if (!header.ok) return undefined;
+  const summary: SessionSummary = {
+    path: ref.path,
+    id: header.value.id,
+    cwd: header.value.cwd,
+    created: new Date(header.value.timestamp),
+    modified: ref.modified,
+    firstMessage: findFirstUserText(buffer),
+  };
+  const name = findLastName(buffer);
+  if (name !== undefined) summary.name = name;
+  if (header.value.parentSession !== undefined) summary.parentSession = header.value.parentSession;
+  return summary;
+}
+
+function lineAround(buffer: Buffer, at: number): string {
+  const start = buffer.lastIndexOf(NEWLINE, at) + 1;
+  const end = buffer.indexOf(NEWLINE, at);
+  return buffer.toString("utf8", start, end < 0 ? buffer.length : end);
+}
+
+// Inside JSON strings quotes are escaped, so these byte patterns only match real keys.
+function findFirstUserText(buffer: Buffer): string {
+  for (let at = buffer.indexOf('"role":"user"'); at >= 0; at = buffer.indexOf('"role":"user"', at + 1)) {
+    const parsed = parseSessionEntryLine(lineAround(buffer, at));
+    if (!parsed.ok || parsed.value.type !== "message" || parsed.value.message.role !== "user") continue;
+    const content = parsed.value.message.content;
+    const text =
+      typeof content === "string" ? content : content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join(" ");
+    const oneLine = text.replace(/\s+/g, " ").trim();
+    return oneLine.length > FIRST_MESSAGE_CHARS ? `${oneLine.slice(0, FIRST_MESSAGE_CHARS - 1)}…` : oneLine;
+  }
+  return "";
+}
+
+function findLastName(buffer: Buffer): string | undefined {
+  const pattern = '{"type":"session_info"';
+  for (let at = buffer.lastIndexOf(pattern); at >= 0; at = at > 0 ? buffer.lastIndexOf(pattern, at - 1) : -1) {
+    const parsed = parseSessionEntryLine(lineAround(buffer, at));
+    if (parsed.ok && parsed.value.type === "session_info") return parsed.value.name;
+  }
+  return undefined;
+}
+
+/**
+ * Resolves `--session <path|id prefix>` to a file path. A value with a path separator or a
+ * `.jsonl` suffix is a path (relative to `cwd`); anything else is a prefix of a session id,
+ * searched in every directory. Throws a `GyreError` ("usage") when nothing or several match.
+ */
+export async function resolveSessionArgument(options: {
+  sessionsDir: string;
+  cwd: string;
+  value: string;
+}): Promise<string> {
+  const { value } = options;
+  if (value.includes("/") || value.includes("\\") || value.endsWith(".jsonl")) {
+    const path = isAbsolute(value) ? value : resolve(options.cwd, value);
+    try {
+      await stat(path);
+    } catch {
+      throw new GyreError("usage", `No session file at ${path}. Run gyre --resume to list sessions.`);
+    }
+    return path;
+  }
+  const prefix = value.toLowerCase();
+  if (prefix.length === 0) throw new GyreError("usage", "Give a session file path or the start of a session id.");
+  const matches = (await allSessionFiles(options.sessionsDir)).filter((ref) => ref.id.startsWith(prefix));
+  if (matches.length === 1) return (matches[0] as SessionFileRef).path;
+  if (matches.length === 0)
+    throw new GyreError("usage", `No session id starts with "${value}". Run gyre --resume to list sessions.`);
+  const shown = matches.slice(0, 5).map((ref) => ref.id);
+  throw new GyreError(
+    "usage",
+    `"${value}" matches ${matches.length} sessions (${shown.join(", ")}${matches.length > 5 ? ", …" : ""}); give more of the id.`,
+  );
+}
