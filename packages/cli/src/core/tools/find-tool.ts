@@ -1,0 +1,92 @@
+/** The find tool: file names matching a glob, via `rg --files` (respects .gitignore), sorted. */
+import type { AgentTool } from "@gyre/agent";
+import { Type } from "@sinclair/typebox";
+import { rgPath as bundledRgPath } from "@vscode/ripgrep";
+import { createPathPolicy, type PathPolicy } from "./path-policy.js";
+import { runRipgrep } from "./run-ripgrep.js";
+import { displayResultPath, resolveSearchTarget } from "./search-target.js";
+import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
+import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
+
+const findParameters = Type.Object({
+  pattern: Type.String({
+    description: "Glob for file paths, relative to path: '*.ts', 'src/**/*.test.ts', '**/README*'.",
+  }),
+  path: Type.Optional(Type.String({ description: "Directory to search. Default: the workspace." })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, description: "Maximum number of paths (default 1000)." })),
+});
+
+export type FindToolDetails = { totalFound: number; shown: number; truncated: boolean };
+
+export type FindToolOptions = {
+  cwd: string;
+  fs?: ToolFileSystem;
+  pathPolicy?: PathPolicy;
+  allowedPaths?: readonly string[];
+  rgPath?: string;
+  defaultLimit?: number;
+};
+
+/** Past this many paths rg is stopped: the sort needs them all in memory. */
+const MAX_COLLECTED = 200_000;
+
+/** Creates the find tool. The glob goes to rg as the value of --glob, never as an option. */
+export function createFindTool(options: FindToolOptions): AgentTool<typeof findParameters, FindToolDetails> {
+  const fs = options.fs ?? createNodeFileSystem();
+  const policy = options.pathPolicy ?? createPathPolicy({ cwd: options.cwd, allowedPaths: options.allowedPaths, fs });
+  const rg = options.rgPath ?? bundledRgPath;
+  const defaultLimit = options.defaultLimit ?? 1000;
+
+  return {
+    name: "find",
+    label: "Find",
+    description:
+      "Find files by glob (respects .gitignore; hidden files included, .git excluded). A glob without '/' matches file " +
+      `names at any depth. Returns workspace-relative paths, sorted, at most ${defaultLimit} unless you pass limit.`,
+    parameters: findParameters,
+    async execute(args, { signal }) {
+      const target = await resolveSearchTarget(policy, fs, args.path);
+      if (target.argument !== ".")
+        throw new Error(`${target.displayPath} is a file, not a directory. Pass a directory as path.`);
+      const limit = args.limit ?? defaultLimit;
+      const paths: string[] = [];
+      const run = await runRipgrep({
+        rgPath: rg,
+        args: ["--files", "--no-require-git", "--hidden", "--glob", "!.git", "--glob", args.pattern, "--", "."],
+        cwd: target.cwd,
+        signal,
+        onLine(line) {
+          if (line.length > 0) paths.push(displayResultPath(target, line));
+          return paths.length < MAX_COLLECTED;
+        },
+      });
+      if (run.exitCode === 2 && paths.length === 0) {
+        throw new Error(`The search failed: ${run.stderr || "ripgrep exited with an error"}. Check the glob pattern.`);
+      }
+      if (paths.length === 0) {
+        return {
+          content: [{ type: "text", text: `No files match ${JSON.stringify(args.pattern)} in ${target.displayPath}.` }],
+          details: { totalFound: 0, shown: 0, truncated: false },
+        };
+      }
+      paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const shown = paths.slice(0, limit);
+      const truncation = truncateHead(shown.join("\n"), {
+        maxLines: Number.POSITIVE_INFINITY,
+        maxBytes: DEFAULT_MAX_BYTES,
+      });
+      const notices: string[] = [];
+      const total = run.stopped ? `at least ${paths.length}` : String(paths.length);
+      if (shown.length < paths.length || run.stopped) {
+        notices.push(`[${shown.length} of ${total} files shown; pass a larger limit or a narrower pattern or path]`);
+      }
+      if (truncation.truncated)
+        notices.push(`[output cut at ${formatSize(DEFAULT_MAX_BYTES)}; narrow the pattern or path]`);
+      const text = notices.length > 0 ? `${truncation.text}\n\n${notices.join("\n")}` : truncation.text;
+      return {
+        content: [{ type: "text", text }],
+        details: { totalFound: paths.length, shown: truncation.keptLines, truncated: notices.length > 0 },
+      };
+    },
+  };
+}

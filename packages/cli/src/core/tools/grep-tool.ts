@@ -1,0 +1,135 @@
+/** The grep tool: ripgrep over the workspace, respecting .gitignore, with capped output. */
+import type { AgentTool } from "@gyre/agent";
+import { Type } from "@sinclair/typebox";
+import { rgPath as bundledRgPath } from "@vscode/ripgrep";
+import { createPathPolicy, type PathPolicy } from "./path-policy.js";
+import { runRipgrep } from "./run-ripgrep.js";
+import { displayResultPath, resolveSearchTarget } from "./search-target.js";
+import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
+import { cutLine, DEFAULT_MAX_BYTES, formatSize, MAX_LINE_CHARS, truncateHead } from "./truncate.js";
+
+const grepParameters = Type.Object({
+  pattern: Type.String({ description: "Regular expression (Rust regex syntax) to search for; see literal." }),
+  path: Type.Optional(Type.String({ description: "File or directory to search. Default: the workspace." })),
+  glob: Type.Optional(
+    Type.String({ description: "Only search files matching this glob, e.g. '*.ts' or 'src/**/*.py'." }),
+  ),
+  ignoreCase: Type.Optional(Type.Boolean({ description: "Case-insensitive search." })),
+  literal: Type.Optional(Type.Boolean({ description: "Treat pattern as plain text, not a regex." })),
+  context: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, description: "Lines of context around each match." })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, description: "Maximum number of matches (default 100)." })),
+});
+
+export type GrepToolDetails = {
+  matchCount: number;
+  limitReached: boolean;
+  linesCut: boolean;
+  outputTruncated: boolean;
+};
+
+export type GrepToolOptions = {
+  cwd: string;
+  fs?: ToolFileSystem;
+  pathPolicy?: PathPolicy;
+  allowedPaths?: readonly string[];
+  /** The rg binary. Default: the one @vscode/ripgrep ships. */
+  rgPath?: string;
+  defaultLimit?: number;
+};
+
+/** Creates the grep tool. The pattern and globs are passed to rg as data, never as options. */
+export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepParameters, GrepToolDetails> {
+  const fs = options.fs ?? createNodeFileSystem();
+  const policy = options.pathPolicy ?? createPathPolicy({ cwd: options.cwd, allowedPaths: options.allowedPaths, fs });
+  const rg = options.rgPath ?? bundledRgPath;
+  const defaultLimit = options.defaultLimit ?? 100;
+
+  return {
+    name: "grep",
+    label: "Grep",
+    description:
+      "Search file contents with ripgrep (respects .gitignore; hidden files included, .git excluded). " +
+      "Output lines look like path:line: text for matches and path-line- text for context. " +
+      `Returns at most ${defaultLimit} matches unless you pass limit; long lines are cut at ${MAX_LINE_CHARS} characters.`,
+    parameters: grepParameters,
+    async execute(args, { signal }) {
+      const target = await resolveSearchTarget(policy, fs, args.path);
+      const limit = args.limit ?? defaultLimit;
+      const rgArgs = [
+        "--no-heading",
+        "--with-filename",
+        "--line-number",
+        "--null",
+        "--color=never",
+        "--no-require-git",
+      ];
+      rgArgs.push("--hidden", "--glob", "!.git", "--max-columns=2000", "--max-columns-preview");
+      if (args.ignoreCase === true) rgArgs.push("--ignore-case");
+      if (args.literal === true) rgArgs.push("--fixed-strings");
+      if (args.context !== undefined && args.context > 0) rgArgs.push("--context", String(args.context));
+      if (args.glob !== undefined) rgArgs.push("--glob", args.glob);
+      rgArgs.push("-e", args.pattern, "--", target.argument);
+
+      const out: string[] = [];
+      let matchCount = 0;
+      let linesCut = false;
+      const run = await runRipgrep({
+        rgPath: rg,
+        args: rgArgs,
+        cwd: target.cwd,
+        signal,
+        onLine(line) {
+          if (line === "--") {
+            out.push("--");
+            return true;
+          }
+          const nul = line.indexOf("\0");
+          const rest = line.slice(nul + 1);
+          const numbered = /^(\d+)([:-])/.exec(rest);
+          if (nul === -1 || numbered === null) return true;
+          const isMatch = numbered[2] === ":";
+          if (isMatch && matchCount === limit) return false;
+          if (isMatch) matchCount++;
+          const cut = cutLine(rest.slice(numbered[0].length));
+          linesCut ||= cut.cut;
+          const separator = numbered[2] as string;
+          out.push(
+            `${displayResultPath(target, line.slice(0, nul))}${separator}${numbered[1]}${separator} ${cut.text}`,
+          );
+          return true;
+        },
+      });
+      if (run.exitCode === 2 && matchCount === 0) throw new Error(ripgrepFailure(run.stderr));
+      if (matchCount === 0) {
+        return {
+          content: [{ type: "text", text: `No matches for ${JSON.stringify(args.pattern)} in ${target.displayPath}.` }],
+          details: { matchCount: 0, limitReached: false, linesCut: false, outputTruncated: false },
+        };
+      }
+      while (out.at(-1) === "--") out.pop();
+      const truncation = truncateHead(out.join("\n"), {
+        maxLines: Number.POSITIVE_INFINITY,
+        maxBytes: DEFAULT_MAX_BYTES,
+      });
+      const notices: string[] = [];
+      if (run.stopped)
+        notices.push(`[stopped at ${limit} matches; pass a larger limit or narrow the pattern, path or glob]`);
+      if (truncation.truncated) notices.push(`[output cut at ${formatSize(DEFAULT_MAX_BYTES)}; narrow the search]`);
+      if (linesCut)
+        notices.push(`[lines longer than ${MAX_LINE_CHARS} characters were cut; use read to see them whole]`);
+      if (run.exitCode === 2) notices.push(`[some files could not be searched: ${run.stderr.split("\n")[0]}]`);
+      const text = notices.length > 0 ? `${truncation.text}\n\n${notices.join("\n")}` : truncation.text;
+      return {
+        content: [{ type: "text", text }],
+        details: { matchCount, limitReached: run.stopped, linesCut, outputTruncated: truncation.truncated },
+      };
+    },
+  };
+}
+
+function ripgrepFailure(stderr: string): string {
+  if (/regex parse error|error parsing|unclosed|unrecognized escape/i.test(stderr)) {
+    return `The pattern is not a valid regular expression: ${stderr}\nFix it, or pass literal=true to search for the text as-is.`;
+  }
+  return `The search failed: ${stderr || "ripgrep exited with an error"}. Check the path and glob.`;
+}

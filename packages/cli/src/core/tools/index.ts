@@ -1,0 +1,99 @@
+/**
+ * The coding tools: read, write, edit, bash, ls, grep, find. `createCodingTools` wires them to one
+ * path policy, read-state and file queue, as a session needs; each `create*Tool` is exported for
+ * callers that want a single tool or their own I/O.
+ */
+import type { AnyAgentTool } from "@gyre/agent";
+import { type BashToolOptions, createBashTool } from "./bash-tool.js";
+import { createEditTool } from "./edit-tool.js";
+import { createFileQueue, type FileQueue } from "./file-queue.js";
+import { createFindTool } from "./find-tool.js";
+import { createGrepTool } from "./grep-tool.js";
+import { createLsTool } from "./ls-tool.js";
+import { createPathPolicy } from "./path-policy.js";
+import { createReadState, type ReadState } from "./read-state.js";
+import { createReadTool } from "./read-tool.js";
+import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
+import { createWriteTool } from "./write-tool.js";
+
+export { type BashToolDetails, type BashToolOptions, createBashTool } from "./bash-tool.js";
+export { createEditTool, type EditToolDetails, type EditToolOptions, prepareEditArguments } from "./edit-tool.js";
+export { createFileQueue, type FileQueue } from "./file-queue.js";
+export { createFindTool, type FindToolDetails, type FindToolOptions } from "./find-tool.js";
+export { createGrepTool, type GrepToolDetails, type GrepToolOptions } from "./grep-tool.js";
+export { createLsTool, type LsToolDetails, type LsToolOptions } from "./ls-tool.js";
+export {
+  createPathPolicy,
+  isWithin,
+  type PathPolicy,
+  type PathPolicyOptions,
+  type ResolvedPath,
+} from "./path-policy.js";
+export { createReadState, type FileVersion, type ReadState } from "./read-state.js";
+export { createReadTool, type ReadToolDetails, type ReadToolOptions } from "./read-tool.js";
+export { createSafeEnv, SECRET_ENV_NAME } from "./safe-env.js";
+export { createNodeFileSystem, type ToolDirEntry, type ToolFileStat, type ToolFileSystem } from "./tool-fs.js";
+export { createWriteTool, type WriteToolDetails, type WriteToolOptions } from "./write-tool.js";
+
+/** Names of the built-in coding tools. */
+export type CodingToolName = "read" | "write" | "edit" | "bash" | "ls" | "grep" | "find";
+
+export const ALL_CODING_TOOL_NAMES: readonly CodingToolName[] = ["read", "write", "edit", "bash", "ls", "grep", "find"];
+/** The tools enabled when the user names none (DESIGN §5). */
+export const DEFAULT_CODING_TOOL_NAMES: readonly CodingToolName[] = ["read", "write", "edit", "bash"];
+
+export type CodingToolsOptions = {
+  /** The workspace root: paths resolve against it, bash runs in it. */
+  cwd: string;
+  /** Directories outside the workspace the user allowed (`--allow-path`, `allowedPaths` setting). */
+  allowedPaths?: readonly string[];
+  /** Which tools to create, in this order. Default: all seven. */
+  tools?: readonly CodingToolName[];
+  fs?: ToolFileSystem;
+  /** What `~` expands to. Default: the OS home directory. */
+  homeDir?: string;
+  /** Shared across tool sets when given; otherwise each set has its own. */
+  readState?: ReadState;
+  fileQueue?: FileQueue;
+  /** Passed to the bash tool (timeouts, shell, env, temp dir). */
+  bash?: Omit<BashToolOptions, "cwd">;
+  /** The rg binary for grep and find. Default: the one @vscode/ripgrep ships. */
+  rgPath?: string;
+};
+
+/** Creates the coding tools sharing one path policy, read-state and per-file write queue. */
+export function createCodingTools(options: CodingToolsOptions): AnyAgentTool[] {
+  const fs = options.fs ?? createNodeFileSystem();
+  const pathPolicy = createPathPolicy({
+    cwd: options.cwd,
+    allowedPaths: options.allowedPaths,
+    fs,
+    homeDir: options.homeDir,
+  });
+  const readState = options.readState ?? createReadState();
+  const fileQueue = options.fileQueue ?? createFileQueue();
+  const shared = { cwd: options.cwd, fs, pathPolicy };
+  const create = (name: CodingToolName): AnyAgentTool => {
+    switch (name) {
+      case "read":
+        return createReadTool({ ...shared, readState });
+      case "write":
+        return createWriteTool({ ...shared, readState, fileQueue });
+      case "edit":
+        return createEditTool({ ...shared, readState, fileQueue });
+      case "bash":
+        return createBashTool({ ...options.bash, cwd: options.cwd });
+      case "ls":
+        return createLsTool(shared);
+      case "grep":
+        return createGrepTool({ ...shared, rgPath: options.rgPath });
+      case "find":
+        return createFindTool({ ...shared, rgPath: options.rgPath });
+      default: {
+        const unknown: never = name;
+        throw new Error(`Unknown coding tool "${String(unknown)}". Known tools: ${ALL_CODING_TOOL_NAMES.join(", ")}.`);
+      }
+    }
+  };
+  return (options.tools ?? ALL_CODING_TOOL_NAMES).map(create);
+}

@@ -1,0 +1,74 @@
+/** The ls tool: a directory's entries, sorted, directories marked with "/", dotfiles included. */
+import type { AgentTool } from "@gyre/agent";
+import { Type } from "@sinclair/typebox";
+import { createPathPolicy, type PathPolicy } from "./path-policy.js";
+import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
+import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
+
+const lsParameters = Type.Object({
+  path: Type.Optional(Type.String({ description: "Directory to list. Default: the workspace root." })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, description: "Maximum number of entries (default 500)." })),
+});
+
+export type LsToolDetails = { path: string; totalEntries: number; shown: number; truncated: boolean };
+
+export type LsToolOptions = {
+  cwd: string;
+  fs?: ToolFileSystem;
+  pathPolicy?: PathPolicy;
+  allowedPaths?: readonly string[];
+  defaultLimit?: number;
+};
+
+/** Creates the ls tool. */
+export function createLsTool(options: LsToolOptions): AgentTool<typeof lsParameters, LsToolDetails> {
+  const fs = options.fs ?? createNodeFileSystem();
+  const policy = options.pathPolicy ?? createPathPolicy({ cwd: options.cwd, allowedPaths: options.allowedPaths, fs });
+  const defaultLimit = options.defaultLimit ?? 500;
+
+  return {
+    name: "ls",
+    label: "List",
+    description:
+      "List a directory: one entry per line, sorted, directories end with '/', hidden entries included. " +
+      `At most ${defaultLimit} entries unless you pass limit. Use find to search recursively.`,
+    parameters: lsParameters,
+    async execute(args, { signal }) {
+      signal.throwIfAborted();
+      const resolved = await policy.resolve(args.path ?? ".");
+      const shown = resolved.displayPath;
+      if (!resolved.exists) throw new Error(`Directory not found: ${shown}. List its parent to see what exists.`);
+      const stat = await fs.stat(resolved.realPath);
+      if (!stat.isDirectory) throw new Error(`${shown} is a file, not a directory. Use read to see its content.`);
+      const entries = await fs.readdir(resolved.realPath);
+      signal.throwIfAborted();
+      const names = entries
+        .map((entry) => (entry.isDirectory ? `${entry.name}/` : entry.name))
+        .sort((a, b) => {
+          const folded = a.toLowerCase().localeCompare(b.toLowerCase());
+          return folded !== 0 ? folded : a < b ? -1 : a > b ? 1 : 0;
+        });
+      if (names.length === 0) {
+        return {
+          content: [{ type: "text", text: `(${shown} is empty)` }],
+          details: { path: shown, totalEntries: 0, shown: 0, truncated: false },
+        };
+      }
+      const limit = args.limit ?? defaultLimit;
+      const truncation = truncateHead(names.slice(0, limit).join("\n"), {
+        maxLines: Number.POSITIVE_INFINITY,
+        maxBytes: DEFAULT_MAX_BYTES,
+      });
+      const truncated = names.length > limit || truncation.truncated;
+      let text = truncation.text;
+      if (truncated) {
+        const why = truncation.truncated ? ` (${formatSize(DEFAULT_MAX_BYTES)} limit)` : "";
+        text += `\n\n[${truncation.keptLines} of ${names.length} entries shown${why}; pass limit=${names.length} to see all, or use find]`;
+      }
+      return {
+        content: [{ type: "text", text }],
+        details: { path: shown, totalEntries: names.length, shown: truncation.keptLines, truncated },
+      };
+    },
+  };
+}

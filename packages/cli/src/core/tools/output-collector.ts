@@ -1,0 +1,116 @@
+/**
+ * Collects a command's output with bounded memory: everything is kept until it exceeds the
+ * limits, then the full output goes to a private temp file and only a rolling tail stays in
+ * memory. Writes to the file apply backpressure (`push` returns false) so a fast producer
+ * cannot pile up buffers.
+ */
+import { randomBytes } from "node:crypto";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { tmpdir } from "node:os";
+import * as nodePath from "node:path";
+import { utf8SafeStart } from "./truncate.js";
+
+export type OutputCollectorOptions = {
+  maxLines: number;
+  maxBytes: number;
+  /** Where the full-output file goes. Default: the OS temp directory. */
+  tempDir?: string;
+};
+
+export type CollectedOutput = {
+  /** The last bytes of output (at least `maxBytes` of them when there were that many), decoded. */
+  tail: string;
+  totalBytes: number;
+  totalLines: number;
+  /** The 0600 file holding the full output, when it exceeded the limits. */
+  fullOutputPath: string | undefined;
+  /** Why the full output could not be saved, if it could not. */
+  fullOutputError: string | undefined;
+};
+
+export type OutputCollector = {
+  /** Takes a chunk; false means "pause the producer until `onDrain`". */
+  push(chunk: Buffer): boolean;
+  onDrain(listener: () => void): void;
+  /** The decoded tail so far (for progress updates). */
+  peek(): string;
+  /** Flushes and closes the file; call once, after the last push. */
+  finish(): Promise<CollectedOutput>;
+};
+
+/** Creates a collector; it creates its temp file only when the output outgrows the limits. */
+export function createOutputCollector(options: OutputCollectorOptions): OutputCollector {
+  const keepBytes = options.maxBytes + 4096;
+  let tail: Buffer[] = [];
+  let tailBytes = 0;
+  let dropped = false;
+  let totalBytes = 0;
+  let newlines = 0;
+  let lastByte = 0x0a;
+  let file: WriteStream | undefined;
+  let fullOutputPath: string | undefined;
+  let fileError: string | undefined;
+
+  const spill = () => {
+    fullOutputPath = nodePath.join(options.tempDir ?? tmpdir(), `gyre-bash-${randomBytes(8).toString("hex")}.log`);
+    file = createWriteStream(fullOutputPath, { flags: "wx", mode: 0o600 });
+    file.on("error", (error) => {
+      fileError = error.message;
+      file = undefined;
+    });
+    for (const chunk of tail) file.write(chunk);
+  };
+
+  const decodeTail = () => {
+    const joined = Buffer.concat(tail, tailBytes);
+    return joined.subarray(dropped ? utf8SafeStart(joined, 0) : 0).toString("utf8");
+  };
+
+  return {
+    push(chunk) {
+      totalBytes += chunk.length;
+      for (let index = chunk.indexOf(0x0a); index !== -1; index = chunk.indexOf(0x0a, index + 1)) newlines++;
+      if (chunk.length > 0) lastByte = chunk[chunk.length - 1] ?? lastByte;
+      tail.push(chunk);
+      tailBytes += chunk.length;
+      let writable = true;
+      if (
+        file === undefined &&
+        fullOutputPath === undefined &&
+        (totalBytes > options.maxBytes || newlines > options.maxLines)
+      ) {
+        spill();
+      } else if (file !== undefined) {
+        writable = file.write(chunk);
+      }
+      while (tail.length > 1 && tailBytes - (tail[0]?.length ?? 0) >= keepBytes) {
+        tailBytes -= tail[0]?.length ?? 0;
+        tail = tail.slice(1);
+        dropped = true;
+      }
+      if (file?.writableNeedDrain) writable = false;
+      return writable;
+    },
+    onDrain(listener) {
+      if (file === undefined || !file.writableNeedDrain) listener();
+      else file.once("drain", listener);
+    },
+    peek: decodeTail,
+    async finish() {
+      if (file !== undefined) {
+        const stream = file;
+        await new Promise<void>((resolve) => {
+          stream.once("close", resolve);
+          stream.end();
+        });
+      }
+      return {
+        tail: decodeTail(),
+        totalBytes,
+        totalLines: newlines + (lastByte !== 0x0a ? 1 : 0),
+        fullOutputPath: fileError === undefined ? fullOutputPath : undefined,
+        fullOutputError: fileError,
+      };
+    },
+  };
+}

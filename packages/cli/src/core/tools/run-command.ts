@@ -1,0 +1,180 @@
+/**
+ * Runs one shell command in its own process group and collects its merged output. Returns when
+ * the shell exits, even if a background child still holds the output pipe.
+ */
+import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { type CollectedOutput, createOutputCollector } from "./output-collector.js";
+import { type Termination, terminateProcessGroup } from "./process-group.js";
+import { formatSize, truncateTail } from "./truncate.js";
+
+export type RunCommandOptions = {
+  command: string;
+  cwd: string;
+  shell: string;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  timeoutMs: number;
+  killGraceMs: number;
+  tempDir: string | undefined;
+  maxLines: number;
+  maxBytes: number;
+  updateIntervalMs: number;
+  /** Receives the tail of the output so far, at most once per `updateIntervalMs`. */
+  onOutput: ((text: string) => void) | undefined;
+};
+
+export type CommandOutcome = {
+  exitCode: number | null;
+  exitSignal: NodeJS.Signals | null;
+  durationMs: number;
+  timedOut: boolean;
+  aborted: boolean;
+  /** Set when the tool had to end the process group. */
+  termination: Termination | undefined;
+  output: CollectedOutput;
+};
+
+/** After the shell exits, how long to keep reading while the pipe stays busy / at most. */
+const DRAIN_IDLE_MS = 30;
+const DRAIN_MAX_MS = 500;
+
+/** Runs the command; rejects only when the shell cannot be started. */
+export async function runCommand(options: RunCommandOptions): Promise<CommandOutcome> {
+  const started = performance.now();
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const stop = AbortSignal.any([options.signal, timeout]);
+  const child = spawn(options.shell, ["-c", options.command], {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const collector = createOutputCollector(options);
+  const streams = [child.stdout, child.stderr].filter((stream): stream is Readable => stream !== null);
+  let lastData = performance.now();
+  let updateTimer: NodeJS.Timeout | undefined;
+  const onData = (chunk: Buffer) => {
+    lastData = performance.now();
+    if (!collector.push(chunk)) {
+      for (const stream of streams) stream.pause();
+      collector.onDrain(() => {
+        for (const stream of streams) stream.resume();
+      });
+    }
+    if (options.onOutput !== undefined && updateTimer === undefined) {
+      updateTimer = setTimeout(() => {
+        updateTimer = undefined;
+        options.onOutput?.(formatTail(collector.peek(), options).text);
+      }, options.updateIntervalMs);
+    }
+  };
+  for (const stream of streams) stream.on("data", onData);
+
+  let termination: Promise<Termination> | undefined;
+  const onStop = () => {
+    if (child.pid !== undefined) termination ??= terminateProcessGroup(child.pid, options.killGraceMs);
+  };
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+  stop.addEventListener("abort", onStop, { once: true });
+  if (stop.aborted) onStop();
+  let exit: { code: number | null; signal: NodeJS.Signals | null };
+  try {
+    exit = await exited;
+  } catch (error) {
+    stop.removeEventListener("abort", onStop);
+    throw new Error(
+      `Could not start ${options.shell} in ${options.cwd}: ${(error as Error).message}. Check that bash is installed and the workspace exists.`,
+    );
+  }
+  stop.removeEventListener("abort", onStop);
+  const ended = await termination;
+  await drainAfterExit(streams, () => lastData);
+  for (const stream of streams) {
+    stream.off("data", onData);
+    stream.destroy();
+  }
+  clearTimeout(updateTimer);
+  return {
+    exitCode: exit.code,
+    exitSignal: exit.signal,
+    durationMs: Math.round(performance.now() - started),
+    timedOut: timeout.aborted && !options.signal.aborted,
+    aborted: options.signal.aborted,
+    termination: ended,
+    output: await collector.finish(),
+  };
+}
+
+/** Waits for the pipes to end, or for them to go quiet (a background child may keep them open). */
+function drainAfterExit(streams: Readable[], lastData: () => number): Promise<void> {
+  const open = streams.filter((stream) => !stream.readableEnded && !stream.destroyed);
+  if (open.length === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const deadline = performance.now() + DRAIN_MAX_MS;
+    let remaining = open.length;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    for (const stream of open) {
+      stream.once("end", () => {
+        remaining--;
+        if (remaining === 0) finish();
+      });
+    }
+    const check = () => {
+      const now = performance.now();
+      // A stream paused for backpressure still has output to give: never cut it off.
+      const paused = open.some((stream) => stream.isPaused());
+      if (!paused && (now >= deadline || now - lastData() >= DRAIN_IDLE_MS)) finish();
+      else timer = setTimeout(check, DRAIN_IDLE_MS);
+    };
+    timer = setTimeout(check, DRAIN_IDLE_MS);
+  });
+}
+
+/** The tail of the output within the limits (whole lines; a single giant line is cut). */
+export function formatTail(raw: string, limits: { maxLines: number; maxBytes: number }) {
+  const clean = cleanOutput(raw);
+  const truncation = truncateTail(clean, limits);
+  if (truncation.keptLines === 0 && clean.length > 0) {
+    return { ...truncation, text: clean.slice(-limits.maxBytes), keptLines: 1 };
+  }
+  return truncation;
+}
+
+/** The text shown to the model: output tail plus a notice when anything was cut. */
+export function formatBashOutput(outcome: CommandOutcome, limits: { maxLines: number; maxBytes: number }) {
+  const { output } = outcome;
+  const tail = formatTail(output.tail, limits);
+  const truncated = output.fullOutputPath !== undefined || output.fullOutputError !== undefined || tail.truncated;
+  const body = tail.text.endsWith("\n") ? tail.text.slice(0, -1) : tail.text;
+  let text = body.length > 0 ? body : "(no output)";
+  if (truncated) {
+    const where =
+      output.fullOutputPath !== undefined
+        ? `full output (${formatSize(output.totalBytes)}) saved to ${output.fullOutputPath}; read or grep it for more`
+        : `the full output could not be saved (${output.fullOutputError ?? "unknown error"})`;
+    text += `\n\n[showing the last ${tail.keptLines} of ${output.totalLines} lines; ${where}]`;
+  }
+  return { text, truncated };
+}
+
+/** Removes ANSI escapes and carriage-return overwrites (progress bars) that only waste tokens. */
+function cleanOutput(text: string): string {
+  const noEscapes = text.replace(/\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g, "");
+  return noEscapes
+    .split("\n")
+    .map((line) => {
+      const trimmed = line.endsWith("\r") ? line.slice(0, -1) : line;
+      const lastReturn = trimmed.lastIndexOf("\r");
+      return lastReturn === -1 ? trimmed : trimmed.slice(lastReturn + 1);
+    })
+    .join("\n")
+    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "");
+}

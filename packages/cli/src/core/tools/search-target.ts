@@ -1,0 +1,39 @@
+/** Where grep and find run ripgrep, so its output paths can be shown relative to the workspace. */
+import * as nodePath from "node:path";
+import type { PathPolicy } from "./path-policy.js";
+import type { ToolFileSystem } from "./tool-fs.js";
+
+export type SearchTarget = {
+  /** Directory rg runs in (globs are relative to it). */
+  cwd: string;
+  /** The path argument for rg ("." or a file name). */
+  argument: string;
+  /** Prefix that turns an rg output path into a workspace-relative (or absolute) one; "" at the root. */
+  displayPrefix: string;
+  displayPath: string;
+};
+
+/** Resolves `path` (default the workspace) through the policy; throws when missing or refused. */
+export async function resolveSearchTarget(
+  policy: PathPolicy,
+  fs: ToolFileSystem,
+  path: string | undefined,
+): Promise<SearchTarget> {
+  const resolved = await policy.resolve(path ?? ".");
+  if (!resolved.exists) throw new Error(`Path not found: ${resolved.displayPath}. Use ls to see what exists.`);
+  const stat = await fs.stat(resolved.realPath);
+  const directory = stat.isDirectory ? resolved.realPath : nodePath.dirname(resolved.realPath);
+  const directoryDisplay = await policy.display(directory);
+  return {
+    cwd: directory,
+    argument: stat.isDirectory ? "." : nodePath.basename(resolved.realPath),
+    displayPrefix: directoryDisplay === "." ? "" : `${directoryDisplay}/`,
+    displayPath: resolved.displayPath,
+  };
+}
+
+/** Turns a path rg printed (relative to the target's cwd) into one the model can pass to read. */
+export function displayResultPath(target: SearchTarget, rgPath: string): string {
+  const relative = rgPath.startsWith("./") ? rgPath.slice(2) : rgPath;
+  return target.displayPrefix + relative;
+}
