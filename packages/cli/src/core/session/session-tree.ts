@@ -32,27 +32,34 @@ export class SessionTree {
 
   /** Adds a line known only by its tree fields; it is parsed when first needed. */
   addRange(prefix: { type: string; id: string; parentId: string | null }, line: number, start: number, end: number) {
-    this.push(prefix.id, prefix.parentId, prefix.type, line, undefined);
-    this.starts[this.starts.length - 1] = start;
-    this.ends[this.ends.length - 1] = end;
+    this.push({ id: prefix.id, parentId: prefix.parentId, type: prefix.type, line, start, end });
   }
 
   /** Adds a parsed entry (appended in this process, or a line that needed a full parse). */
   addEntry(entry: SessionEntry, line = 0): void {
-    this.push(entry.id, entry.parentId, entry.type, line, entry);
+    this.push({ id: entry.id, parentId: entry.parentId, type: entry.type, line, start: 0, end: 0, entry });
   }
 
-  private push(id: string, parentId: string | null, type: string, line: number, entry: SessionEntry | undefined) {
+  private push(row: {
+    id: string;
+    parentId: string | null;
+    type: string;
+    line: number;
+    start: number;
+    end: number;
+    entry?: SessionEntry;
+  }) {
+    const { id, line } = row;
     if (this.byId.has(id)) this.problems.push({ line, message: `entry id ${id} appears twice; the later line wins` });
     this.byId.set(id, this.ids.length);
     this.ids.push(id);
-    this.parentIds.push(parentId);
-    this.types.push(type);
+    this.parentIds.push(row.parentId);
+    this.types.push(row.type);
     this.lineNumbers.push(line);
-    this.starts.push(0);
-    this.ends.push(0);
-    this.cache.push(entry);
-    if (type === "label" || type === "session_info") this.applyMetadata(this.ids.length - 1);
+    this.starts.push(row.start);
+    this.ends.push(row.end);
+    this.cache.push(row.entry);
+    if (row.type === "label" || row.type === "session_info") this.applyMetadata(this.ids.length - 1);
   }
 
   private applyMetadata(index: number): void {
