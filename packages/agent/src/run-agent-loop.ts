@@ -48,12 +48,13 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     result = value;
     wake?.();
   });
+  let current: (typeof queue)[number] | undefined;
   try {
     while (true) {
-      const next = queue.shift();
-      if (next) {
-        yield next.event;
-        next.taken();
+      current = queue.shift();
+      if (current) {
+        yield current.event;
+        current.taken();
       } else if (result) {
         return result;
       } else {
@@ -67,6 +68,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     if (!result) {
       // The consumer stopped early: abort, and drain the rest of the run without a reader.
       controller.abort();
+      current?.taken();
       for (const item of queue.splice(0)) item.taken();
       wake = () => {
         for (const item of queue.splice(0)) item.taken();

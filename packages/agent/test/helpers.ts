@@ -5,7 +5,14 @@ import type { AssistantMessage, ToolCall, ToolResultMessage } from "@gyre/ai";
 import { Type } from "@sinclair/typebox";
 import { expect } from "vitest";
 import { runAgentLoop } from "../src/run-agent-loop.js";
-import type { AgentEvent, AgentLoopOptions, AgentMessage, AgentRunResult, AgentTool } from "../src/types.js";
+import type {
+  AgentEvent,
+  AgentLoopOptions,
+  AgentMessage,
+  AgentRunResult,
+  AgentToolResult,
+  AnyAgentTool,
+} from "../src/types.js";
 
 /** Runs the loop to its end and returns every event and the result. */
 export async function collect(options: AgentLoopOptions): Promise<{ events: AgentEvent[]; result: AgentRunResult }> {
@@ -27,7 +34,7 @@ export function defer<T = void>(): { promise: Promise<T>; resolve: (value: T) =>
   return { promise, resolve };
 }
 
-export const addTool: AgentTool = {
+export const addTool: AnyAgentTool = {
   name: "add",
   label: "Add",
   description: "Adds two numbers.",
@@ -45,6 +52,11 @@ export function textOf(message: AgentMessage | AssistantMessage | ToolResultMess
   if (!message) return "";
   if (typeof message.content === "string") return message.content;
   return message.content.map((block) => ("text" in block ? block.text : "")).join("");
+}
+
+/** The text blocks of a tool result's content, joined. */
+export function contentText(content: AgentToolResult["content"]): string {
+  return content.map((block) => (block.type === "text" ? block.text : "")).join("");
 }
 
 export function resultsOf(messages: AgentMessage[]): ToolResultMessage[] {
