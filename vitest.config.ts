@@ -14,6 +14,7 @@ export default defineConfig({
   test: {
     include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "scripts/**/*.test.ts"],
     reporters: ["default", "./scripts/summary-reporter.ts"],
+    globalSetup: ["./scripts/vitest-global-setup.ts"],
     testTimeout: 20_000,
     pool: "forks",
   },

@@ -1,0 +1,159 @@
+import type { Readable, Writable } from "node:stream";
+import { getModel, getModels, getProvider, getProviders, type ThinkingLevel } from "@gyre/ai";
+import type { AgentSession } from "../../core/agent-session.js";
+import { SessionManager } from "../../core/session/session-manager.js";
+import { resolveSessionArgument } from "../../core/session/session-store.js";
+import { readLines, writeJsonLine } from "./jsonl.js";
+import { parseRpcCommand, type RpcCommand, type RpcResponse } from "./rpc-types.js";
+
+export type RpcModeOptions = {
+  session: AgentSession;
+  cwd: string;
+  sessionsDir: string;
+  env: NodeJS.ProcessEnv;
+  stdin: Readable;
+  stdout: Writable;
+};
+
+const thinkingLevels: ThinkingLevel[] = ["off", "low", "medium", "high"];
+
+/**
+ * RPC mode: JSONL commands on stdin, one response per command and every event on stdout
+ * (nothing else ever goes to stdout). A bad line gets an error response and serving goes on.
+ * EOF on stdin aborts work in progress, persists the session and resolves with exit code 0.
+ */
+export function runRpcMode(options: RpcModeOptions): Promise<number> {
+  const { session, stdout } = options;
+  const respond = (response: Omit<RpcResponse, "type">) => writeJsonLine(stdout, { type: "response", ...response });
+  session.subscribe((event) => writeJsonLine(stdout, event));
+  let queue: Promise<void> = Promise.resolve();
+  return new Promise((resolve) => {
+    readLines(
+      options.stdin,
+      (line) => {
+        const parsed = parseRpcCommand(line);
+        if (!parsed.ok) {
+          respond({
+            ...(parsed.id ? { id: parsed.id } : {}),
+            command: parsed.command ?? "parse",
+            success: false,
+            error: parsed.error,
+          });
+          return;
+        }
+        const command = parsed.value;
+        const base = { ...(command.id ? { id: command.id } : {}), command: command.type };
+        // Commands run in arrival order; a prompt only waits for its start, not its end.
+        queue = queue.then(async () => {
+          try {
+            const data = await handleCommand(command, options);
+            respond({ ...base, success: true, ...(data !== undefined ? { data } : {}) });
+          } catch (error) {
+            respond({ ...base, success: false, error: (error as Error).message });
+          }
+        });
+      },
+      () => {
+        void queue.then(async () => {
+          await session.dispose();
+          resolve(0);
+        });
+      },
+    );
+  });
+}
+
+async function handleCommand(command: RpcCommand, options: RpcModeOptions): Promise<unknown> {
+  const { session } = options;
+  switch (command.type) {
+    case "prompt": {
+      if (session.isRunning) {
+        if (command.streamingBehavior === "steer") return session.steer(command.message);
+        if (command.streamingBehavior === "followUp") return session.followUp(command.message);
+        throw new Error('The agent is busy; send the prompt with "streamingBehavior": "steer" or "followUp".');
+      }
+      void session.prompt(command.message, command.images ?? []).catch(() => {});
+      return undefined;
+    }
+    case "steer":
+      return session.steer(command.message);
+    case "follow_up":
+      return session.followUp(command.message);
+    case "abort":
+      session.abort();
+      await session.agent.waitForIdle();
+      return undefined;
+    case "get_state":
+      return describeState(session);
+    case "get_messages":
+      return { messages: session.messages };
+    case "set_model": {
+      if (!getProvider(command.provider)) throw new Error(`Unknown provider "${command.provider}".`);
+      const envName = getProvider(command.provider)?.apiKeyEnv;
+      session.setModel(getModel(command.provider, command.modelId), envName ? options.env[envName] : undefined);
+      return describeState(session);
+    }
+    case "get_available_models":
+      return {
+        models: getProviders().flatMap((provider) =>
+          getModels(provider.name).map((model) => ({ provider: model.provider, id: model.id, name: model.name })),
+        ),
+      };
+    case "set_thinking_level":
+      if (!thinkingLevels.includes(command.level))
+        throw new Error(`level must be one of ${thinkingLevels.join(", ")}.`);
+      session.setThinkingLevel(command.level);
+      return undefined;
+    case "new_session":
+      assertIdle(session, "start a new session");
+      await session.switchStore(SessionManager.create({ sessionsDir: options.sessionsDir, cwd: options.cwd }));
+      return { sessionId: session.sessionId };
+    case "compact":
+      assertIdle(session, "compact");
+      return { compacted: await session.compact("manual", command.customInstructions) };
+    case "get_session_stats":
+      return session.getStats();
+    case "fork": {
+      assertIdle(session, "fork");
+      if (command.entryId) session.session.branch(command.entryId);
+      const forked = await session.session.fork();
+      await session.switchStore(forked);
+      return { sessionId: forked.id, sessionFile: forked.path };
+    }
+    case "switch_session": {
+      assertIdle(session, "switch sessions");
+      const path = await resolveSessionArgument({
+        sessionsDir: options.sessionsDir,
+        cwd: options.cwd,
+        value: command.sessionPath,
+      });
+      await session.switchStore(await SessionManager.open(path));
+      return { sessionId: session.sessionId, sessionFile: session.sessionFile };
+    }
+    case "get_last_assistant_text":
+      return { text: session.getLastAssistantText() ?? null };
+    case "ui_response":
+      throw new Error(`No question with id "${command.requestId}" is waiting for an answer.`);
+    default: {
+      const never: never = command;
+      throw new Error(`Unhandled command ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function describeState(session: AgentSession) {
+  const state = session.agent.state;
+  return {
+    model: { provider: state.model.provider, id: state.model.id },
+    thinkingLevel: state.thinkingLevel,
+    isRunning: state.isRunning,
+    sessionId: session.sessionId,
+    sessionFile: session.sessionFile ?? null,
+    messageCount: state.messages.length,
+    pendingToolCalls: [...state.pendingToolCalls],
+  };
+}
+
+function assertIdle(session: AgentSession, action: string): void {
+  if (session.isRunning) throw new Error(`The agent is running; abort first to ${action}.`);
+}

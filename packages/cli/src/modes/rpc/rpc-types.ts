@@ -1,0 +1,108 @@
+/**
+ * The RPC wire (DESIGN §5): JSONL commands on stdin; one `response` per command (with its `id`)
+ * and every event on stdout. Plain JSON only.
+ */
+import type { ImageContent, ThinkingLevel } from "@gyre/ai";
+
+export type RpcCommand =
+  | { id?: string; type: "prompt"; message: string; images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }
+  | { id?: string; type: "steer"; message: string }
+  | { id?: string; type: "follow_up"; message: string }
+  | { id?: string; type: "abort" }
+  | { id?: string; type: "get_state" }
+  | { id?: string; type: "get_messages" }
+  | { id?: string; type: "set_model"; provider: string; modelId: string }
+  | { id?: string; type: "get_available_models" }
+  | { id?: string; type: "set_thinking_level"; level: ThinkingLevel }
+  | { id?: string; type: "new_session" }
+  | { id?: string; type: "compact"; customInstructions?: string }
+  | { id?: string; type: "get_session_stats" }
+  | { id?: string; type: "fork"; entryId?: string }
+  | { id?: string; type: "switch_session"; sessionPath: string }
+  | { id?: string; type: "get_last_assistant_text" }
+  | { id?: string; type: "ui_response"; requestId: string; value?: unknown; cancelled?: boolean };
+
+export type RpcCommandType = RpcCommand["type"];
+
+export type RpcResponse = {
+  type: "response";
+  id?: string;
+  command: string;
+  success: boolean;
+  data?: unknown;
+  error?: string;
+};
+
+/** A question from an extension to the client (confirm / select / input); answered with `ui_response`. */
+export type RpcUiRequest = {
+  type: "ui_request";
+  requestId: string;
+  method: "confirm" | "select" | "input";
+  title: string;
+  message?: string;
+  options?: string[];
+  placeholder?: string;
+};
+
+export const rpcCommandTypes: readonly RpcCommandType[] = [
+  "prompt",
+  "steer",
+  "follow_up",
+  "abort",
+  "get_state",
+  "get_messages",
+  "set_model",
+  "get_available_models",
+  "set_thinking_level",
+  "new_session",
+  "compact",
+  "get_session_stats",
+  "fork",
+  "switch_session",
+  "get_last_assistant_text",
+  "ui_response",
+];
+
+export type ParsedCommand =
+  | { ok: true; value: RpcCommand }
+  | { ok: false; error: string; id?: string; command?: string };
+
+/** Parses one input line into a command, or an error naming what is wrong. Never throws. */
+export function parseRpcCommand(line: string): ParsedCommand {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return { ok: false, error: `Invalid JSON: ${(error as Error).message}` };
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    return { ok: false, error: "A command must be a JSON object with a string `type`." };
+  }
+  const record = value as Record<string, unknown>;
+  const id = typeof record.id === "string" ? record.id : undefined;
+  const type = record.type;
+  if (typeof type !== "string") return { ok: false, error: "A command needs a string `type`.", ...(id ? { id } : {}) };
+  if (!(rpcCommandTypes as readonly string[]).includes(type)) {
+    return {
+      ok: false,
+      error: `Unknown command "${type}"; known commands: ${rpcCommandTypes.join(", ")}.`,
+      command: type,
+      ...(id ? { id } : {}),
+    };
+  }
+  const needsString: Record<string, string[]> = {
+    prompt: ["message"],
+    steer: ["message"],
+    follow_up: ["message"],
+    set_model: ["provider", "modelId"],
+    set_thinking_level: ["level"],
+    switch_session: ["sessionPath"],
+    ui_response: ["requestId"],
+  };
+  for (const field of needsString[type] ?? []) {
+    if (typeof record[field] !== "string") {
+      return { ok: false, error: `"${type}" needs a string "${field}".`, command: type, ...(id ? { id } : {}) };
+    }
+  }
+  return { ok: true, value: record as RpcCommand };
+}

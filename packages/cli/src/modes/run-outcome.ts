@@ -1,0 +1,24 @@
+import type { AgentEndReason } from "@gyre/agent";
+import type { AgentSession } from "../core/agent-session.js";
+
+/** A sentence describing why a run failed, or undefined when it succeeded. */
+export function describeRunFailure(session: AgentSession, reason: AgentEndReason): string | undefined {
+  switch (reason) {
+    case "stop":
+    case "terminate":
+    case "stop_after_turn":
+      return undefined;
+    case "budget":
+      return session.lastBudgetReason ?? "A budget ended the run.";
+    case "aborted":
+      return "The run was aborted.";
+    case "error": {
+      const error = session.agent.state.error ?? "The model call failed.";
+      return `The model call failed: ${error}`;
+    }
+    default: {
+      const never: never = reason;
+      return `The run ended unexpectedly (${String(never)}).`;
+    }
+  }
+}
