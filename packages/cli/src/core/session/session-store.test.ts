@@ -1,0 +1,64 @@
+import { utimes } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { tempDir, userMessage } from "../../../test/session/helpers.js";
+import { SessionManager } from "./session-manager.js";
+import { cwdSlug } from "./session-paths.js";
+import { findNewestSession, listSessions, resolveSessionArgument } from "./session-store.js";
+
+async function makeSession(sessionsDir: string, cwd: string, text: string, mtime: number) {
+  const session = SessionManager.create({ sessionsDir, cwd });
+  session.appendMessage(userMessage(text));
+  await session.close();
+  const path = session.path as string;
+  await utimes(path, mtime, mtime);
+  return { path, id: session.id };
+}
+
+describe("finding sessions", () => {
+  it("makes distinct, readable folder names for working directories", () => {
+    expect(cwdSlug("/home/me/project")).toMatch(/^home-me-project-[0-9a-f]{8}$/);
+    expect(cwdSlug("/a/b-c")).not.toBe(cwdSlug("/a-b/c"));
+  });
+
+  it("finds the newest session of a cwd and lists sessions newest first", async () => {
+    const sessionsDir = await tempDir();
+    const old = await makeSession(sessionsDir, "/p", "first task", 1_000);
+    const recent = await makeSession(sessionsDir, "/p", "second   task\nwith lines", 2_000);
+    const other = await makeSession(sessionsDir, "/q", "elsewhere", 3_000);
+    expect(await findNewestSession({ sessionsDir, cwd: "/p" })).toBe(recent.path);
+    expect(await findNewestSession({ sessionsDir, cwd: "/nowhere" })).toBeUndefined();
+    const listed = await listSessions({ sessionsDir, cwd: "/p" });
+    expect(listed.map((s) => [s.path, s.firstMessage])).toEqual([
+      [recent.path, "second task with lines"],
+      [old.path, "first task"],
+    ]);
+    expect(listed[0]?.created).toBeInstanceOf(Date);
+    const all = await listSessions({ sessionsDir });
+    expect(all.map((s) => s.id)).toEqual([other.id, recent.id, old.id]);
+  });
+
+  it("lists a session's name", async () => {
+    const sessionsDir = await tempDir();
+    const session = SessionManager.create({ sessionsDir, cwd: "/p" });
+    session.appendMessage(userMessage("hi"));
+    session.setName("old name");
+    session.setName("new name");
+    await session.close();
+    expect((await listSessions({ sessionsDir, cwd: "/p" }))[0]?.name).toBe("new name");
+  });
+
+  it("resolves a path or an id prefix, and explains misses and ambiguity", async () => {
+    const sessionsDir = await tempDir();
+    const one = await makeSession(sessionsDir, "/p", "a", 1_000);
+    await makeSession(sessionsDir, "/q", "b", 1_000);
+    expect(await resolveSessionArgument({ sessionsDir, cwd: "/p", value: one.id.slice(0, 8) })).toBe(one.path);
+    expect(await resolveSessionArgument({ sessionsDir, cwd: "/", value: one.path })).toBe(one.path);
+    await expect(resolveSessionArgument({ sessionsDir, cwd: "/p", value: "zzzz" })).rejects.toThrow(
+      /No session id starts with "zzzz"/,
+    );
+    await expect(resolveSessionArgument({ sessionsDir, cwd: "/p", value: "" })).rejects.toThrow(/Give a session/);
+    await expect(resolveSessionArgument({ sessionsDir, cwd: "/p", value: "./none.jsonl" })).rejects.toThrow(
+      /No session file at \/p\/none.jsonl/,
+    );
+  });
+});
