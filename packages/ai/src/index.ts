@@ -19,6 +19,8 @@ export {
   type ProviderInfo,
   registerProvider,
 } from "./models.js";
+export { streamAnthropicMessages } from "./providers/anthropic-messages/stream.js";
+export { streamGoogleGemini } from "./providers/google-gemini/stream.js";
 export { streamOpenAICompletions } from "./providers/openai-completions/stream.js";
 export { streamOpenAIResponses } from "./providers/openai-responses/stream.js";
 export { parsePartialJson, reduceAssistantMessage } from "./reduce-message.js";
