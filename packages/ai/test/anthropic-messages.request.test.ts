@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { complete } from "../src/index.js";
 import { streamAnthropicMessages } from "../src/providers/anthropic-messages/stream.js";
 import type { AssistantMessage, Context, Model, Usage } from "../src/types.js";
 import { type LocalServer, loadFixtureBody, startLocalServer, writeChunks } from "./helpers/local-server.js";
@@ -226,5 +227,16 @@ describe("anthropic-messages request", () => {
     } finally {
       if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
     }
+  });
+  it("is what the package's stream() uses for the anthropic-messages API", async () => {
+    const before = server.requests.length;
+    const message = await complete(
+      model,
+      { messages: [{ role: "user", content: "hi", timestamp: 0 }] },
+      { apiKey: "k" },
+    );
+    expect(message.api).toBe("anthropic-messages");
+    expect(message.stopReason).toBe("stop");
+    expect(server.requests.length).toBe(before + 1);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { complete } from "../src/index.js";
 import type { SignedTextContent } from "../src/providers/google-gemini/convert-messages.js";
 import { streamGoogleGemini } from "../src/providers/google-gemini/stream.js";
 import type { AssistantMessage, Context, Model, Usage } from "../src/types.js";
@@ -230,5 +231,16 @@ describe("google-gemini request", () => {
       if (saved[0] !== undefined) process.env.GEMINI_API_KEY = saved[0];
       if (saved[1] !== undefined) process.env.GOOGLE_API_KEY = saved[1];
     }
+  });
+  it("is what the package's stream() uses for the google-gemini API", async () => {
+    const before = server.requests.length;
+    const message = await complete(
+      baseModel,
+      { messages: [{ role: "user", content: "hi", timestamp: 0 }] },
+      { apiKey: "k" },
+    );
+    expect(message.api).toBe("google-gemini");
+    expect(message.stopReason).toBe("stop");
+    expect(server.requests.length).toBe(before + 1);
   });
 });
