@@ -285,7 +285,7 @@ describe("openai-completions replays every recorded stream", () => {
       assertExpected(whole.message, expected);
       expect(whole.events[0]?.type).toBe("start");
       expect(whole.events.at(-1)?.type).toBe(expected.stopReason === "error" ? "error" : "done");
-      for (const mode of ["bytes", "seed-1", "seed-7", "seed-42"]) {
+      for (const mode of ["bytes", "seed-1", "seed-42"]) {
         const again = await replay(fixture, mode);
         expect(comparable(again.message)).toEqual(comparable(whole.message));
         expect(again.events.map((event) => event.type).join()).toBe(whole.events.map((event) => event.type).join());

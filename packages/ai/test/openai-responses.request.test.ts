@@ -177,4 +177,37 @@ describe("openai-responses request", () => {
     expect(body.reasoning).toBeUndefined();
     expect(server.requests[1]?.headers.authorization).toBeUndefined();
   });
+
+  it("joins reasoning summary parts as paragraphs and maps an incomplete response to length", async () => {
+    const events = [
+      { type: "response.output_item.added", output_index: 0, item: { type: "reasoning", id: "rs_1", summary: [] } },
+      { type: "response.reasoning_summary_text.delta", output_index: 0, summary_index: 0, delta: "First." },
+      { type: "response.reasoning_summary_text.delta", output_index: 0, summary_index: 1, delta: "Second." },
+      { type: "response.output_item.added", output_index: 1, item: { type: "message", id: "msg_1", content: [] } },
+      { type: "response.output_text.delta", output_index: 1, delta: "Trunc" },
+      {
+        type: "response.incomplete",
+        response: {
+          id: "resp_1",
+          status: "incomplete",
+          incomplete_details: { reason: "max_output_tokens" },
+          usage: { input_tokens: 5, output_tokens: 7, input_tokens_details: { cached_tokens: 0 } },
+        },
+      },
+    ];
+    const body = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join("");
+    const server = await startLocalServer(async (_request, response) => {
+      await writeChunks(response, [Buffer.from(body)], "text/event-stream");
+    });
+    servers.push(server);
+    const message = await complete(model(server), { messages: [{ role: "user", content: "hi", timestamp: 1 }] });
+    expect(message.stopReason).toBe("length");
+    expect(message.rawStopReason).toBe("max_output_tokens");
+    expect(message.responseId).toBe("resp_1");
+    expect(message.content).toMatchObject([
+      { type: "thinking", thinking: "First.\n\nSecond." },
+      { type: "text", text: "Trunc" },
+    ]);
+    expect(message.usage).toMatchObject({ input: 5, output: 7, totalTokens: 12 });
+  });
 });
