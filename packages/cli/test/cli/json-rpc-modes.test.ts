@@ -132,7 +132,7 @@ describe("gyre --mode rpc", () => {
     await client.send({ type: "prompt", message: "long one" });
     await started;
     expect((await client.send({ type: "abort" })).success).toBe(true);
-    const end = (await aborted) as { messages: { role: string; stopReason?: string }[] };
+    const end = (await aborted) as unknown as { messages: { role: string; stopReason?: string }[] };
     expect(end.messages.find((message) => message.role === "assistant")?.stopReason).toBe("aborted");
     await hanging.close();
   });
