@@ -126,10 +126,11 @@ describe("anthropic-messages request", () => {
     });
     expect(request?.body).toEqual({
       model: "claude-sonnet-4-5",
-      // The 8192-token thinking budget needs room for the 4000-token answer.
-      max_tokens: 12_192,
+      // The medium budget (8192) leaves no room for an answer within the model's 8192-token
+      // limit: max_tokens is raised to the limit and the budget shrinks to fit.
+      max_tokens: 8192,
       stream: true,
-      thinking: { type: "enabled", budget_tokens: 8192 },
+      thinking: { type: "enabled", budget_tokens: 7168 },
       system: [{ type: "text", text: "You are terse.", cache_control: { type: "ephemeral" } }],
       tools: [
         {
@@ -181,6 +182,17 @@ describe("anthropic-messages request", () => {
         },
       ],
     });
+  });
+
+  it("raises max_tokens above the thinking budget when the model allows it", async () => {
+    await streamAnthropicMessages(
+      { ...model, maxTokens: 64_000 },
+      { messages: [{ role: "user", content: "hi", timestamp: 0 }] },
+      { apiKey: "k", thinking: "high", maxTokens: 4000 },
+    ).result();
+    const body = server.requests.at(-1)?.body as Record<string, unknown>;
+    expect(body.max_tokens).toBe(20_384);
+    expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 16_384 });
   });
 
   it("sends temperature and no thinking when thinking is off", async () => {

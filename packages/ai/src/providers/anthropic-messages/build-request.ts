@@ -12,8 +12,8 @@ export const anthropicThinkingBudgets: Record<Exclude<ThinkingLevel, "off">, num
 /**
  * Builds the `/v1/messages` request body. `max_tokens` is required by the API: options first,
  * then the model's limit. Thinking is enabled only for reasoning models when a level other than
- * `off` is asked for; then `temperature` is omitted (the API rejects it with thinking) and
- * `max_tokens` is raised when needed so the budget leaves room for the answer.
+ * `off` is asked for; then `temperature` is omitted (the API rejects it with thinking), and
+ * `max_tokens` is raised (within the model's limit) so the budget leaves room for the answer.
  */
 export function buildAnthropicRequest(model: Model, context: Context, options: StreamOptions): AnthropicRequest {
   let maxTokens = options.maxTokens ?? model.maxTokens;
@@ -30,8 +30,12 @@ export function buildAnthropicRequest(model: Model, context: Context, options: S
   if (tools) request.tools = tools;
   const level = options.thinking;
   if (model.reasoning && level && level !== "off") {
-    const budget = anthropicThinkingBudgets[level];
-    if (maxTokens <= budget) maxTokens = budget + Math.max(1024, maxTokens);
+    let budget = anthropicThinkingBudgets[level];
+    // Raise max_tokens so the budget leaves room for the answer, within the model's output limit;
+    // where that limit is too small, shrink the budget instead (never below the API's 1024).
+    if (maxTokens <= budget)
+      maxTokens = Math.max(maxTokens, Math.min(model.maxTokens, budget + Math.max(1024, maxTokens)));
+    if (maxTokens <= budget) budget = Math.max(1024, maxTokens - 1024);
     request.max_tokens = maxTokens;
     request.thinking = { type: "enabled", budget_tokens: budget };
   } else if (options.temperature !== undefined) {
