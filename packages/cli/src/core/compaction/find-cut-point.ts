@@ -11,16 +11,17 @@ function isRole(entry: SessionEntry | undefined, role: "user" | "assistant"): bo
 }
 
 /**
- * Index in `branch` of the first entry to keep, or undefined when nothing before it could be
- * summarised. Keeps at least `keepRecentTokens` of the newest entries when a cut allows it;
- * otherwise keeps less rather than nothing, so a compaction always makes room. Only entries after
- * `from` (where the summarisable part starts) are candidates.
+ * Index in `branch` of the first entry to keep, or undefined when nothing worth summarising
+ * precedes any cut (the summarised part must hold at least one model answer). Keeps at least
+ * `keepRecentTokens` of the newest entries when a cut allows it; otherwise keeps less rather than
+ * nothing, so a compaction always makes room. `from` is where the summarisable part starts.
  */
 export function findCutPoint(
   branch: SessionEntry[],
   options: { from: number; keepRecentTokens: number },
 ): number | undefined {
-  const { from } = options;
+  let from = options.from;
+  while (from < branch.length && !isRole(branch[from], "assistant")) from++;
   let budgetIndex = from;
   let kept = 0;
   for (let index = branch.length - 1; index > from; index--) {

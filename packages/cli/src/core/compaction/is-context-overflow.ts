@@ -16,6 +16,10 @@ const overflowPatterns: RegExp[] = [
   /exceed(?:s|ed)? (?:the )?context (?:size|window|length)/, // llama.cpp, LM Studio, Ollama wording variants
   /context (?:window|length) (?:is )?exceeded/, // LM Studio, Mistral
   /too many tokens/, // generic OpenAI-compatible servers
+  /prompt too long/, // Ollama: "prompt too long; exceeded max context length by N tokens"
+  /exceeded max context length/, // Ollama
+  /context (?:the )?overflows/, // LM Studio: "Trying to keep the first N tokens when context the overflows"
+  /greater than the context length/, // LM Studio: "tokens to keep … is greater than the context length"
   /reduce the length of the messages/, // OpenAI, OpenRouter
   /requested \d+ tokens.*context/, // OpenRouter, Together
   /prompt (?:is )?(?:too large|longer than)/, // vLLM, LocalAI
