@@ -8,7 +8,10 @@ import {
   type BeforeToolCallInput,
   type BeforeToolCallResult,
 } from "@gyre/agent";
-import type { AssistantMessage, ImageContent, Model, RetryOptions, ThinkingLevel } from "@gyre/ai";
+import type { ImageContent, Model, RetryOptions, ThinkingLevel } from "@gyre/ai";
+import { compact } from "./compaction/compact.js";
+import { isContextOverflow } from "./compaction/is-context-overflow.js";
+import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS, shouldCompact } from "./compaction/should-compact.js";
 import type { SessionManager } from "./session/session-manager.js";
 import { computeSessionStats, getLastAssistantText, type SessionStats } from "./session-stats.js";
 
@@ -18,15 +21,6 @@ export type SessionEvent =
   | { type: "compaction_start"; reason: "threshold" | "overflow" | "manual" }
   | { type: "compaction_end"; reason: "threshold" | "overflow" | "manual"; tokensBefore?: number; error?: string }
   | { type: "session_changed"; sessionId: string; sessionFile: string | undefined };
-
-/** Summarises older history; returns the messages to continue with, or throws with a reason. */
-export type Compactor = (input: {
-  reason: "threshold" | "overflow" | "manual";
-  model: Model;
-  apiKey: string | undefined;
-  focus?: string;
-  signal: AbortSignal;
-}) => Promise<{ messages: AgentMessage[]; tokensBefore: number }>;
 
 export type AgentSessionOptions = {
   model: Model;
@@ -40,10 +34,11 @@ export type AgentSessionOptions = {
   retry?: RetryOptions;
   /** Resolves a key for another provider after `setModel`. */
   getApiKey?: (provider: string) => string | undefined;
-  compactor?: Compactor;
-  /** Compact before a prompt when the last call used more than `contextWindow - reserveTokens`. */
-  autoCompaction?: { enabled: boolean; reserveTokens: number };
-  isContextOverflow?: (message: AssistantMessage) => boolean;
+  /**
+   * Automatic compaction: before a prompt when the last call used more than
+   * `contextWindow - reserveTokens`, and once after a context-overflow error. Default on.
+   */
+  compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
 };
 
@@ -124,9 +119,9 @@ export class AgentSession {
     await this.maybeCompact();
     let result = await this.agent.prompt(text, { images });
     const last = this.agent.state.messages.at(-1);
-    if (last?.role === "assistant" && this.options.isContextOverflow?.(last) && this.options.compactor) {
-      const compacted = await this.compact("overflow");
-      if (compacted) result = await this.agent.continue().catch(() => result);
+    // Compact once and retry once; a second overflow is reported, never looped on.
+    if (this.autoCompaction && last?.role === "assistant" && isContextOverflow(last)) {
+      if (await this.compact("overflow")) result = await this.agent.continue();
     }
     this.lastEndReason = result.reason;
     await this.flush();
@@ -167,21 +162,29 @@ export class AgentSession {
     this.emit({ type: "session_changed", sessionId: store.id, sessionFile: store.path });
   }
 
-  /** Manual or automatic compaction; returns whether the context was replaced. */
+  /**
+   * Summarises the older part of the branch into a `compaction` entry (the file keeps every
+   * entry) and continues with the summary plus the recent turns. Returns whether it compacted.
+   */
   async compact(reason: "threshold" | "overflow" | "manual", focus?: string): Promise<boolean> {
-    const compactor = this.options.compactor;
-    if (!compactor) return false;
     this.emit({ type: "compaction_start", reason });
     try {
-      const result = await compactor({
-        reason,
+      const data = await compact({
+        branchEntries: this.store.getBranch(),
         model: this.agent.state.model,
-        apiKey: this.apiKey,
+        ...(this.apiKey ? { apiKey: this.apiKey } : {}),
         ...(focus ? { focus } : {}),
+        keepRecentTokens: this.options.compaction?.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS,
         signal: AbortSignal.timeout(300_000),
       });
-      this.agent.replaceMessages(result.messages);
-      this.emit({ type: "compaction_end", reason, tokensBefore: result.tokensBefore });
+      this.store.appendCompaction(data);
+      const messages = this.store.buildContext().messages;
+      // A failed answer at the end (the overflow itself) is not history to continue from.
+      const last = messages.at(-1);
+      if (last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted")) messages.pop();
+      this.agent.replaceMessages(messages);
+      await this.flush();
+      this.emit({ type: "compaction_end", reason, tokensBefore: data.tokensBefore });
       return true;
     } catch (error) {
       this.emit({ type: "compaction_end", reason, error: (error as Error).message });
@@ -214,12 +217,15 @@ export class AgentSession {
     await this.store.close();
   }
 
+  private get autoCompaction(): boolean {
+    return this.options.compaction?.enabled !== false;
+  }
+
   private async maybeCompact(): Promise<void> {
-    const auto = this.options.autoCompaction;
-    if (!auto?.enabled || !this.options.compactor) return;
+    if (!this.autoCompaction) return;
+    const reserveTokens = this.options.compaction?.reserveTokens ?? DEFAULT_RESERVE_TOKENS;
     const { contextTokens } = this.getStats();
-    const limit = this.agent.state.model.contextWindow - auto.reserveTokens;
-    if (contextTokens > 0 && contextTokens > limit) await this.compact("threshold");
+    if (shouldCompact({ contextTokens, model: this.agent.state.model, reserveTokens })) await this.compact("threshold");
   }
 
   private onAgentEvent(event: AgentEvent): Promise<void> | undefined {

@@ -100,6 +100,7 @@ export async function createRuntime(args: CliArgs, options: { cwd: string; env: 
       ...(settings.maxWallTimeMs ? { maxWallTimeMs: settings.maxWallTimeMs } : {}),
     },
     ...(settings.retry ? { retry: settings.retry } : {}),
+    ...(settings.compaction ? { compaction: settings.compaction } : {}),
     getApiKey: (provider) => {
       const envName = getProvider(provider)?.apiKeyEnv;
       return envName ? env[envName] : undefined;
