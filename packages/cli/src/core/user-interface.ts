@@ -1,0 +1,25 @@
+/**
+ * What core code (extensions, the trust prompt) may ask of whichever mode is running. The
+ * interactive mode answers in the terminal, RPC forwards to the client (`ui_request` /
+ * `ui_response`), print and JSON modes fail closed (`confirm` → false, others → undefined).
+ */
+export type UserInterface = {
+  /** Whether a person can answer right now (false in print/JSON mode). */
+  readonly interactive: boolean;
+  confirm(request: { title: string; message?: string; signal?: AbortSignal }): Promise<boolean>;
+  select(request: { title: string; options: string[]; signal?: AbortSignal }): Promise<string | undefined>;
+  input(request: { title: string; placeholder?: string; signal?: AbortSignal }): Promise<string | undefined>;
+  /** A one-line status or notice (status lines, warnings). */
+  notify(message: string, level?: "info" | "warning" | "error"): void;
+};
+
+/** The headless interface: nobody to ask, so every question is declined. */
+export function createHeadlessUserInterface(onNotify?: (message: string) => void): UserInterface {
+  return {
+    interactive: false,
+    confirm: async () => false,
+    select: async () => undefined,
+    input: async () => undefined,
+    notify: (message) => onNotify?.(message),
+  };
+}
