@@ -2,8 +2,8 @@
 import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 import { rgPath as bundledRgPath } from "@vscode/ripgrep";
+import { listFiles } from "./list-files.js";
 import { createPathPolicy, type PathPolicy } from "./path-policy.js";
-import { runRipgrep } from "./run-ripgrep.js";
 import { displayResultPath, resolveSearchTarget } from "./search-target.js";
 import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
@@ -30,7 +30,10 @@ export type FindToolOptions = {
 /** Past this many paths rg is stopped: the sort needs them all in memory. */
 const MAX_COLLECTED = 200_000;
 
-/** Creates the find tool. The glob goes to rg as the value of --glob, never as an option. */
+/**
+ * Creates the find tool. The glob is matched in JS against `rg --files` output (rg's own --glob
+ * would override .gitignore), so it never reaches rg's command line at all.
+ */
 export function createFindTool(options: FindToolOptions): AgentTool<typeof findParameters, FindToolDetails> {
   const fs = options.fs ?? createNodeFileSystem();
   const policy = options.pathPolicy ?? createPathPolicy({ cwd: options.cwd, allowedPaths: options.allowedPaths, fs });
@@ -49,17 +52,8 @@ export function createFindTool(options: FindToolOptions): AgentTool<typeof findP
       if (target.argument !== ".")
         throw new Error(`${target.displayPath} is a file, not a directory. Pass a directory as path.`);
       const limit = args.limit ?? defaultLimit;
-      const paths: string[] = [];
-      const run = await runRipgrep({
-        rgPath: rg,
-        args: ["--files", "--no-require-git", "--hidden", "--glob", "!.git", "--glob", args.pattern, "--", "."],
-        cwd: target.cwd,
-        signal,
-        onLine(line) {
-          if (line.length > 0) paths.push(displayResultPath(target, line));
-          return paths.length < MAX_COLLECTED;
-        },
-      });
+      const run = await listFiles({ rgPath: rg, cwd: target.cwd, glob: args.pattern, max: MAX_COLLECTED, signal });
+      const paths = run.paths.map((path) => displayResultPath(target, path));
       if (run.exitCode === 2 && paths.length === 0) {
         throw new Error(`The search failed: ${run.stderr || "ripgrep exited with an error"}. Check the glob pattern.`);
       }

@@ -2,6 +2,8 @@
 import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 import { rgPath as bundledRgPath } from "@vscode/ripgrep";
+import { isNameGlob } from "./glob-match.js";
+import { COMMON_RG_ARGS, listFiles } from "./list-files.js";
 import { createPathPolicy, type PathPolicy } from "./path-policy.js";
 import { runRipgrep } from "./run-ripgrep.js";
 import { displayResultPath, resolveSearchTarget } from "./search-target.js";
@@ -55,25 +57,19 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
     async execute(args, { signal }) {
       const target = await resolveSearchTarget(policy, fs, args.path);
       const limit = args.limit ?? defaultLimit;
-      const rgArgs = [
-        "--no-heading",
-        "--with-filename",
-        "--line-number",
-        "--null",
-        "--color=never",
-        "--no-require-git",
-      ];
-      rgArgs.push("--hidden", "--glob", "!.git", "--max-columns=2000", "--max-columns-preview");
+      const rgArgs = ["--no-heading", "--with-filename", "--line-number", "--null", "--color=never", ...COMMON_RG_ARGS];
+      rgArgs.push("--max-columns=2000", "--max-columns-preview");
       if (args.ignoreCase === true) rgArgs.push("--ignore-case");
       if (args.literal === true) rgArgs.push("--fixed-strings");
       if (args.context !== undefined && args.context > 0) rgArgs.push("--context", String(args.context));
-      if (args.glob !== undefined) rgArgs.push("--glob", args.glob);
-      rgArgs.push("-e", args.pattern, "--", target.argument);
+      const files = await selectFiles(args.glob, target.argument, { rgPath: rg, cwd: target.cwd, signal });
+      if (files.kind === "type") rgArgs.push("--type-add", `gyre:${files.glob}`, "--type", "gyre");
+      rgArgs.push("-e", args.pattern, "--", ...(files.kind === "list" ? files.paths : [target.argument]));
 
       const out: string[] = [];
       let matchCount = 0;
       let linesCut = false;
-      const run = await runRipgrep({
+      const run = await runSearch(files, {
         rgPath: rg,
         args: rgArgs,
         cwd: target.cwd,
@@ -125,6 +121,41 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
       };
     },
   };
+}
+
+/** A path glob matching more files than this is refused: they would not fit on rg's command line. */
+const MAX_LISTED_FILES = 20_000;
+
+type FileSelection =
+  | { kind: "all" }
+  | { kind: "type"; glob: string }
+  | { kind: "list"; paths: string[] }
+  | { kind: "none" };
+
+/**
+ * How the glob restricts the search while .gitignore still applies (rg's --glob would override
+ * it): a file-name glob becomes an rg file type; a path glob filters the `rg --files` list.
+ */
+async function selectFiles(
+  glob: string | undefined,
+  argument: string,
+  options: { rgPath: string; cwd: string; signal: AbortSignal },
+): Promise<FileSelection> {
+  if (glob === undefined || argument !== ".") return { kind: "all" };
+  const name = glob.startsWith("**/") ? glob.slice(3) : glob;
+  // "name:include:…" is type-add syntax, so such a glob cannot go through a type.
+  if (isNameGlob(glob) && !name.startsWith("include:")) return { kind: "type", glob: name };
+  const listed = await listFiles({ ...options, glob, max: MAX_LISTED_FILES });
+  if (listed.stopped)
+    throw new Error(
+      `The glob ${JSON.stringify(glob)} matches over ${MAX_LISTED_FILES} files. Narrow it or pass a path.`,
+    );
+  return listed.paths.length === 0 ? { kind: "none" } : { kind: "list", paths: listed.paths };
+}
+
+function runSearch(files: FileSelection, options: Parameters<typeof runRipgrep>[0]) {
+  if (files.kind === "none") return Promise.resolve({ exitCode: 1, stderr: "", stopped: false });
+  return runRipgrep(options);
 }
 
 function ripgrepFailure(stderr: string): string {

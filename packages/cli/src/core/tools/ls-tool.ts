@@ -43,11 +43,11 @@ export function createLsTool(options: LsToolOptions): AgentTool<typeof lsParamet
       const entries = await fs.readdir(resolved.realPath);
       signal.throwIfAborted();
       const names = entries
-        .map((entry) => (entry.isDirectory ? `${entry.name}/` : entry.name))
         .sort((a, b) => {
-          const folded = a.toLowerCase().localeCompare(b.toLowerCase());
-          return folded !== 0 ? folded : a < b ? -1 : a > b ? 1 : 0;
-        });
+          const folded = a.name.toLowerCase().localeCompare(b.name.toLowerCase());
+          return folded !== 0 ? folded : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+        })
+        .map((entry) => (entry.isDirectory ? `${entry.name}/` : entry.name));
       if (names.length === 0) {
         return {
           content: [{ type: "text", text: `(${shown} is empty)` }],

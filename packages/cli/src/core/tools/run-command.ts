@@ -140,7 +140,8 @@ function drainAfterExit(streams: Readable[], lastData: () => number): Promise<vo
 
 /** The tail of the output within the limits (whole lines; a single giant line is cut). */
 export function formatTail(raw: string, limits: { maxLines: number; maxBytes: number }) {
-  const clean = cleanOutput(raw);
+  const cleaned = cleanOutput(raw);
+  const clean = cleaned.endsWith("\n") ? cleaned.slice(0, -1) : cleaned;
   const truncation = truncateTail(clean, limits);
   if (truncation.keptLines === 0 && clean.length > 0) {
     return { ...truncation, text: clean.slice(-limits.maxBytes), keptLines: 1 };
@@ -153,14 +154,14 @@ export function formatBashOutput(outcome: CommandOutcome, limits: { maxLines: nu
   const { output } = outcome;
   const tail = formatTail(output.tail, limits);
   const truncated = output.fullOutputPath !== undefined || output.fullOutputError !== undefined || tail.truncated;
-  const body = tail.text.endsWith("\n") ? tail.text.slice(0, -1) : tail.text;
-  let text = body.length > 0 ? body : "(no output)";
+  let text = tail.text.length > 0 ? tail.text : "(no output)";
   if (truncated) {
     const where =
       output.fullOutputPath !== undefined
         ? `full output (${formatSize(output.totalBytes)}) saved to ${output.fullOutputPath}; read or grep it for more`
         : `the full output could not be saved (${output.fullOutputError ?? "unknown error"})`;
-    text += `\n\n[showing the last ${tail.keptLines} of ${output.totalLines} lines; ${where}]`;
+    const of = output.totalLines === undefined ? "" : ` of ${output.totalLines}`;
+    text += `\n\n[showing the last ${tail.keptLines}${of} lines; ${where}]`;
   }
   return { text, truncated };
 }
