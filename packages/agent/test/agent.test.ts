@@ -41,7 +41,13 @@ describe("Agent", () => {
 
   test("refuses a prompt while running and points to steer and followUp", async () => {
     const gate = defer();
-    const slow: AnyAgentTool = { ...addTool, execute: async () => (await gate.promise, { content: [] }) };
+    const slow: AnyAgentTool = {
+      ...addTool,
+      execute: async () => {
+        await gate.promise;
+        return { content: [] };
+      },
+    };
     const { agent } = createAgent([{ content: [addCall(1)] }, text("done")], { tools: [slow] });
     const running = agent.prompt("go");
     expect(agent.state.isRunning).toBe(true);
