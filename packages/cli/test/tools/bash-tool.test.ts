@@ -132,6 +132,7 @@ describe("bash tool", () => {
     const before = process.memoryUsage().rss;
     const result = await bash().execute({ command: "yes | head -c 300000000" }, toolContext());
     const growth = process.memoryUsage().rss - before;
+    console.log(`bash 300 MB output: RSS +${(growth / 1048576).toFixed(1)} MB`);
     expect(growth).toBeLessThan(60 * 1024 * 1024);
     expect(textOf(result).split("\n")[0]).toBe("y");
     expect(textOf(result)).toMatch(/\[showing the last 2000 lines; full output \(286\.1 MB\) saved to/);
