@@ -6,7 +6,12 @@
 
 import type { AssistantMessageEventStream } from "./event-stream.js";
 
-export type TextContent = { type: "text"; text: string };
+export type TextContent = {
+  type: "text";
+  text: string;
+  /** Opaque provider data that must be echoed back with this text (e.g. Gemini thought signatures). */
+  signature?: string;
+};
 export type ThinkingContent = { type: "thinking"; thinking: string; signature?: string; redacted?: boolean };
 export type ImageContent = { type: "image"; data: string /* base64 */; mimeType: string };
 /**

@@ -1,6 +1,5 @@
 import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SignedTextContent } from "../src/providers/google-gemini/convert-messages.js";
 import { streamGoogleGemini } from "../src/providers/google-gemini/stream.js";
 import type { AssistantMessage, AssistantMessageEvent, Model } from "../src/types.js";
 import {
@@ -327,7 +326,7 @@ describe("google-gemini replays every recorded stream", () => {
       }
       expect(new Set(calls.map((call) => call.id)).size).toBe(calls.length);
       const signed = message.content.flatMap((block, index) =>
-        (block as SignedTextContent | { signature?: string }).signature ? [index] : [],
+        (block as { signature?: string }).signature ? [index] : [],
       );
       expect(signed).toEqual(entry.signed);
 

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { complete } from "../src/index.js";
-import type { SignedTextContent } from "../src/providers/google-gemini/convert-messages.js";
 import { streamGoogleGemini } from "../src/providers/google-gemini/stream.js";
-import type { AssistantMessage, Context, Model, Usage } from "../src/types.js";
+import type { AssistantMessage, Context, Model, TextContent, Usage } from "../src/types.js";
 import { type LocalServer, loadFixtureBody, startLocalServer, writeChunks } from "./helpers/local-server.js";
 
 const usage: Usage = {
@@ -39,7 +38,7 @@ const assistant = (content: AssistantMessage["content"], extra: Partial<Assistan
   ...extra,
 });
 
-const signedText: SignedTextContent = { type: "text", text: "Let me look.", signature: "sig-text" };
+const signedText: TextContent = { type: "text", text: "Let me look.", signature: "sig-text" };
 
 const context: Context = {
   systemPrompt: "Be brief.",

@@ -38,7 +38,11 @@ export async function postJson(options: PostOptions): Promise<Response> {
       const message = `${options.providerLabel} API error ${response.status}: ${extractErrorMessage(text) || response.statusText || "no details"}`;
       const error = new GyreError("http", message, { status: response.status });
       if (!isRetryable(response.status, text)) throw error;
-      failure = { reason: message, serverDelayMs: parseRetryAfter(response.headers), error };
+      failure = {
+        reason: message,
+        serverDelayMs: parseRetryAfter(response.headers) ?? parseBodyRetryDelay(text),
+        error,
+      };
     } catch (error) {
       if (error instanceof GyreError) throw error;
       if (options.signal?.aborted || isAbortError(error)) throw new GyreError("aborted", "Request was aborted.");
@@ -101,6 +105,12 @@ function parseRetryAfter(headers: Headers): number | undefined {
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** Google puts the wait in the body: `error.details[].retryDelay: "34.4s"`. */
+function parseBodyRetryDelay(body: string): number | undefined {
+  const match = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/.exec(body);
+  return match?.[1] ? Math.round(Number(match[1]) * 1000) : undefined;
 }
 
 function describeCause(error: unknown): string {

@@ -12,7 +12,6 @@ export const generatedToolCallIdPrefix = "gemini_call_";
 const skipSignatureValidator = "skip_thought_signature_validator";
 
 /** A text block may carry a Gemini thought signature at run time (see `stream-reader.ts`). */
-export type SignedTextContent = TextContent & { signature?: string };
 
 /**
  * Converts a gyre history to Gemini `contents`: roles `user`/`model`, adjacent same-role turns
@@ -92,7 +91,7 @@ function convertAssistant(message: AssistantMessage, model: Model): GeminiPart[]
   const parts: GeminiPart[] = [];
   for (const block of message.content) {
     if (block.type === "text") {
-      const signature = (block as SignedTextContent).signature;
+      const signature = block.signature;
       if (block.text !== "" || (sameModel && signature)) parts.push(signed({ text: block.text }, signature));
     } else if (block.type === "thinking") {
       if (block.thinking !== "" || (sameModel && block.signature)) {

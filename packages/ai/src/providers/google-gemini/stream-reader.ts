@@ -1,6 +1,6 @@
 import { GyreError } from "../../errors.js";
 import type { MessageBuilder } from "../message-builder.js";
-import { generatedToolCallIdPrefix, type SignedTextContent } from "./convert-messages.js";
+import { generatedToolCallIdPrefix } from "./convert-messages.js";
 import { mapGeminiFinishReason } from "./map-stop-reason.js";
 import { applyPartialArgument } from "./streamed-arguments.js";
 import type { GeminiChunk, GeminiFunctionCall, GeminiPart, GeminiUsageMetadata } from "./wire.js";
@@ -137,7 +137,7 @@ export class GeminiStreamReader {
     this.builder.end(open.key);
     const signature = this.textSignatures.get(open.key);
     const block = this.builder.message.content[open.index];
-    if (signature && block?.type === "text") (block as SignedTextContent).signature = signature;
+    if (signature && block?.type === "text") block.signature = signature;
   }
 
   /** A signature on an empty part belongs to the block before it. */
@@ -152,7 +152,7 @@ export class GeminiStreamReader {
       return;
     }
     const last = this.builder.message.content.at(-1);
-    if (last?.type === "text") (last as SignedTextContent).signature ??= signature;
+    if (last?.type === "text") last.signature ??= signature;
     else if (last) last.signature ??= signature;
   }
 
