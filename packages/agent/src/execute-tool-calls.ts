@@ -21,8 +21,6 @@ export type ToolBatchOptions = {
   context: AgentContext;
   config: AgentLoopConfig;
   signal: AbortSignal;
-  /** Resolves when `signal` fires; shared by the run so no listener is added per batch. */
-  aborted: Promise<void>;
   emit: (event: AgentEvent) => Promise<void>;
 };
 
@@ -56,21 +54,19 @@ export async function executeToolCalls(options: ToolBatchOptions): Promise<ToolB
   const sequential =
     options.config.toolExecution === "sequential" ||
     records.some((record) => tools.get(record.toolCall.name)?.executionMode === "sequential");
-  const race = (work: Promise<unknown>) => Promise.race([work, options.aborted]);
-  if (sequential) {
-    for (const record of records) {
-      if (options.signal.aborted) break;
-      await start(batch, record);
-      await race(preflight(batch, record).then((ready) => (ready ? execute(batch, record) : undefined)));
-    }
-  } else {
-    const ready: CallRecord[] = [];
-    for (const record of records) {
-      if (options.signal.aborted) break;
-      await start(batch, record);
-      if (await race(preflight(batch, record))) ready.push(record);
-    }
-    if (!options.signal.aborted) await race(Promise.all(ready.map((record) => execute(batch, record))));
+  // Per batch, and removed afterwards: racing every batch against one run-long promise would
+  // pile up reactions on it for the whole run.
+  let onAbort = () => {};
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    if (options.signal.aborted) resolve();
+    else options.signal.addEventListener("abort", onAbort, { once: true });
+  });
+  const race = (work: Promise<unknown>) => Promise.race([work, aborted]);
+  try {
+    await runBatch(batch, records, sequential, race);
+  } finally {
+    options.signal.removeEventListener("abort", onAbort);
   }
   for (const record of records) {
     if (record.outcome) continue;
@@ -79,6 +75,30 @@ export async function executeToolCalls(options: ToolBatchOptions): Promise<ToolB
     await finish(batch, record, errorResult(describeAborted(record.toolCall.name, started)), true);
   }
   return collectResults(records);
+}
+
+/** Runs the calls in order or concurrently; returns early when the run is aborted. */
+async function runBatch(
+  batch: Batch,
+  records: CallRecord[],
+  sequential: boolean,
+  race: (work: Promise<unknown>) => Promise<unknown>,
+): Promise<void> {
+  if (sequential) {
+    for (const record of records) {
+      if (batch.signal.aborted) break;
+      await start(batch, record);
+      await race(preflight(batch, record).then((ready) => (ready ? execute(batch, record) : undefined)));
+    }
+  } else {
+    const ready: CallRecord[] = [];
+    for (const record of records) {
+      if (batch.signal.aborted) break;
+      await start(batch, record);
+      if (await race(preflight(batch, record))) ready.push(record);
+    }
+    if (!batch.signal.aborted) await race(Promise.all(ready.map((record) => execute(batch, record))));
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { AssistantMessage, Tool, ToolCall } from "@gyre/ai";
+import type { AssistantMessage, Message, Tool, ToolCall } from "@gyre/ai";
 import { BudgetTracker } from "./budgets.js";
 import { executeToolCalls, rejectToolCalls, type ToolBatchResult } from "./execute-tool-calls.js";
-import { streamAssistant } from "./stream-assistant.js";
+import { convertToLlm, streamAssistant } from "./stream-assistant.js";
 import { describeAborted, describeFailedResponse, describeTruncated } from "./tool-error-texts.js";
 import type {
   AgentContext,
@@ -19,9 +19,10 @@ type Run = {
   options: AgentLoopOptions;
   context: AgentContext;
   modelTools: Tool[];
+  /** The default conversion of the history, appended to incrementally (see `StreamAssistantOptions`). */
+  llmMessages?: Message[];
   added: AgentMessage[];
   signal: AbortSignal;
-  aborted: Promise<void>;
   timedOut: () => boolean;
   budgets: BudgetTracker;
   emit: (event: AgentEvent) => Promise<void>;
@@ -98,9 +99,11 @@ export async function runAgentLoopWithListener(
     else source.addEventListener("abort", forward, { once: true });
   }
   const signal = controller.signal;
+  const messages = [...options.context.messages];
   const run: Run = {
     options,
-    context: { ...options.context, messages: [...options.context.messages] },
+    context: { ...options.context, messages },
+    ...(options.transformContext || options.convertToLlm ? {} : { llmMessages: convertToLlm(messages) }),
     modelTools: (options.context.tools ?? []).map(({ name, description, parameters }) => ({
       name,
       description,
@@ -108,10 +111,6 @@ export async function runAgentLoopWithListener(
     })),
     added: [],
     signal,
-    aborted: new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener("abort", () => resolve(), { once: true });
-    }),
     timedOut: () => timeSignal?.aborted === true && options.signal?.aborted !== true,
     budgets: new BudgetTracker(options.budgets),
     emit: createSerialEmitter(listener),
@@ -187,6 +186,7 @@ function handleToolCalls(run: Run, message: AssistantMessage, toolCalls: ToolCal
 async function append(run: Run, message: AgentMessage, announce = true): Promise<void> {
   if (announce) await run.emit({ type: "message_start", message });
   run.context.messages.push(message);
+  if (run.llmMessages && message.role !== "custom") run.llmMessages.push(message);
   run.added.push(message);
   if (announce) await run.emit({ type: "message_end", message });
 }

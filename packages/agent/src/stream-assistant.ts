@@ -9,6 +9,12 @@ export type StreamAssistantOptions = {
   context: AgentContext;
   /** The tools as the model sees them (name, description, parameters). */
   modelTools: Tool[];
+  /**
+   * The history already converted with the default `convertToLlm`, kept up to date by the loop
+   * as messages are appended; set only when neither `transformContext` nor `convertToLlm` is
+   * given, so each call copies it instead of re-filtering the whole history.
+   */
+  llmMessages?: Message[];
   config: AgentLoopConfig;
   signal: AbortSignal;
   emit: (event: AgentEvent) => Promise<void>;
@@ -26,12 +32,9 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
   let context: Context;
   let apiKey: string | undefined;
   try {
-    const messages = config.transformContext
-      ? await config.transformContext(options.context.messages, signal)
-      : options.context.messages;
     context = {
       ...(options.context.systemPrompt !== undefined ? { systemPrompt: options.context.systemPrompt } : {}),
-      messages: await (config.convertToLlm ?? convertToLlm)(messages),
+      messages: options.llmMessages ? options.llmMessages.slice() : await prepareMessages(options),
       ...(options.modelTools.length > 0 ? { tools: options.modelTools } : {}),
     };
     apiKey = await config.getApiKey?.(options.model.provider);
@@ -69,6 +72,11 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
   if (!started) await emit({ type: "message_start", message: final });
   await emit({ type: "message_end", message: final });
   return final;
+}
+
+async function prepareMessages({ config, context, signal }: StreamAssistantOptions): Promise<Message[]> {
+  const messages = config.transformContext ? await config.transformContext(context.messages, signal) : context.messages;
+  return (config.convertToLlm ?? convertToLlm)(messages);
 }
 
 /** Default `convertToLlm`: keeps the model's roles, drops `custom` messages (they are for UIs). */

@@ -24,7 +24,7 @@ export function validateArguments(schema: Record<string, unknown>, args: Record<
     }
     validators.set(schema, validate);
   }
-  const value = structuredClone(args);
+  const value = copyJson(args);
   if (validate(value)) return { ok: true, value };
   return { ok: false, problems: (validate.errors ?? []).map(describeProblem) };
 }
@@ -40,4 +40,21 @@ function describeProblem(error: ErrorObject): string {
   if (error.keyword === "enum" && Array.isArray(params.allowedValues))
     return `${at || "/"}: must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
   return `${at || "/"}: ${error.message ?? error.keyword}`;
+}
+
+/**
+ * Deep-copies parsed JSON (ajv's coercion mutates in place; the model's original arguments must
+ * stay as received). Much cheaper than `structuredClone` for the small objects tool calls carry.
+ */
+function copyJson<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  if (value === null || typeof value !== "object") return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    // A "__proto__" key from JSON.parse is an own property; plain assignment would set the prototype.
+    if (key === "__proto__")
+      Object.defineProperty(copy, key, { value: copyJson(item), enumerable: true, writable: true });
+    else copy[key] = copyJson(item);
+  }
+  return copy as T;
 }
