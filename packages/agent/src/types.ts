@@ -87,7 +87,12 @@ export type AgentEndReason =
   | "terminate" /* every result of the last batch said `terminate` */
   | "stop_after_turn"; /* `shouldStopAfterTurn` said so */
 
-/** Events of one agent run (DESIGN §4) plus harness events. Plain JSON. */
+/**
+ * Events of one agent run (DESIGN §4) plus harness events. Plain JSON.
+ * `message_update.event` is one provider delta; the provider's `start` and terminal events are
+ * not repeated there: `message_start` and `message_end` carry those messages. Every tool call
+ * gets one `tool_execution_start`/`tool_execution_end` pair, also calls that were never run.
+ */
 export type AgentEvent =
   | { type: "agent_start" }
   | { type: "agent_end"; messages: AgentMessage[]; reason?: AgentEndReason }
