@@ -5,7 +5,7 @@ import { build } from "esbuild";
 
 const at = (path) => new URL(path, import.meta.url).pathname;
 const entry = at("../packages/cli/src/main.ts");
-const entryPoints = { version: at("../packages/cli/src/version.ts") };
+const entryPoints = { version: at("../packages/cli/src/version.ts"), help: at("../packages/cli/src/help-text.ts") };
 if (existsSync(entry)) entryPoints.gyre = entry;
 
 await build({

@@ -1,0 +1,47 @@
+/** `gyre --help`. Its own module so the bin can print it without loading the CLI (start-up). */
+export const helpText = `gyre — a terminal coding agent
+
+Usage:
+  gyre [options] [prompt...]          interactive (prompt, if given, is sent first)
+  gyre -p "prompt"                    print mode: run, print the final answer, exit
+  gyre --mode json -p "prompt"        one JSON line per event on stdout
+  gyre --mode rpc                     JSONL commands on stdin, responses and events on stdout
+  echo text | gyre "prompt"           piped stdin is appended to the prompt (implies -p)
+
+Model:
+  --provider <name>          anthropic, openai, openai-responses, google, ollama, llamacpp, faux, or models.json
+  --model, -m <id>           model id (unknown ids are accepted with default limits)
+  --base-url <url>           point the provider at any compatible server
+  --api-key <key>            key (else ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY)
+  --thinking <level>         off, low, medium, high
+  --faux-script <file.json>  scripted responses for the faux provider
+  --list-models              print the configured providers and models
+
+Tools and context:
+  --tools <list>             comma list of read,write,edit,bash,ls,grep,find (default read,write,edit,bash)
+  --no-tools                 no tools
+  --allow-path <dir>         let file tools reach outside the workspace (repeatable)
+  --system-prompt <text>     replace the system prompt
+  --append-system-prompt <text>
+  @file                      inline a file (or image) into the first message
+  -e, --extension <path>     load an extension (repeatable); --no-extensions disables all
+  --trust                    trust this project folder (its settings and extensions) for headless runs
+
+Budgets:
+  --max-turns <n>            stop after n model calls
+  --max-cost <usd>           stop when the run has cost this much
+
+Sessions:
+  -c, --continue             resume the newest session of this folder
+  -r, --resume               pick a session to resume
+  --session <path|id>        open a session file or id prefix
+  --no-session               keep nothing on disk
+
+Other:
+  --verbose                  progress on stderr in print mode
+  -v, --version              print the version
+  -h, --help                 this help
+
+Exit codes: 0 success, 1 the run failed (provider error, aborted, budget), 2 bad usage.
+Files: $GYRE_HOME (default ~/.gyre) holds settings.json, models.json, sessions/, extensions/.
+`;
