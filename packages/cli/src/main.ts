@@ -29,10 +29,7 @@ async function main(argv: string[]): Promise<number> {
       if (args.mode === "interactive") args.mode = "print";
     }
   }
-  if (args.mode === "interactive") {
-    return fail('Interactive mode is not available in this build yet; run gyre -p "<prompt>" (or --mode json/rpc).', 2);
-  }
-  if (args.mode !== "rpc" && !prompt.trim() && args.fileArguments.length === 0) {
+  if (args.mode !== "rpc" && args.mode !== "interactive" && !prompt.trim() && args.fileArguments.length === 0) {
     return fail('No prompt given; pass one as an argument (gyre -p "fix the failing test") or pipe it on stdin.', 2);
   }
 
@@ -87,6 +84,13 @@ async function main(argv: string[]): Promise<number> {
           env: process.env,
           stdin: process.stdin,
           stdout: process.stdout,
+        });
+      case "interactive":
+        // Loaded only here so the TUI stays off the print/json/rpc start-up path.
+        return await (await import("./modes/interactive/interactive-mode.js")).runInteractiveMode(runtime, {
+          initialPrompt: prompt,
+          resume: args.resume,
+          version,
         });
       default: {
         const never: never = args.mode;

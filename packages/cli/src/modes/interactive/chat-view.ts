@@ -1,0 +1,144 @@
+import type { AgentMessage } from "@gyre/agent";
+import { type AssistantMessage, reduceAssistantMessage } from "@gyre/ai";
+import { Container } from "@mariozechner/pi-tui";
+import type { SessionEvent } from "../../core/agent-session.js";
+import { AssistantMessageView } from "./components/assistant-message-view.js";
+import { type NoticeLevel, NoticeView } from "./components/notice-view.js";
+import { ToolCallView } from "./components/tool-call-view.js";
+import { UserMessageView } from "./components/user-message-view.js";
+
+/** The text of a user message; images become a placeholder. */
+export function userMessageText(message: AgentMessage): string {
+  if (message.role !== "user" && message.role !== "custom") return "";
+  const content = message.content;
+  if (typeof content === "string") return content;
+  return content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join("\n");
+}
+
+/**
+ * The conversation: one component per message, tool call and notice, appended in order. Streams
+ * update only the newest components, so earlier ones keep their cached layout and the renderer
+ * finds the first changed line near the bottom.
+ */
+export class ChatView extends Container {
+  private readonly toolViews = new Map<string, ToolCallView>();
+  private streaming: { view: AssistantMessageView; message: AssistantMessage | undefined } | undefined;
+  private expanded = false;
+  private showThinking = true;
+
+  /** Replaces everything with `messages` (start-up, resume, new session, tree jump). */
+  setMessages(messages: readonly AgentMessage[]): void {
+    this.clear();
+    this.toolViews.clear();
+    this.streaming = undefined;
+    for (const message of messages) this.addMessage(message);
+  }
+
+  /** Adds a finished message as history. */
+  addMessage(message: AgentMessage): void {
+    switch (message.role) {
+      case "user":
+        this.addChild(new UserMessageView(userMessageText(message)));
+        return;
+      case "assistant": {
+        const view = new AssistantMessageView(this.showThinking);
+        view.setMessage(message);
+        this.addChild(view);
+        this.syncToolCalls(message);
+        return;
+      }
+      case "toolResult":
+        this.toolViews.get(message.toolCallId)?.setResult(message, message.isError);
+        return;
+      case "custom":
+        if (message.display) this.addChild(new NoticeView(userMessageText(message)));
+        return;
+      default: {
+        const never: never = message;
+        throw new Error(`Unknown message ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  addNotice(text: string, level: NoticeLevel = "info", trusted = false): void {
+    this.addChild(new NoticeView(text, level, trusted));
+  }
+
+  /** Applies one session event. Returns whether anything visible changed. */
+  handleEvent(event: SessionEvent): boolean {
+    switch (event.type) {
+      case "message_start":
+        if (event.message.role === "assistant") {
+          const view = new AssistantMessageView(this.showThinking);
+          this.streaming = { view, message: event.message };
+          view.setMessage(event.message);
+          this.addChild(view);
+          return true;
+        }
+        if (event.message.role === "toolResult") return false;
+        this.addMessage(event.message);
+        return true;
+      case "message_update": {
+        const streaming = this.streaming;
+        if (!streaming) return false;
+        streaming.message = reduceAssistantMessage(streaming.message, event.event);
+        if (!streaming.message) return false;
+        streaming.view.setMessage(streaming.message);
+        this.syncToolCalls(streaming.message);
+        return true;
+      }
+      case "message_end":
+        if (event.message.role !== "assistant") return false;
+        if (this.streaming) {
+          this.streaming.view.setMessage(event.message);
+          this.syncToolCalls(event.message);
+        } else this.addMessage(event.message);
+        this.streaming = undefined;
+        return true;
+      case "tool_execution_start":
+        this.ensureToolView(event.toolCallId, event.toolName, event.args);
+        return true;
+      case "tool_execution_update":
+        this.ensureToolView(event.toolCallId, event.toolName, {}).setPartialResult(event.partialResult);
+        return true;
+      case "tool_execution_end":
+        this.ensureToolView(event.toolCallId, event.toolName, {}).setResult(event.result, event.isError);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** Ctrl+O: every tool result shows in full, or collapsed again. */
+  toggleExpanded(): boolean {
+    this.expanded = !this.expanded;
+    for (const view of this.toolViews.values()) view.setExpanded(this.expanded);
+    return this.expanded;
+  }
+
+  /** Ctrl+T: thinking shown in full, or as one line each. */
+  toggleThinking(): boolean {
+    this.showThinking = !this.showThinking;
+    for (const child of this.children) if (child instanceof AssistantMessageView) child.setShowThinking(this.showThinking);
+    return this.showThinking;
+  }
+
+  private syncToolCalls(message: AssistantMessage): void {
+    for (const part of message.content) {
+      if (part.type !== "toolCall") continue;
+      const existing = this.toolViews.get(part.id);
+      if (existing) existing.setArgs(part.arguments);
+      else this.ensureToolView(part.id, part.name, part.arguments);
+    }
+  }
+
+  private ensureToolView(id: string, name: string, args: Record<string, unknown>): ToolCallView {
+    let view = this.toolViews.get(id);
+    if (!view) {
+      view = new ToolCallView(id, name, args, this.expanded);
+      this.toolViews.set(id, view);
+      this.addChild(view);
+    } else if (Object.keys(args).length > 0) view.setArgs(args);
+    return view;
+  }
+}

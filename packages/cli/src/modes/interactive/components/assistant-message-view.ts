@@ -1,0 +1,92 @@
+import type { AssistantMessage } from "@gyre/ai";
+import { type Component, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { sanitizeText } from "../sanitize-text.js";
+import { style } from "../theme.js";
+import { StreamingMarkdown } from "./streaming-markdown.js";
+
+type Block = { kind: "text"; view: StreamingMarkdown } | { kind: "thinking"; view: StreamingMarkdown; lines: number };
+
+/**
+ * An assistant message: its text as Markdown, thinking dimmed (collapsed to one line unless
+ * shown), and a closing note when the answer was aborted or failed. Tool calls are rendered by
+ * their own `ToolCallView`s, which the chat places after this view.
+ */
+export class AssistantMessageView implements Component {
+  private readonly blocks: Block[] = [];
+  private message: AssistantMessage | undefined;
+  private cachedWidth = -1;
+  private cachedLines: string[] | undefined;
+
+  constructor(private showThinking: boolean) {}
+
+  /** Updates from a (partial or final) message; unchanged blocks keep their cached layout. */
+  setMessage(message: AssistantMessage): void {
+    this.message = message;
+    let index = 0;
+    for (const part of message.content) {
+      if (part.type === "toolCall") continue;
+      const kind = part.type === "text" ? "text" : "thinking";
+      const text = part.type === "text" ? part.text : part.redacted ? "[redacted thinking]" : part.thinking;
+      let block = this.blocks[index];
+      if (!block || block.kind !== kind) {
+        block =
+          kind === "text"
+            ? { kind, view: new StreamingMarkdown() }
+            : { kind, view: new StreamingMarkdown("", { color: style.gray, italic: true }), lines: 0 };
+        this.blocks[index] = block;
+      }
+      block.view.setText(text.trimEnd());
+      if (block.kind === "thinking") block.lines = text.trim() === "" ? 0 : text.trim().split("\n").length;
+      index++;
+    }
+    this.blocks.length = index;
+    this.cachedLines = undefined;
+  }
+
+  setShowThinking(show: boolean): void {
+    if (this.showThinking === show) return;
+    this.showThinking = show;
+    this.cachedLines = undefined;
+  }
+
+  invalidate(): void {
+    for (const block of this.blocks) block.view.invalidate();
+    this.cachedLines = undefined;
+  }
+
+  render(width: number): string[] {
+    if (this.cachedLines && this.cachedWidth === width) return this.cachedLines;
+    const inner = Math.max(1, width - 2);
+    const lines: string[] = [];
+    for (const block of this.blocks) {
+      if (block.kind === "thinking") {
+        if (block.lines === 0) continue;
+        if (!this.showThinking) {
+          lines.push(style.gray(style.italic(`  thinking (${block.lines} lines, Ctrl+T to show)`)));
+          continue;
+        }
+      }
+      const rendered = block.view.render(inner);
+      if (rendered.length === 0) continue;
+      for (const line of rendered) lines.push(`  ${line}`);
+      if (block.kind === "thinking") lines.push("");
+    }
+    lines.push(...this.renderEnding(inner));
+    if (lines.length > 0) lines.push("");
+    this.cachedWidth = width;
+    this.cachedLines = lines;
+    return lines;
+  }
+
+  private renderEnding(width: number): string[] {
+    const message = this.message;
+    if (!message) return [];
+    if (message.stopReason === "aborted") return [`  ${style.yellow("⏹ aborted")}`];
+    if (message.stopReason === "error") {
+      const text = `✗ ${sanitizeText(message.errorMessage ?? "the model call failed")}`;
+      return wrapTextWithAnsi(text, width).map((line) => `  ${style.red(line)}`);
+    }
+    if (message.stopReason === "length") return [`  ${style.yellow("… stopped at the output token limit")}`];
+    return [];
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * A small line-based syntax highlighter for code blocks in answers: comments, strings, numbers
+ * and keywords of the common languages. Good enough to read code at a glance; no grammar files,
+ * no dependency, and each line stands alone so a streaming block never re-colours earlier lines.
+ */
+
+const keywords = new Set(
+  (
+    "abstract as async await break case catch class const continue def default defer del delete do elif else " +
+    "enum export extends false final finally fn for from func function go if impl import in instanceof interface " +
+    "is lambda let loop match mod module mut namespace new nil None not null or package pass private protected " +
+    "pub public raise readonly return self static struct super switch this throw throws trait true True False try " +
+    "type typeof undefined unsafe use var void where while with yield echo then fi done esac local"
+  ).split(" "),
+);
+
+const hashCommentLanguages = new Set(["python", "py", "sh", "bash", "shell", "zsh", "ruby", "rb", "yaml", "yml", "toml"]);
+const token =
+  /(\/\/.*$|#.*$|--.*$)|("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|`(?:[^`\\]|\\.)*`?)|(\b\d[\d_]*(?:\.\d+)?(?:e[+-]?\d+)?\b|\b0x[\da-f]+\b)|([A-Za-z_$][\w$]*)/gi;
+
+/** Colours `code` line by line; returns one string per line. Unknown languages get the same treatment. */
+export function highlightCode(code: string, lang?: string): string[] {
+  const language = (lang ?? "").toLowerCase();
+  const hashComments = hashCommentLanguages.has(language);
+  const dashComments = language === "sql" || language === "lua" || language === "haskell";
+  return code.split("\n").map((line) => highlightLine(line, hashComments, dashComments));
+}
+
+function highlightLine(line: string, hashComments: boolean, dashComments: boolean): string {
+  return line.replace(token, (match, comment: string | undefined, string: string | undefined, number: string | undefined, word: string | undefined) => {
+    if (comment !== undefined) {
+      const isComment = comment.startsWith("//") || (hashComments && comment.startsWith("#")) || (dashComments && comment.startsWith("--"));
+      // Not a comment in this language: colour nothing, but keep highlighting what follows.
+      if (!isComment) return comment[0] + highlightLine(comment.slice(1), hashComments, dashComments);
+      return `\x1b[90m${comment}\x1b[39m`;
+    }
+    if (string !== undefined) return `\x1b[32m${string}\x1b[39m`;
+    if (number !== undefined) return `\x1b[33m${number}\x1b[39m`;
+    if (word !== undefined && keywords.has(word)) return `\x1b[35m${word}\x1b[39m`;
+    return match;
+  });
+}

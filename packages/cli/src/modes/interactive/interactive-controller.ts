@@ -1,0 +1,220 @@
+import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
+import { getSessionsDir } from "../../core/config/paths.js";
+import type { Runtime } from "../../core/create-runtime.js";
+import { userMessageText } from "./chat-view.js";
+import { FileAutocompleteProvider } from "./file-autocomplete.js";
+import { installKeyHandlers } from "./keys.js";
+import type { Layout } from "./layout.js";
+import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
+import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
+import type { CommandContext } from "./slash-commands/types.js";
+import { style } from "./theme.js";
+
+const workingStatus = style.gray("● working · Esc to abort · Enter steers · Alt+Enter queues a follow-up");
+
+/**
+ * Connects the screen to the session: session events become components and status lines, the
+ * editor's text becomes prompts, steering, follow-ups or slash commands. One per interactive run.
+ */
+export class InteractiveController {
+  readonly session: AgentSession;
+  private readonly context: CommandContext;
+  private exitResolve: ((code: number) => void) | undefined;
+  private commandRunning = false;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly layout: Layout,
+  ) {
+    this.session = runtime.session;
+    this.context = this.createCommandContext();
+  }
+
+  /** Starts the UI; resolves with the exit code once the user leaves. */
+  start(options: { initialPrompt?: string; resume?: boolean }): Promise<number> {
+    const { layout, session } = this;
+    const exited = new Promise<number>((resolve) => {
+      this.exitResolve = resolve;
+    });
+    layout.chat.setMessages(session.messages);
+    for (const warning of this.runtime.warnings) layout.chat.addNotice(warning, "warning");
+    session.subscribe((event) => this.onEvent(event));
+    installKeyHandlers(layout, {
+      isRunning: () => session.isRunning,
+      abort: () => this.abort(),
+      followUp: (text) => this.queue("followUp", text),
+      exit: () => this.exit(),
+      notify: (text) => layout.status.set(style.gray(text)),
+    });
+    layout.editor.setAutocompleteProvider(
+      new FileAutocompleteProvider(
+        slashCommands.map((command) => ({ name: command.name, description: command.description })),
+        this.runtime.cwd,
+      ),
+    );
+    layout.editor.onSubmit = (text) => void this.submit(text);
+    this.refreshInfo();
+    layout.tui.start();
+    if (options.resume) void this.runCommand("resume", "");
+    else if (options.initialPrompt?.trim()) void this.submit(options.initialPrompt);
+    return exited;
+  }
+
+  /** Handles the editor's text: a slash command, a prompt, or (while running) a steering message. */
+  async submit(raw: string): Promise<void> {
+    const text = raw.trim();
+    if (!text) return;
+    this.layout.editor.addToHistory(text);
+    const command = parseSlashCommand(text);
+    if (command) return this.runCommand(command.name, command.args);
+    if (this.session.isRunning) return this.queue("steer", text);
+    await this.prompt(text);
+  }
+
+  exit(): void {
+    this.layout.status.stopCountdown();
+    this.layout.tui.stop();
+    this.exitResolve?.(0);
+  }
+
+  private async prompt(text: string): Promise<void> {
+    const { session } = this;
+    try {
+      await session.prompt(text);
+      // A message queued in the instant the run ended would otherwise wait for the next prompt.
+      while (session.agent.hasQueuedMessages() && !session.isRunning) {
+        await session.agent.continue();
+        await session.flush();
+      }
+    } catch (error) {
+      this.notify(`The run failed: ${(error as Error).message}`, "error");
+    }
+    this.refreshInfo();
+    this.layout.render();
+  }
+
+  private queue(kind: "steer" | "followUp", text: string): void {
+    if (kind === "steer") this.session.steer(text);
+    else this.session.followUp(text);
+    this.layout.pending.add({ kind, text });
+    this.layout.render();
+  }
+
+  /** Esc: stops the run; queued messages go back into the editor rather than being lost. */
+  private abort(): void {
+    const { layout, session } = this;
+    session.agent.clearQueues();
+    const queued = layout.pending.clear().map((item) => item.text);
+    if (queued.length > 0) {
+      const current = layout.editor.getText();
+      layout.editor.setText([...queued, ...(current ? [current] : [])].join("\n"));
+    }
+    session.abort();
+    layout.status.set(style.yellow("aborting…"));
+  }
+
+  private async runCommand(name: string, args: string): Promise<void> {
+    const command = slashCommands.find((candidate) => candidate.name === name);
+    if (!command) return this.notify(`Unknown command /${name}; type /help for the list.`, "error");
+    if (this.session.isRunning && !command.allowWhileRunning)
+      return this.notify(`/${name} cannot run while the agent works; wait or press Esc to abort first.`, "warning");
+    if (this.commandRunning) return this.notify("Another command is still running.", "warning");
+    this.commandRunning = true;
+    try {
+      await command.run(args, this.context);
+    } catch (error) {
+      this.notify(`/${name} failed: ${(error as Error).message}`, "error");
+    } finally {
+      this.commandRunning = false;
+      this.layout.render();
+    }
+  }
+
+  private onEvent(event: SessionEvent): void {
+    const { layout } = this;
+    if (layout.chat.handleEvent(event)) layout.render();
+    switch (event.type) {
+      case "message_start":
+        if (event.message.role === "user") layout.pending.deliver(userMessageText(event.message));
+        return;
+      case "agent_start":
+        layout.status.set(workingStatus);
+        return;
+      case "agent_end":
+        layout.status.set("");
+        this.refreshInfo();
+        return;
+      case "turn_end":
+        this.refreshInfo();
+        return;
+      case "retry":
+        layout.status.setCountdown(`↻ retry ${event.attempt}/${event.maxRetries}`, Date.now() + event.delayMs, event.reason);
+        return;
+      case "compaction_start":
+        layout.status.set(style.yellow(`⟳ compacting older messages (${event.reason})…`));
+        return;
+      case "compaction_end":
+        layout.status.set(this.session.isRunning ? workingStatus : "");
+        if (event.error) this.notify(`Compaction failed: ${event.error}`, "error");
+        else this.notify(`Compacted older messages (${event.tokensBefore ?? "?"} tokens before).`);
+        return;
+      case "budget_reached":
+        this.notify(`Budget reached: ${event.reason}`, "warning");
+        return;
+      case "session_changed":
+        layout.chat.setMessages(this.session.messages);
+        this.refreshInfo();
+        layout.render();
+        return;
+      default:
+        return;
+    }
+  }
+
+  private notify(text: string, level: "info" | "warning" | "error" = "info"): void {
+    this.layout.chat.addNotice(text, level);
+    this.layout.render();
+  }
+
+  private refreshInfo(): void {
+    const { session, runtime, layout } = this;
+    const { model, thinkingLevel } = session.agent.state;
+    layout.header.setModel(`${model.provider}/${model.id}`);
+    layout.footer.setInfo({
+      cwd: runtime.cwd,
+      home: process.env.HOME,
+      sessionName: session.session.getName(),
+      stats: session.getStats(),
+      contextWindow: model.contextWindow,
+      model: `${model.provider}/${model.id}`,
+      thinkingLevel,
+    });
+    layout.render();
+  }
+
+  private createCommandContext(): CommandContext {
+    const { layout } = this;
+    return {
+      runtime: this.runtime,
+      session: this.session,
+      layout,
+      sessionsDir: getSessionsDir(this.runtime.gyreHome),
+      commands: slashCommands,
+      notify: (text, level) => this.notify(text, level),
+      print: (text) => {
+        layout.chat.addNotice(text, "info", true);
+        layout.render();
+      },
+      select: (title, items, initial) =>
+        layout.ask<string>((done) => new SelectDialog({ title, items, ...(initial ? { initial } : {}), onDone: done })),
+      input: (title, initial) => layout.ask<string>((done) => new InputDialog(title, done, initial)),
+      reloadChat: () => {
+        layout.chat.setMessages(this.session.messages);
+        layout.render();
+      },
+      refreshInfo: () => this.refreshInfo(),
+      setEditorText: (text) => layout.editor.setText(text),
+      exit: () => this.exit(),
+    };
+  }
+}

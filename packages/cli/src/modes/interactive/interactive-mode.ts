@@ -1,0 +1,43 @@
+import type { Terminal } from "@mariozechner/pi-tui";
+import { ProcessTerminal } from "@mariozechner/pi-tui";
+import type { Runtime } from "../../core/create-runtime.js";
+import type { UserInterface } from "../../core/user-interface.js";
+import { InteractiveController } from "./interactive-controller.js";
+import { Layout } from "./layout.js";
+import { createTerminalUserInterface } from "./terminal-user-interface.js";
+
+export type InteractiveModeOptions = {
+  /** Sent as the first prompt once the UI is up (`gyre "fix the test"`). */
+  initialPrompt?: string;
+  /** `--resume`: open the session picker first. */
+  resume?: boolean;
+  version: string;
+  /** Names of loaded extensions, for the header. */
+  extensions?: readonly string[];
+  /** A test terminal; default the process's own. */
+  terminal?: Terminal;
+  /** Receives the terminal `UserInterface` once the screen exists (extensions, trust prompts). */
+  onUserInterface?: (ui: UserInterface) => void;
+};
+
+/**
+ * The interactive mode: a full-screen conversation in the terminal driven by the same
+ * `AgentSession` as the other modes. Resolves with the exit code when the user quits; the caller
+ * disposes the session (which persists it).
+ */
+export async function runInteractiveMode(runtime: Runtime, options: InteractiveModeOptions): Promise<number> {
+  const layout = new Layout(options.terminal ?? new ProcessTerminal(), {
+    version: options.version,
+    model: `${runtime.model.provider}/${runtime.model.id}`,
+    cwd: runtime.cwd,
+    home: process.env.HOME,
+    contextFiles: runtime.contextFiles,
+    extensions: options.extensions ?? [],
+  });
+  options.onUserInterface?.(createTerminalUserInterface(layout));
+  const controller = new InteractiveController(runtime, layout);
+  return controller.start({
+    ...(options.initialPrompt !== undefined ? { initialPrompt: options.initialPrompt } : {}),
+    ...(options.resume ? { resume: true } : {}),
+  });
+}

@@ -1,0 +1,78 @@
+import { type Component, Container, Editor, type Terminal, TUI } from "@mariozechner/pi-tui";
+import { ChatView } from "./chat-view.js";
+import { FooterView } from "./components/footer-view.js";
+import { type HeaderInfo, HeaderView } from "./components/header-view.js";
+import { PendingQueueView } from "./components/pending-queue-view.js";
+import { StatusLineView } from "./components/status-line-view.js";
+import { editorTheme } from "./theme.js";
+
+/**
+ * The screen from top to bottom: header, conversation, pending messages, status line, editor
+ * (or a dialog in its place), footer. Everything above the editor only grows while the agent
+ * works, which keeps pi-tui's diff at the bottom of the screen.
+ */
+export class Layout {
+  readonly tui: TUI;
+  readonly header: HeaderView;
+  readonly chat = new ChatView();
+  readonly pending = new PendingQueueView();
+  readonly status: StatusLineView;
+  readonly editor: Editor;
+  readonly footer = new FooterView();
+  private readonly editorSlot = new Container();
+  private dialogQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(terminal: Terminal, headerInfo: HeaderInfo) {
+    this.tui = new TUI(terminal);
+    // A shrinking screen must not trigger a full redraw of a long history.
+    this.tui.setClearOnShrink(false);
+    this.header = new HeaderView(headerInfo);
+    this.status = new StatusLineView(() => this.tui.requestRender());
+    this.editor = new Editor(this.tui, editorTheme, { paddingX: 1 });
+    this.editorSlot.addChild(this.editor);
+    for (const child of [this.header, this.chat, this.pending, this.status, this.editorSlot, this.footer])
+      this.tui.addChild(child);
+    this.tui.setFocus(this.editor);
+  }
+
+  /** Whether a dialog holds the editor's place. */
+  get dialogOpen(): boolean {
+    return this.editorSlot.children[0] !== this.editor;
+  }
+
+  render(): void {
+    this.tui.requestRender();
+  }
+
+  /**
+   * Puts a dialog in the editor's place until it calls `done`; one dialog at a time (later ones
+   * wait). Aborting `signal` closes it with undefined.
+   */
+  ask<T>(create: (done: (value: T | undefined) => void) => Component, signal?: AbortSignal): Promise<T | undefined> {
+    const run = () =>
+      new Promise<T | undefined>((resolve) => {
+        if (signal?.aborted) return resolve(undefined);
+        let settled = false;
+        const done = (value: T | undefined) => {
+          if (settled) return;
+          settled = true;
+          signal?.removeEventListener("abort", onAbort);
+          this.showInSlot(this.editor);
+          resolve(value);
+        };
+        const onAbort = () => done(undefined);
+        signal?.addEventListener("abort", onAbort, { once: true });
+        this.showInSlot(create(done));
+      });
+    const result = this.dialogQueue.then(run, run);
+    this.dialogQueue = result;
+    return result;
+  }
+
+  private showInSlot(component: Component): void {
+    this.editorSlot.clear();
+    this.editorSlot.addChild(component);
+    this.tui.setFocus(component);
+    this.tui.requestRender();
+  }
+}

@@ -1,0 +1,136 @@
+import {
+  type Component,
+  type Focusable,
+  fuzzyFilter,
+  Input,
+  matchesKey,
+  type SelectItem,
+  SelectList,
+  truncateToWidth,
+} from "@mariozechner/pi-tui";
+import { selectListTheme, style } from "../theme.js";
+
+export type SelectDialogOptions = {
+  title: string;
+  items: SelectItem[];
+  /** Value of the item selected at first. */
+  initial?: string;
+  maxVisible?: number;
+  onDone: (value: string | undefined) => void;
+};
+
+/**
+ * A titled list that the user narrows by typing (fuzzy, over label and description), moves
+ * through with the arrows, picks with Enter and leaves with Esc. Takes the editor's place.
+ */
+export class SelectDialog implements Component, Focusable {
+  private readonly filter = new Input();
+  private list: SelectList;
+  private finished = false;
+  private focusedState = false;
+
+  constructor(private readonly options: SelectDialogOptions) {
+    this.list = this.createList(options.items);
+    const index = options.items.findIndex((item) => item.value === options.initial);
+    if (index >= 0) this.list.setSelectedIndex(index);
+  }
+
+  get focused(): boolean {
+    return this.focusedState;
+  }
+
+  set focused(value: boolean) {
+    this.focusedState = value;
+    this.filter.focused = value;
+  }
+
+  handleInput(data: string): void {
+    if (matchesKey(data, "escape") || matchesKey(data, "ctrl+c")) return this.finish(undefined);
+    if (matchesKey(data, "enter")) return this.finish(this.list.getSelectedItem()?.value);
+    if (matchesKey(data, "up") || matchesKey(data, "down") || matchesKey(data, "pageUp") || matchesKey(data, "pageDown"))
+      return this.list.handleInput(data);
+    const before = this.filter.getValue();
+    this.filter.handleInput(data);
+    const query = this.filter.getValue();
+    if (query !== before) {
+      const items = query.trim() === "" ? this.options.items : fuzzyFilter(this.options.items, query, describe);
+      this.list = this.createList(items);
+    }
+  }
+
+  invalidate(): void {
+    this.filter.invalidate();
+    this.list.invalidate();
+  }
+
+  render(width: number): string[] {
+    const title = truncateToWidth(style.bold(this.options.title), width);
+    const hint = truncateToWidth(style.gray("type to filter · ↑↓ move · Enter select · Esc cancel"), width);
+    return [style.gray("─".repeat(width)), title, ...this.filter.render(width), ...this.list.render(width), hint];
+  }
+
+  private finish(value: string | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.options.onDone(value);
+  }
+
+  private createList(items: SelectItem[]): SelectList {
+    const list = new SelectList(items, this.options.maxVisible ?? 10, selectListTheme);
+    return list;
+  }
+}
+
+function describe(item: SelectItem): string {
+  return `${item.label} ${item.description ?? ""}`;
+}
+
+/** A titled one-line input; Enter gives its value, Esc gives undefined. Takes the editor's place. */
+export class InputDialog implements Component, Focusable {
+  private readonly input = new Input();
+  private finished = false;
+  private focusedState = false;
+
+  constructor(
+    private readonly title: string,
+    private readonly onDone: (value: string | undefined) => void,
+    initial = "",
+  ) {
+    this.input.setValue(initial);
+    this.input.onSubmit = (value) => this.finish(value);
+    this.input.onEscape = () => this.finish(undefined);
+  }
+
+  get focused(): boolean {
+    return this.focusedState;
+  }
+
+  set focused(value: boolean) {
+    this.focusedState = value;
+    this.input.focused = value;
+  }
+
+  handleInput(data: string): void {
+    if (matchesKey(data, "ctrl+c")) return this.finish(undefined);
+    this.input.handleInput(data);
+  }
+
+  invalidate(): void {
+    this.input.invalidate();
+  }
+
+  render(width: number): string[] {
+    return [
+      style.gray("─".repeat(width)),
+      truncateToWidth(style.bold(this.title), width),
+      ...this.input.render(width),
+      truncateToWidth(style.gray("Enter confirm · Esc cancel"), width),
+    ];
+  }
+
+  private finish(value: string | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.onDone(value);
+  }
+}

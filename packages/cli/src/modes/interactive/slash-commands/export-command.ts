@@ -1,0 +1,28 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { renderSessionHtml } from "../export-html.js";
+import type { SlashCommand } from "./types.js";
+
+/** /export [file]: writes the conversation as a standalone HTML file. */
+export const exportCommand: SlashCommand = {
+  name: "export",
+  description: "Save this session as an HTML file",
+  argumentHint: "[file]",
+  allowWhileRunning: true,
+  run: async (args, context) => {
+    const { session, runtime } = context;
+    const path = resolve(runtime.cwd, args.trim() || `gyre-session-${session.sessionId.slice(0, 8)}.html`);
+    const state = session.agent.state;
+    const html = renderSessionHtml({
+      title: session.session.getName() ?? `gyre session ${session.sessionId}`,
+      model: `${state.model.provider}/${state.model.id}`,
+      messages: session.messages,
+    });
+    try {
+      await writeFile(path, html, "utf8");
+    } catch (error) {
+      return context.notify(`Cannot write ${path}: ${(error as Error).message}`, "error");
+    }
+    context.notify(`Exported to ${path}`);
+  },
+};

@@ -1,0 +1,40 @@
+import { compactCommand } from "./compact-command.js";
+import { copyCommand } from "./copy-command.js";
+import { costCommand } from "./cost-command.js";
+import { exportCommand } from "./export-command.js";
+import { forkCommand } from "./fork-command.js";
+import { helpCommand } from "./help-command.js";
+import { modelCommand } from "./model-command.js";
+import { nameCommand } from "./name-command.js";
+import { newCommand } from "./new-command.js";
+import { quitCommand } from "./quit-command.js";
+import { resumeCommand } from "./resume-command.js";
+import { settingsCommand } from "./settings-command.js";
+import { thinkingCommand } from "./thinking-command.js";
+import { treeCommand } from "./tree-command.js";
+import type { SlashCommand } from "./types.js";
+
+/** The built-in slash commands, in the order /help lists them. */
+export const slashCommands: readonly SlashCommand[] = [
+  modelCommand,
+  thinkingCommand,
+  newCommand,
+  resumeCommand,
+  treeCommand,
+  forkCommand,
+  nameCommand,
+  compactCommand,
+  costCommand,
+  copyCommand,
+  exportCommand,
+  settingsCommand,
+  helpCommand,
+  quitCommand,
+];
+
+/** Splits "/name rest" into the command name and its argument text; undefined when not a command. */
+export function parseSlashCommand(text: string): { name: string; args: string } | undefined {
+  const match = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match) return undefined;
+  return { name: (match[1] as string).toLowerCase(), args: match[2] ?? "" };
+}

@@ -1,0 +1,46 @@
+import { getModels, getProviders, type Model } from "@gyre/ai";
+import { formatTokens } from "../components/footer-view.js";
+import type { SlashCommand } from "./types.js";
+
+/** Every configured model (built-in and models.json), the current one first if it is not listed. */
+export function listAvailableModels(current: Model): Model[] {
+  const models = getProviders().flatMap((provider) => getModels(provider.name));
+  const listed = models.some((model) => model.provider === current.provider && model.id === current.id);
+  return listed ? models : [current, ...models];
+}
+
+/**
+ * A model of the provider gyre started with keeps the start-up base URL (a `--base-url` or
+ * env override applies to the whole provider, not just the first model).
+ */
+export function withStartupEndpoint(model: Model, startup: Model): Model {
+  if (model.provider !== startup.provider || model.baseUrl === startup.baseUrl) return model;
+  return { ...model, baseUrl: startup.baseUrl };
+}
+
+/** /model [provider/id]: switches the model, from the argument or a picker. */
+export const modelCommand: SlashCommand = {
+  name: "model",
+  description: "Pick the model",
+  argumentHint: "[provider/id]",
+  run: async (args, context) => {
+    const current = context.session.agent.state.model;
+    const models = listAvailableModels(current);
+    const key = (model: Model) => `${model.provider}/${model.id}`;
+    let chosen = args.trim();
+    if (!chosen) {
+      const items = models.map((model) => ({
+        value: key(model),
+        label: key(model),
+        description: `${model.name}${model.reasoning ? " · thinking" : ""} · ${formatTokens(model.contextWindow)} context`,
+      }));
+      chosen = (await context.select("Model", items, key(current))) ?? "";
+      if (!chosen) return;
+    }
+    const model = models.find((candidate) => key(candidate) === chosen || candidate.id === chosen);
+    if (!model) return context.notify(`No configured model "${chosen}"; run /model to pick from the list.`, "error");
+    context.session.setModel(withStartupEndpoint(model, context.runtime.model));
+    context.refreshInfo();
+    context.notify(`Model: ${key(model)}`);
+  },
+};

@@ -1,0 +1,17 @@
+import type { SlashCommand } from "./types.js";
+
+/** /name [name]: names the session (shown by /resume and in the footer). */
+export const nameCommand: SlashCommand = {
+  name: "name",
+  description: "Name this session",
+  argumentHint: "[name]",
+  allowWhileRunning: true,
+  run: async (args, context) => {
+    const store = context.session.session;
+    const name = args.trim() || (await context.input("Session name", store.getName() ?? ""))?.trim();
+    if (!name) return;
+    store.setName(name);
+    context.refreshInfo();
+    context.notify(`Session named "${name}".`);
+  },
+};
