@@ -4,7 +4,7 @@
 // tick, so the time between turn starts is the loop's own cost. Pi is installed into
 // <tmpdir>/gyre-bench-pi (never into the repo); if that fails, only gyre is measured.
 //
-//   node bench/agent-loop.mjs [--turns 1000] [--rounds 3]
+//   node bench/agent-loop.mjs [--turns 1000] [--rounds 5]
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
