@@ -1,6 +1,7 @@
 // One table for every item: gyre next to Pi, the ratio, the spread and peak memory.
-// A row is { item, unit, gyre?, pi?, gyreRssMb?, piRssMb?, note?, lowerIsBetter? } where gyre/pi are
+// A row is { item, unit, gyre?, pi?, versus?, gyreRssMb?, piRssMb?, note? } where gyre/pi are
 // summarize() results; a side that was not measured prints "–" rather than a made-up number.
+// `versus` names the baseline when it is not Pi (tools compare with bare bash and rg).
 
 const DASH = "–";
 
@@ -14,7 +15,9 @@ export function formatNumber(value) {
 }
 
 const withUnit = (value, unit) => (value === undefined ? DASH : `${formatNumber(value)} ${unit}`.trim());
-const spread = (summary) => (summary ? `${formatNumber(summary.min)}–${formatNumber(summary.max)}` : DASH);
+// Figures taken from another script's output have a median only: no spread to show.
+const spread = (summary) =>
+  summary?.min === undefined ? DASH : `${formatNumber(summary.min)}–${formatNumber(summary.max)}`;
 
 /** gyre ÷ Pi of the medians; below 1 is better for gyre when lower is better (times, bytes). */
 export function ratioOf(row) {
@@ -39,7 +42,9 @@ export function renderTable(rows) {
     const cells = [
       row.item,
       withUnit(row.gyre?.median, row.unit),
-      withUnit(row.pi?.median, row.unit),
+      row.versus && row.pi
+        ? `${withUnit(row.pi.median, row.unit)} (${row.versus})`
+        : withUnit(row.pi?.median, row.unit),
       ratioText,
       `${spread(row.gyre)} / ${spread(row.pi)}`,
       memory,

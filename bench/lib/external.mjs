@@ -1,0 +1,116 @@
+// The items measured by other scripts in bench/ (each owned by its author and runnable alone):
+// the runner spawns them and reads their printed tables. A parser that finds nothing still yields
+// a row that points at the script, and the raw output goes into bench/results/latest.md.
+
+const num = (text) => (text === undefined || text === "-" ? undefined : Number.parseFloat(text));
+const one = (value) => (value === undefined || Number.isNaN(value) ? undefined : { median: value });
+
+/** Rows from bench/agent-loop.mjs: per-turn time of the Agent in-process, and its flatness. */
+function parseAgentLoop(output) {
+  // "gyre  36.2 µs  50.9 µs  1.41×  50.6 µs  98.9 µs  96.5 ms": first 100, last 100, last/first, all turns, …
+  const read = (name) => {
+    const line = output.split("\n").find((text) => text.startsWith(`${name} `));
+    const values = line?.match(/[\d.]+(?=\s*(µs|×|ms))/g);
+    return values && { last: num(values[1]), flat: num(values[2]), all: num(values[3]) };
+  };
+  const gyre = read("gyre");
+  const pi = read("pi-agent-core");
+  if (!gyre) return [];
+  const turns = /(\d[\d,]*) tool-call turns/.exec(output)?.[1] ?? "1,000";
+  return [
+    {
+      item: `loop in-process: per turn, ${turns} turns`,
+      unit: "µs",
+      gyre: one(gyre.all),
+      pi: one(pi?.all),
+      note: "@gyre/agent vs pi-agent-core Agent, instant model; medians from bench/agent-loop.mjs",
+    },
+    {
+      item: "loop in-process: last 100 ÷ first 100 turns",
+      unit: "x",
+      gyre: one(gyre.flat),
+      pi: one(pi?.flat),
+      note: "1.0 = flat as history grows",
+    },
+  ];
+}
+
+/** Rows from bench/sse-throughput.mjs: its markdown table of MB/s and import ms. */
+function parseSse(output) {
+  const row = (prefix) => {
+    const line = output.split("\n").find((text) => text.startsWith(`| ${prefix}`));
+    const cells = line?.split("|").map((cell) => cell.trim());
+    return cells && { rate: num(cells[2]), importMs: num(cells[3]) };
+  };
+  const gyre = row("@gyre/ai");
+  const pi = row("@mariozechner/pi-ai");
+  if (!gyre) return [];
+  return [
+    {
+      item: "providers: SSE parse throughput",
+      unit: "MB/s",
+      gyre: one(gyre.rate),
+      pi: one(pi?.rate),
+      note: "higher is better; openai-completions, recorded stream ×N",
+    },
+    { item: "providers: import @gyre/ai vs pi-ai", unit: "ms", gyre: one(gyre.importMs), pi: one(pi?.importMs) },
+  ];
+}
+
+/** Rows from bench/tools.mjs: baselines are bare `bash -c` and raw `rg`, not Pi. */
+function parseTools(output) {
+  const rows = [];
+  const bash = /^bash .*?\(median ms\/call\)\s+([\d.]+)\s+([\d.]+)/m.exec(output);
+  if (bash)
+    rows.push({
+      item: "tools: bash tool, per call",
+      unit: "ms",
+      gyre: one(num(bash[1])),
+      pi: one(num(bash[2])),
+      versus: "bash -c",
+      note: "target overhead < 15 ms (Pi's ~48 ms per issue #4)",
+    });
+  const grep = /^grep (.*?) \(median ms\)\s+([\d.]+)\s+([\d.]+)/m.exec(output);
+  if (grep)
+    rows.push({
+      item: `tools: grep, ${grep[1]}`,
+      unit: "ms",
+      gyre: one(num(grep[2])),
+      pi: one(num(grep[3])),
+      versus: "rg",
+      note: "target ≤ 1.3x raw rg",
+    });
+  const read = /^read (.*?)\s{2,}([\d.]+)\s+([\d.]+)/m.exec(output);
+  if (read) rows.push({ item: `tools: read ${read[1]}`, unit: "ms", gyre: one(num(read[2])), pi: one(num(read[3])) });
+  return rows;
+}
+
+/** Rows from bench/sessions.mjs: one per size and shape, resume time and peak RSS. */
+function parseSessions(output) {
+  const rows = [];
+  const pattern = /^(\d+)\s+(.+?)\s{2,}([\d.]+ MB)\s+(\d+)\s+(\d+|-)\s+\S+\s+(\d+) MiB\s+(?:(\d+) MiB|-)/gm;
+  for (const match of output.matchAll(pattern)) {
+    rows.push({
+      item: `sessions: resume ${Number(match[1]).toLocaleString("en")} entries, ${match[2]}`,
+      unit: "ms",
+      gyre: one(num(match[4])),
+      pi: one(num(match[5])),
+      gyreRssMb: num(match[6]),
+      piRssMb: num(match[7]),
+      note: `${match[3]}; target ≥ 5x faster, < half the memory`,
+    });
+  }
+  return rows;
+}
+
+/**
+ * The external items: name → { script, args, parse }. `args` keep each within a minute or two
+ * here; run a script alone with its own defaults for more samples.
+ */
+export const EXTERNAL_ITEMS = {
+  sessions: { script: "bench/sessions.mjs", args: [], parse: parseSessions },
+  tools: { script: "bench/tools.mjs", args: [], parse: parseTools },
+  providers: { script: "bench/sse-throughput.mjs", args: [], parse: parseSse, needs: "packages/ai/dist/index.js" },
+  "loop-in-process": { script: "bench/agent-loop.mjs", args: [], parse: parseAgentLoop },
+  tui: { script: "bench/tui.mjs", args: [], parse: () => [] },
+};
