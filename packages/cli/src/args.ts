@@ -33,6 +33,10 @@ export type CliArgs = {
   extensions: string[];
   noExtensions: boolean;
   trust: boolean;
+  /** Unknown `--flags` seen with `allowUnknownFlags` (extensions may register them). */
+  unknownFlags: string[];
+  /** Values of flags extensions registered (second parse, with `extensionFlags`). */
+  extensionFlags: Record<string, boolean | string>;
   verbose: boolean;
   listModels: boolean;
   version: boolean;
@@ -147,6 +151,8 @@ function createDefaults(): CliArgs {
     extensions: [],
     noExtensions: false,
     trust: false,
+    unknownFlags: [],
+    extensionFlags: {},
     verbose: false,
     listModels: false,
     version: false,
@@ -154,11 +160,26 @@ function createDefaults(): CliArgs {
   };
 }
 
+/** Options of `parseArgs` for flags that extensions register (known only once they load). */
+export type ParseOptions = {
+  /** Collect unknown `--long` flags into `unknownFlags` instead of failing (first pass). */
+  allowUnknownFlags?: boolean;
+  /** Flags extensions registered, by name without dashes (second pass). */
+  extensionFlags?: Record<string, "boolean" | "string">;
+};
+
+/** Whether `--name` is one of gyre's own flags (extensions cannot register these). */
+export function isBuiltInFlag(name: string): boolean {
+  return `--${name}` in valueFlags || `--${name}` in booleanFlags;
+}
+
 /**
  * Parses `argv` (without node and script). `--flag=value` and `--flag value` both work; `--`
  * ends option parsing. The mode is settled later by `resolveMode` (stdin may imply print).
+ * Extension flags need two passes: first with `allowUnknownFlags`, then, once extensions have
+ * loaded, with `extensionFlags` (an unknown flag then fails as usual).
  */
-export function parseArgs(argv: string[]): ParseResult {
+export function parseArgs(argv: string[], options: ParseOptions = {}): ParseResult {
   const args = createDefaults();
   let explicitMode: Mode | undefined;
   for (let index = 0; index < argv.length; index++) {
@@ -184,6 +205,23 @@ export function parseArgs(argv: string[]): ParseResult {
       const problem = applyValue(args, key, name, value);
       if (problem) return { ok: false, error: problem };
       if (key === "mode") explicitMode = value as Mode;
+      continue;
+    }
+    const extensionFlag = name.startsWith("--") ? options.extensionFlags?.[name.slice(2)] : undefined;
+    if (extensionFlag === "boolean") {
+      const value = eq > 0 ? token.slice(eq + 1) : "true";
+      if (value !== "true" && value !== "false") return { ok: false, error: `${name} takes no value or true/false.` };
+      args.extensionFlags[name.slice(2)] = value === "true";
+      continue;
+    }
+    if (extensionFlag === "string") {
+      const value = eq > 0 ? token.slice(eq + 1) : argv[++index];
+      if (value === undefined) return { ok: false, error: `${name} needs a value; see the extension's documentation.` };
+      args.extensionFlags[name.slice(2)] = value;
+      continue;
+    }
+    if (options.allowUnknownFlags && name.startsWith("--") && name.length > 2) {
+      args.unknownFlags.push(name);
       continue;
     }
     if (token.startsWith("-") && token.length > 1) {

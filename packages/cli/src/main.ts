@@ -2,15 +2,24 @@
  * gyre's entry: parse flags, build the runtime, hand over to a mode. Wiring only.
  */
 import { helpText, parseArgs } from "./args.js";
-import { getSessionsDir } from "./core/config/paths.js";
+import { getGyreHome, getSessionsDir } from "./core/config/paths.js";
 import { createRuntime, type Runtime, StartupError } from "./core/create-runtime.js";
+import { createDeferredUserInterface } from "./core/extensions/deferred-user-interface.js";
+import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
 import { loadFileArguments } from "./core/file-arguments.js";
+import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
 import { version } from "./version.js";
 
 async function main(argv: string[]): Promise<number> {
-  const parsed = parseArgs(argv);
+  // Unknown --flags may belong to extensions; they are checked again once extensions loaded.
+  const parsed = parseArgs(argv, { allowUnknownFlags: true });
   if (!parsed.ok) return fail(parsed.error, 2);
-  const args = parsed.value;
+  let args = parsed.value;
+  if (args.unknownFlags.length > 0) {
+    const strict = parseArgs(argv);
+    const gyreHome = getGyreHome(process.env);
+    if (!strict.ok && !(await mayLoadExtensions({ args, cwd: process.cwd(), gyreHome }))) return fail(strict.error, 2);
+  }
   if (args.help) {
     process.stdout.write(helpText);
     return 0;
@@ -22,8 +31,9 @@ async function main(argv: string[]): Promise<number> {
   if (args.listModels) return (await import("./modes/list-models.js")).runListModels(process.stdout);
 
   let prompt = args.prompt.join(" ");
+  let piped = "";
   if (args.mode !== "rpc" && !process.stdin.isTTY) {
-    const piped = await readStdin();
+    piped = await readStdin();
     if (piped.trim()) {
       prompt = prompt ? `${prompt}\n\n${piped}` : piped;
       if (args.mode === "interactive") args.mode = "print";
@@ -33,12 +43,30 @@ async function main(argv: string[]): Promise<number> {
     return fail('No prompt given; pass one as an argument (gyre -p "fix the failing test") or pipe it on stdin.', 2);
   }
 
+  const verboseNotices = args.verbose || !!process.stderr.isTTY;
+  const notify = (message: string) => {
+    if (verboseNotices) process.stderr.write(`gyre: ${message}\n`);
+  };
+  const deferredUi = args.mode === "interactive" ? createDeferredUserInterface(notify) : undefined;
+  const rpcUi =
+    args.mode === "rpc" ? (await import("./modes/rpc/rpc-mode.js")).createRpcUserInterface(process.stdout) : undefined;
+  const ui: UserInterface = deferredUi?.ui ?? rpcUi ?? createHeadlessUserInterface(notify);
   let runtime: Runtime;
   try {
-    runtime = await createRuntime(args, { cwd: process.cwd(), env: process.env });
+    runtime = await createRuntime(args, { cwd: process.cwd(), env: process.env, ui, argv });
   } catch (error) {
     if (error instanceof StartupError) return fail(error.message, error.exitCode);
     return fail((error as Error).message, 1);
+  }
+  if (runtime.args !== args) {
+    // Extension flags may have taken words the first pass read as the prompt.
+    args = runtime.args;
+    const words = args.prompt.join(" ");
+    prompt = piped.trim() ? (words ? `${words}\n\n${piped}` : piped) : words;
+    if (args.mode !== "rpc" && args.mode !== "interactive" && !prompt.trim() && args.fileArguments.length === 0) {
+      await runtime.session.dispose();
+      return fail('No prompt given; pass one as an argument (gyre -p "fix the failing test") or pipe it on stdin.', 2);
+    }
   }
   const { session } = runtime;
   if (args.verbose || process.stderr.isTTY)
@@ -84,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
           env: process.env,
           stdin: process.stdin,
           stdout: process.stdout,
+          ...(rpcUi ? { ui: rpcUi } : {}),
         });
       case "interactive":
         // Loaded only here so the TUI stays off the print/json/rpc start-up path.
@@ -91,6 +120,8 @@ async function main(argv: string[]): Promise<number> {
           initialPrompt: prompt,
           resume: args.resume,
           version,
+          extensions: runtime.extensions?.extensions.map((extension) => extension.path) ?? [],
+          ...(deferredUi ? { onUserInterface: deferredUi.attach } : {}),
         });
       default: {
         const never: never = args.mode;

@@ -7,11 +7,15 @@ import {
   type AnyAgentTool,
   type BeforeToolCallInput,
   type BeforeToolCallResult,
+  createUserMessage,
 } from "@gyre/agent";
-import type { ImageContent, Model, RetryOptions, ThinkingLevel } from "@gyre/ai";
+import type { ImageContent, Message, Model, RetryOptions, ThinkingLevel } from "@gyre/ai";
 import { compact } from "./compaction/compact.js";
 import { isContextOverflow } from "./compaction/is-context-overflow.js";
 import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS, shouldCompact } from "./compaction/should-compact.js";
+import type { ExtensionHost, ExtensionRunner } from "./extensions/extension-runner.js";
+import type { InputResolution } from "./extensions/resolve-input.js";
+import type { ExtensionMessage } from "./extensions/types.js";
 import type { SessionManager } from "./session/session-manager.js";
 import { computeSessionStats, getLastAssistantText, type SessionStats } from "./session-stats.js";
 
@@ -40,6 +44,10 @@ export type AgentSessionOptions = {
    */
   compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+  /** Extensions: their hooks run in the loop and every `SessionEvent` reaches their handlers. */
+  extensions?: ExtensionRunner;
+  /** Turns slash input into a prompt (templates, skills) or runs a command; default: text as it is. */
+  resolveInput?: (text: string) => Promise<InputResolution>;
 };
 
 /**
@@ -54,10 +62,16 @@ export class AgentSession {
   private readonly listeners = new Set<(event: SessionEvent) => void>();
   private lastEndReason: AgentRunResult["reason"] | undefined;
   private budgetReason: string | undefined;
+  /** Runs started by extension messages; `prompt()` waits for them so print mode sees the last answer. */
+  private readonly extensionRuns = new Set<Promise<AgentRunResult>>();
+  /** True from `agent_end` until the run settles: a message sent then starts the next run. */
+  private runEnding = false;
+  private disposed = false;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
     this.apiKey = options.apiKey;
+    const extensions = options.extensions;
     this.agent = new Agent({
       model: options.model,
       systemPrompt: options.systemPrompt,
@@ -68,12 +82,25 @@ export class AgentSession {
       streamOptions: options.retry ? { retry: options.retry } : {},
       getApiKey: (provider) =>
         provider === this.agent.state.model.provider ? this.apiKey : options.getApiKey?.(provider),
-      beforeToolCall: options.beforeToolCall,
+      beforeToolCall: composeBeforeToolCall(options.beforeToolCall, extensions),
+      ...(extensions
+        ? {
+            afterToolCall: (input) => extensions.afterToolCall(input),
+            transformContext: (messages) =>
+              extensions.hasHandlers("context") ? extensions.transformContext(messages) : messages,
+            convertToLlm: convertCustomMessagesToUser,
+          }
+        : {}),
       onListenerError: (error, event) => {
         process.stderr.write(`gyre: a listener failed on "${event.type}": ${(error as Error).message}\n`);
       },
     });
-    this.agent.subscribe((event) => this.onAgentEvent(event));
+    this.agent.subscribe(async (event) => {
+      const flushed = this.onAgentEvent(event);
+      await extensions?.emit(event);
+      await flushed;
+    });
+    extensions?.bind(this.createExtensionHost());
   }
 
   get sessionId(): string {
@@ -115,14 +142,30 @@ export class AgentSession {
    * Runs one user request to the end. Compacts first when the context is near the window;
    * when the provider reports a context overflow, compacts once and retries — never loops.
    */
-  async prompt(text: string, images: ImageContent[] = []): Promise<AgentRunResult> {
+  async prompt(input: string, images: ImageContent[] = []): Promise<AgentRunResult> {
+    const resolved: InputResolution = this.options.resolveInput
+      ? await this.options.resolveInput(input)
+      : { kind: "prompt", text: input };
+    if (resolved.kind === "handled") {
+      const result = (await this.settleExtensionRuns()) ?? { messages: [], reason: "stop" };
+      this.lastEndReason = result.reason;
+      await this.flush();
+      return result;
+    }
+    const text = resolved.text;
     await this.maybeCompact();
+    const extensions = this.options.extensions;
+    if (extensions?.hasHandlers("before_agent_start")) {
+      const systemPrompt = this.options.systemPrompt;
+      this.agent.setSystemPrompt(await extensions.beforeAgentStart({ prompt: text, images, systemPrompt }));
+    }
     let result = await this.agent.prompt(text, { images });
     const last = this.agent.state.messages.at(-1);
     // Compact once and retry once; a second overflow is reported, never looped on.
     if (this.autoCompaction && last?.role === "assistant" && isContextOverflow(last)) {
       if (await this.compact("overflow")) result = await this.agent.continue();
     }
+    result = (await this.settleExtensionRuns()) ?? result;
     this.lastEndReason = result.reason;
     await this.flush();
     return result;
@@ -211,6 +254,10 @@ export class AgentSession {
 
   /** Aborts work in progress, persists, and closes the store. */
   async dispose(): Promise<void> {
+    if (!this.disposed) {
+      this.disposed = true;
+      await this.options.extensions?.emit({ type: "session_shutdown" });
+    }
     this.agent.abort();
     await this.agent.waitForIdle();
     await this.flush();
@@ -229,8 +276,12 @@ export class AgentSession {
   }
 
   private onAgentEvent(event: AgentEvent): Promise<void> | undefined {
-    this.emit(event);
-    if (event.type === "agent_start") this.budgetReason = undefined;
+    this.notifyListeners(event);
+    if (event.type === "agent_start") {
+      this.budgetReason = undefined;
+      this.runEnding = false;
+    }
+    if (event.type === "agent_end") this.runEnding = true;
     if (event.type === "budget_reached") this.budgetReason = event.reason;
     if (event.type === "message_end") this.store.appendMessage(event.message);
     if (event.type === "turn_end" || event.type === "agent_end") return this.flush();
@@ -238,6 +289,11 @@ export class AgentSession {
   }
 
   private emit(event: SessionEvent): void {
+    this.notifyListeners(event);
+    void this.options.extensions?.emit(event);
+  }
+
+  private notifyListeners(event: SessionEvent): void {
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -246,4 +302,88 @@ export class AgentSession {
       }
     }
   }
+
+  /** What extensions may do with this session (see `ExtensionAPI`). */
+  private createExtensionHost(): ExtensionHost {
+    return {
+      sessionId: () => this.store.id,
+      sessionFile: () => this.store.path,
+      model: () => this.agent.state.model,
+      isIdle: () => !this.isRunning,
+      abort: () => this.abort(),
+      appendEntry: (customType, data) => {
+        this.store.appendCustom(customType, data);
+      },
+      getEntries: (customType) =>
+        this.store
+          .getBranch()
+          .flatMap((entry) =>
+            entry.type === "custom" && entry.customType === customType
+              ? [{ customType, data: entry.data, timestamp: entry.timestamp }]
+              : [],
+          ),
+      sendMessage: (message, options) => this.deliverExtensionMessage(message, options.deliverAs),
+    };
+  }
+
+  private async deliverExtensionMessage(message: ExtensionMessage, deliverAs?: "steer" | "followUp"): Promise<void> {
+    const agentMessage: AgentMessage =
+      typeof message === "string"
+        ? createUserMessage(message)
+        : {
+            role: "custom",
+            customType: message.customType,
+            content: message.content,
+            display: message.display ?? true,
+            ...(message.details !== undefined ? { details: message.details } : {}),
+            timestamp: Date.now(),
+          };
+    if (this.isRunning && !this.runEnding) {
+      if (deliverAs === "followUp") this.agent.followUp(agentMessage);
+      else this.agent.steer(agentMessage);
+      return;
+    }
+    // Idle, or the run is past the point where it reads its queues: start the next run after it.
+    const ending = this.isRunning;
+    const run = this.agent.waitForIdle().then(() => this.agent.prompt(agentMessage));
+    this.extensionRuns.add(run);
+    const settled = run.finally(async () => {
+      this.extensionRuns.delete(run);
+      await this.flush();
+    });
+    // A handler of the ending run must not wait for the next one: that run waits for the handler.
+    if (ending) settled.catch(() => {});
+    else await settled;
+  }
+
+  /** Waits for runs extensions started; resolves with the last one's result, if any ran. */
+  private async settleExtensionRuns(): Promise<AgentRunResult | undefined> {
+    let last: AgentRunResult | undefined;
+    while (this.extensionRuns.size > 0) {
+      const results = await Promise.allSettled([...this.extensionRuns]);
+      for (const settled of results) if (settled.status === "fulfilled") last = settled.value;
+    }
+    return last;
+  }
+}
+
+/** Extension hooks run after the session's own `beforeToolCall`, if it did not block. */
+function composeBeforeToolCall(
+  own: AgentSessionOptions["beforeToolCall"],
+  extensions: ExtensionRunner | undefined,
+): AgentSessionOptions["beforeToolCall"] {
+  if (!extensions) return own;
+  return async (input, signal) => {
+    const verdict = await own?.(input, signal);
+    if (verdict?.block) return verdict;
+    return extensions.beforeToolCall(input);
+  };
+}
+
+/** With extensions, custom messages (from `sendMessage`) reach the model as user text. */
+function convertCustomMessagesToUser(messages: AgentMessage[]): Message[] {
+  return messages.map(
+    (message): Message =>
+      message.role === "custom" ? { role: "user", content: message.content, timestamp: message.timestamp } : message,
+  );
 }

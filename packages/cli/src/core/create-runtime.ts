@@ -2,17 +2,28 @@ import { access, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import { getProvider, type Model, type ThinkingLevel } from "@gyre/ai";
-import type { CliArgs } from "../args.js";
+import { type CliArgs, parseArgs } from "../args.js";
 import { AgentSession } from "./agent-session.js";
 import { loadModelsConfig } from "./config/models-config.js";
 import { getGyreHome, getSessionsDir } from "./config/paths.js";
 import { resolveModel } from "./config/resolve-model.js";
 import { loadSettings, type Settings } from "./config/settings.js";
+import type { ExtensionRunner } from "./extensions/extension-runner.js";
+import { fingerprintExtensionFiles } from "./extensions/find-extension-files.js";
+import {
+  loadRuntimeResources,
+  MissingExtensionError,
+  mergeTools,
+  type RuntimeResources,
+} from "./extensions/load-runtime-resources.js";
+import { createInputResolver } from "./extensions/resolve-input.js";
 import { openSessionForArgs } from "./open-session.js";
+import { formatSkillsSection } from "./skills/load-skills.js";
 import { buildSystemPrompt } from "./system-prompt/build-system-prompt.js";
 import { loadContextFiles } from "./system-prompt/context-files.js";
 import { createCodingTools } from "./tools/index.js";
-import { isProjectTrusted } from "./trust.js";
+import { decideProjectTrust } from "./trust.js";
+import type { UserInterface } from "./user-interface.js";
 
 /** A usage or configuration problem: one sentence for stderr, and the exit code. */
 export class StartupError extends Error {
@@ -26,6 +37,8 @@ export class StartupError extends Error {
 }
 
 export type Runtime = {
+  /** The arguments with extension flags parsed (the prompt may differ from the first pass). */
+  args: CliArgs;
   session: AgentSession;
   model: Model;
   cwd: string;
@@ -34,6 +47,24 @@ export type Runtime = {
   trusted: boolean;
   contextFiles: string[];
   warnings: string[];
+  /** Loaded extensions; undefined when none loaded. */
+  extensions: ExtensionRunner | undefined;
+  skills: RuntimeResources["skills"];
+  templates: RuntimeResources["templates"];
+};
+
+export type RuntimeOptions = {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /**
+   * How core code asks the user: extensions' questions, and (in interactive mode) whether to
+   * trust the project folder. Default: headless (every question declined).
+   */
+  ui?: UserInterface;
+  /** The raw argv, parsed again once extensions registered their flags. */
+  argv?: string[];
+  /** Where extension failures are reported. Default: a line on stderr. */
+  reportExtensionProblem?: (message: string) => void;
 };
 
 const defaultTools = ["read", "write", "edit", "bash"];
@@ -42,42 +73,79 @@ const defaultTools = ["read", "write", "edit", "bash"];
  * Builds everything a mode needs from parsed arguments: settings, model and key, tools, system
  * prompt, session. Throws `StartupError` with a sentence that says what to do.
  */
-export async function createRuntime(args: CliArgs, options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Runtime> {
+export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions): Promise<Runtime> {
+  let args = firstArgs;
   const { cwd, env } = options;
   const gyreHome = getGyreHome(env);
   const warnings: string[] = [];
-  const trusted = args.trust || (await isProjectTrusted({ gyreHome, cwd }));
+  const contextFiles = await loadContextFiles({ cwd, gyreHome });
+  const decision = await decideProjectTrust({
+    gyreHome,
+    cwd,
+    fingerprint: await fingerprintExtensionFiles(join(cwd, ".gyre", "extensions")),
+    trustFlag: args.trust,
+    hasProjectConfig:
+      (await exists(join(cwd, ".gyre"))) || contextFiles.some((file) => !file.path.startsWith(gyreHome)),
+    ...(options.ui && args.mode === "interactive" ? { ui: options.ui } : {}),
+  });
+  const trusted = decision.trusted;
+  if (decision.warning) warnings.push(decision.warning);
   const settings = await loadSettings({ gyreHome, cwd, includeProject: trusted }).then(
     (loaded) => loaded.settings,
     (error: Error) => {
       throw new StartupError(`Broken settings file ${error.message}`, 2);
     },
   );
-  if (!trusted && (await exists(join(cwd, ".gyre")))) {
-    warnings.push(
-      `This folder's .gyre/ settings, prompts and extensions were not loaded because it is not trusted; pass --trust to use them.`,
-    );
+  const timeout = Number(env.GYRE_EXTENSION_TIMEOUT_MS);
+  const resources = await loadRuntimeResources({
+    args,
+    cwd,
+    gyreHome,
+    trusted,
+    ...(options.ui ? { ui: options.ui } : {}),
+    ...(Number.isFinite(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
+    ...(options.reportExtensionProblem ? { report: options.reportExtensionProblem } : {}),
+  }).catch((error: Error) => {
+    throw error instanceof MissingExtensionError ? new StartupError(error.message, 2) : error;
+  });
+  warnings.push(...resources.warnings);
+  const extensions = resources.extensions;
+  const flags = extensions?.getFlags() ?? new Map();
+  if (options.argv && (args.unknownFlags.length > 0 || flags.size > 0)) {
+    const types = Object.fromEntries([...flags].map(([name, flag]) => [name, flag.type]));
+    const reparsed = parseArgs(options.argv, { extensionFlags: types });
+    if (!reparsed.ok) throw new StartupError(reparsed.error, 2);
+    args = { ...reparsed.value, mode: args.mode };
+    extensions?.setFlagValues(args.extensionFlags);
   }
   const model = await resolveRuntimeModel(args, settings, gyreHome, env);
   const toolNames = args.noTools ? [] : (args.tools ?? settings.tools ?? defaultTools);
   const allTools = createCodingTools({
     cwd,
-    allowedPaths: [...args.allowPaths, ...(settings.allowedPaths ?? [])],
+    allowedPaths: [...args.allowPaths, ...(settings.allowedPaths ?? []), ...resources.readablePaths],
     ...(settings.bashTimeoutMs ? { bash: { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } } : {}),
   });
-  const tools = toolNames
+  const builtInTools = toolNames
     .map((name) => allTools.find((tool) => tool.name === name))
     .filter((tool): tool is AnyAgentTool => !!tool);
-
-  const contextFiles = await loadContextFiles({ cwd, gyreHome });
+  const extensionTools = extensions?.getTools() ?? [];
+  const tools = mergeTools(builtInTools, extensionTools);
+  const extensionToolNames = new Set(extensionTools.map((tool) => tool.name));
   const usableContext = trusted ? contextFiles : contextFiles.filter((file) => file.path.startsWith(gyreHome));
   const systemFile = trusted ? await readOptional(join(cwd, ".gyre", "SYSTEM.md")) : undefined;
   const appendFile = trusted ? await readOptional(join(cwd, ".gyre", "APPEND_SYSTEM.md")) : undefined;
   const customPrompt = args.systemPrompt ?? systemFile;
   const systemPrompt = buildSystemPrompt({
     cwd,
-    toolNames: tools.map((tool) => tool.name),
+    // Extension tools have no built-in line, so their own description's first line stands in.
+    toolNames: tools.map((tool) =>
+      extensionToolNames.has(tool.name) ? `${tool.name}: ${tool.description.split("\n")[0]}` : tool.name,
+    ),
     contextFiles: usableContext,
+    extraSections: [
+      tools.some((tool) => tool.name === "read") ? formatSkillsSection(resources.skills) : "",
+      ...(extensions?.getSystemPromptAdditions() ?? []),
+    ],
     ...(customPrompt !== undefined ? { customPrompt } : {}),
     appendPrompts: [appendFile ?? "", args.appendSystemPrompt ?? ""],
   });
@@ -105,8 +173,21 @@ export async function createRuntime(args: CliArgs, options: { cwd: string; env: 
       const envName = getProvider(provider)?.apiKeyEnv;
       return envName ? env[envName] : undefined;
     },
+    ...(extensions ? { extensions } : {}),
+    resolveInput: createInputResolver({
+      ...(extensions ? { extensions } : {}),
+      templates: resources.templates,
+      skills: resources.skills,
+    }),
+  });
+  await extensions?.emit({
+    type: "session_start",
+    sessionId: session.sessionId,
+    sessionFile: session.sessionFile,
+    cwd,
   });
   return {
+    args,
     session,
     model: model.model,
     cwd,
@@ -115,6 +196,9 @@ export async function createRuntime(args: CliArgs, options: { cwd: string; env: 
     trusted,
     contextFiles: usableContext.map((file) => file.path),
     warnings,
+    extensions,
+    skills: resources.skills,
+    templates: resources.templates,
   };
 }
 

@@ -108,7 +108,12 @@ export class RpcClient {
   }
 
   private async answer(request: RpcUiRequest): Promise<void> {
-    const answer = this.options.onUiRequest ? await this.options.onUiRequest(request) : { cancelled: true };
+    let answer: { value?: unknown; cancelled?: boolean } = { cancelled: true };
+    try {
+      if (this.options.onUiRequest) answer = await this.options.onUiRequest(request);
+    } catch {
+      // A failing answerer declines, so the server is never left waiting.
+    }
     writeJsonLine(this.child.stdin, { type: "ui_response", requestId: request.requestId, ...answer });
   }
 }

@@ -3,8 +3,9 @@ import { getModel, getModels, getProvider, getProviders, type ThinkingLevel } fr
 import type { AgentSession } from "../../core/agent-session.js";
 import { SessionManager } from "../../core/session/session-manager.js";
 import { resolveSessionArgument } from "../../core/session/session-store.js";
+import type { UserInterface } from "../../core/user-interface.js";
 import { readLines, writeJsonLine } from "./jsonl.js";
-import { parseRpcCommand, type RpcCommand, type RpcResponse } from "./rpc-types.js";
+import { parseRpcCommand, type RpcCommand, type RpcResponse, type RpcUiRequest } from "./rpc-types.js";
 
 export type RpcModeOptions = {
   session: AgentSession;
@@ -13,7 +14,71 @@ export type RpcModeOptions = {
   env: NodeJS.ProcessEnv;
   stdin: Readable;
   stdout: Writable;
+  /** The interface extensions were given (from `createRpcUserInterface`); `ui_response` answers it. */
+  ui?: RpcUserInterface;
 };
+
+type UiAnswer = { value?: unknown; cancelled?: boolean };
+
+/** A `UserInterface` whose questions go to the RPC client as `ui_request` events. */
+export type RpcUserInterface = UserInterface & {
+  setStatus(key: string, text: string | undefined): void;
+  /** Resolves the question `requestId`; false when none with that id is waiting. */
+  answer(requestId: string, answer: UiAnswer): boolean;
+  /** Cancels every waiting question (the client went away). */
+  cancelAll(): void;
+};
+
+/**
+ * The RPC side of the ui sub-protocol: each question is written as
+ * `{"type":"ui_request","requestId","method","title",...}` and waits for a `ui_response`
+ * command with that `requestId` (`value`, or `cancelled: true`). A cancelled or mistyped answer
+ * is a no (`confirm` false, `select`/`input` undefined). `notify` and `setStatus` are one-way
+ * `notify` / `status` events.
+ */
+export function createRpcUserInterface(stdout: Writable): RpcUserInterface {
+  const waiting = new Map<string, (answer: UiAnswer) => void>();
+  let next = 1;
+  const ask = (request: Omit<RpcUiRequest, "type" | "requestId">, signal?: AbortSignal) =>
+    new Promise<UiAnswer>((resolve) => {
+      const requestId = `ui-${next++}`;
+      waiting.set(requestId, resolve);
+      signal?.addEventListener("abort", () => waiting.delete(requestId) && resolve({ cancelled: true }), {
+        once: true,
+      });
+      writeJsonLine(stdout, { type: "ui_request", requestId, ...request });
+    });
+  return {
+    interactive: true,
+    async confirm({ title, message, signal }) {
+      const answer = await ask({ method: "confirm", title, ...(message ? { message } : {}) }, signal);
+      return !answer.cancelled && answer.value === true;
+    },
+    async select({ title, options, signal }) {
+      const answer = await ask({ method: "select", title, options }, signal);
+      return !answer.cancelled && typeof answer.value === "string" && options.includes(answer.value)
+        ? answer.value
+        : undefined;
+    },
+    async input({ title, placeholder, signal }) {
+      const answer = await ask({ method: "input", title, ...(placeholder ? { placeholder } : {}) }, signal);
+      return !answer.cancelled && typeof answer.value === "string" ? answer.value : undefined;
+    },
+    notify: (message, level = "info") => writeJsonLine(stdout, { type: "notify", message, level }),
+    setStatus: (key, text) => writeJsonLine(stdout, { type: "status", key, text: text ?? null }),
+    answer(requestId, answer) {
+      const resolve = waiting.get(requestId);
+      if (!resolve) return false;
+      waiting.delete(requestId);
+      resolve(answer);
+      return true;
+    },
+    cancelAll() {
+      for (const resolve of waiting.values()) resolve({ cancelled: true });
+      waiting.clear();
+    },
+  };
+}
 
 const thinkingLevels: ThinkingLevel[] = ["off", "low", "medium", "high"];
 
@@ -43,6 +108,16 @@ export function runRpcMode(options: RpcModeOptions): Promise<number> {
         }
         const command = parsed.value;
         const base = { ...(command.id ? { id: command.id } : {}), command: command.type };
+        // Answers skip the queue: the command ahead of them (an abort) may be waiting on the question.
+        if (command.type === "ui_response") {
+          const known = options.ui?.answer(command.requestId, {
+            ...(command.value !== undefined ? { value: command.value } : {}),
+            ...(command.cancelled !== undefined ? { cancelled: command.cancelled } : {}),
+          });
+          if (known) respond({ ...base, success: true });
+          else respond({ ...base, success: false, error: `No question with id "${command.requestId}" is waiting.` });
+          return;
+        }
         // Commands run in arrival order; a prompt only waits for its start, not its end.
         queue = queue.then(async () => {
           try {
@@ -54,6 +129,7 @@ export function runRpcMode(options: RpcModeOptions): Promise<number> {
         });
       },
       () => {
+        options.ui?.cancelAll();
         void queue.then(async () => {
           await session.dispose();
           resolve(0);

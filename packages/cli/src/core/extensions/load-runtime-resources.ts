@@ -1,0 +1,109 @@
+import { access } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { AnyAgentTool } from "@gyre/agent";
+import type { CliArgs } from "../../args.js";
+import { loadPromptTemplates, type PromptTemplate } from "../prompt-templates/prompt-templates.js";
+import { loadSkills, type Skill } from "../skills/load-skills.js";
+import { createHeadlessUserInterface, type UserInterface } from "../user-interface.js";
+import { ExtensionRunner } from "./extension-runner.js";
+import { findExtensionFiles } from "./find-extension-files.js";
+import { loadExtensions } from "./load-extensions.js";
+
+/** What users add to gyre without forking it, loaded for one run. */
+export type RuntimeResources = {
+  /** Undefined when no extension loaded (the session then runs without extension hooks). */
+  extensions: ExtensionRunner | undefined;
+  skills: Skill[];
+  templates: PromptTemplate[];
+  /** Folders the file tools may read besides the workspace (skills live there). */
+  readablePaths: string[];
+  warnings: string[];
+};
+
+export type LoadResourcesOptions = {
+  args: CliArgs;
+  cwd: string;
+  gyreHome: string;
+  /** Whether the project folder is trusted: its `.gyre/` extensions, skills and prompts load only then. */
+  trusted: boolean;
+  ui?: UserInterface;
+  /** Per-handler timeout (ms). */
+  timeoutMs?: number;
+  report?: (message: string) => void;
+};
+
+/**
+ * Loads extensions (`$GYRE_HOME/extensions`, the trusted project's `.gyre/extensions`, then each
+ * `-e` path; `--no-extensions` keeps only the `-e` ones), skills and prompt templates (user then
+ * project; the project's win by name). A missing `-e` file throws with a sentence; other load
+ * errors are reported and the run goes on without that extension.
+ */
+export async function loadRuntimeResources(options: LoadResourcesOptions): Promise<RuntimeResources> {
+  const { args, cwd, gyreHome, trusted } = options;
+  const projectDir = join(cwd, ".gyre");
+  const explicit = args.extensions.map((path) => resolve(cwd, path));
+  for (const path of explicit) {
+    if (!(await exists(path))) throw new MissingExtensionError(path);
+  }
+  const discovered = args.noExtensions
+    ? []
+    : [
+        ...(await findExtensionFiles(join(gyreHome, "extensions"))),
+        ...(trusted ? await findExtensionFiles(join(projectDir, "extensions")) : []),
+      ];
+  let extensions: ExtensionRunner | undefined;
+  const paths = [...discovered, ...explicit];
+  if (paths.length > 0) {
+    extensions = new ExtensionRunner({
+      cwd,
+      mode: args.mode,
+      ui: options.ui ?? createHeadlessUserInterface(),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.report ? { report: options.report } : {}),
+    });
+    for (const error of await loadExtensions(extensions, paths))
+      extensions.report(`extension not loaded (the run goes on without it): ${error}`);
+    if (extensions.extensions.length === 0) extensions = undefined;
+  }
+  const skillDirs = [join(gyreHome, "skills"), ...(trusted ? [join(projectDir, "skills")] : [])];
+  const { skills, warnings } = await loadSkills(skillDirs);
+  const templates = await loadPromptTemplates([
+    join(gyreHome, "prompts"),
+    ...(trusted ? [join(projectDir, "prompts")] : []),
+  ]);
+  return { extensions, skills, templates, readablePaths: skills.length > 0 ? skillDirs : [], warnings };
+}
+
+/** Whether any extension could load (so unknown flags may yet be registered ones). Cheap: lists two folders. */
+export async function mayLoadExtensions(options: { args: CliArgs; cwd: string; gyreHome: string }): Promise<boolean> {
+  if (options.args.extensions.length > 0) return true;
+  if (options.args.noExtensions) return false;
+  const folders = [join(options.gyreHome, "extensions"), join(options.cwd, ".gyre", "extensions")];
+  for (const folder of folders) if ((await findExtensionFiles(folder)).length > 0) return true;
+  return false;
+}
+
+/** Built-in tools with extension tools applied: same name replaces (in place), new names are added. */
+export function mergeTools(builtIns: readonly AnyAgentTool[], extensionTools: readonly AnyAgentTool[]): AnyAgentTool[] {
+  const byName = new Map(extensionTools.map((tool) => [tool.name, tool]));
+  const merged = builtIns.map((tool) => byName.get(tool.name) ?? tool);
+  const builtInNames = new Set(builtIns.map((tool) => tool.name));
+  return [...merged, ...extensionTools.filter((tool) => !builtInNames.has(tool.name))];
+}
+
+/** An `-e` path that does not exist: bad usage. */
+export class MissingExtensionError extends Error {
+  constructor(readonly path: string) {
+    super(`The extension file ${path} does not exist; check the -e/--extension path.`);
+    this.name = "MissingExtensionError";
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

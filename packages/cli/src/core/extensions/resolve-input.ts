@@ -1,0 +1,37 @@
+import { expandPromptTemplate, type PromptTemplate, splitArguments } from "../prompt-templates/prompt-templates.js";
+import { expandSkill, type Skill } from "../skills/load-skills.js";
+import type { ExtensionRunner } from "./extension-runner.js";
+
+/** What a line of user input turned into: text for the model, or a command that already ran. */
+export type InputResolution = { kind: "prompt"; text: string } | { kind: "handled" };
+
+export type InputResolverOptions = {
+  extensions?: ExtensionRunner;
+  templates: readonly PromptTemplate[];
+  skills: readonly Skill[];
+};
+
+/**
+ * Resolves slash input the same way in every mode: `/skill:name args` inlines the skill,
+ * `/name args` runs an extension command (which wins) or expands a prompt template. Anything
+ * else, including an unknown `/name`, goes to the model unchanged.
+ */
+export function createInputResolver(options: InputResolverOptions): (text: string) => Promise<InputResolution> {
+  return async (text) => {
+    const match = /^\/([A-Za-z0-9][\w:.-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
+    if (!match?.[1]) return { kind: "prompt", text };
+    const name = match[1];
+    const rest = (match[2] ?? "").trim();
+    if (name.startsWith("skill:")) {
+      const skill = options.skills.find((candidate) => candidate.name === name.slice("skill:".length));
+      return skill ? { kind: "prompt", text: await expandSkill(skill, rest) } : { kind: "prompt", text };
+    }
+    if (options.extensions?.getCommands().has(name)) {
+      await options.extensions.runCommand(name, rest);
+      return { kind: "handled" };
+    }
+    const template = options.templates.find((candidate) => candidate.name === name);
+    if (template) return { kind: "prompt", text: expandPromptTemplate(template.content, splitArguments(rest)).trim() };
+    return { kind: "prompt", text };
+  };
+}

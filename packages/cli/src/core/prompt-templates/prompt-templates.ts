@@ -1,0 +1,73 @@
+import { readdir, readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { parseFrontmatter } from "../skills/parse-frontmatter.js";
+
+/** A prompt template: `<dir>/<name>.md`, invoked as `/name args`. */
+export type PromptTemplate = { name: string; description: string; filePath: string; content: string };
+
+/**
+ * The `*.md` templates in each of `dirs`; a later folder's template replaces an earlier one of
+ * the same name (project over user). A missing folder has none.
+ */
+export async function loadPromptTemplates(dirs: readonly string[]): Promise<PromptTemplate[]> {
+  const byName = new Map<string, PromptTemplate>();
+  for (const dir of dirs) {
+    let files: string[];
+    try {
+      files = (await readdir(dir)).filter((file) => file.endsWith(".md")).sort();
+    } catch {
+      continue;
+    }
+    for (const file of files) {
+      const filePath = join(dir, file);
+      const text = await readFile(filePath, "utf8").catch(() => undefined);
+      if (text === undefined) continue;
+      const { fields, body } = parseFrontmatter(text);
+      const name = basename(file, ".md");
+      const firstLine = body.trim().split("\n")[0] ?? "";
+      byName.set(name, { name, description: fields.description ?? firstLine.slice(0, 80), filePath, content: body });
+    }
+  }
+  return [...byName.values()];
+}
+
+/**
+ * Splits command arguments like a shell does for words: whitespace separates, and "double" or
+ * 'single' quotes keep spaces inside one argument (the quotes are removed).
+ */
+export function splitArguments(text: string): string[] {
+  const args: string[] = [];
+  let current = "";
+  let quote: string | undefined;
+  let inArgument = false;
+  for (const char of text) {
+    if (quote) {
+      if (char === quote) quote = undefined;
+      else current += char;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+      inArgument = true;
+    } else if (/\s/.test(char)) {
+      if (inArgument) args.push(current);
+      current = "";
+      inArgument = false;
+    } else {
+      current += char;
+      inArgument = true;
+    }
+  }
+  if (inArgument) args.push(current);
+  return args;
+}
+
+/**
+ * Fills a template: `$1`, `$2`, … are the arguments by position (empty when missing),
+ * `$@` and `$ARGUMENTS` all of them joined by spaces. Other `$` text stays as it is.
+ */
+export function expandPromptTemplate(content: string, args: readonly string[]): string {
+  const all = args.join(" ");
+  return content.replace(/\$(ARGUMENTS|@|\d+)/g, (_match, key: string) => {
+    if (key === "ARGUMENTS" || key === "@") return all;
+    return args[Number(key) - 1] ?? "";
+  });
+}
