@@ -145,13 +145,14 @@ async function readStdin(): Promise<string> {
 }
 
 /** SIGINT/SIGTERM: abort the run (tools' process groups are killed by their signal), persist, exit. */
+let signalExitCode: number | undefined;
+
 function installSignalHandlers(runtime: Runtime): void {
-  let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(130);
-    stopping = true;
+    if (signalExitCode !== undefined) process.exit(signalExitCode);
+    signalExitCode = signal === "SIGINT" ? 130 : 143;
     process.stderr.write(`gyre: ${signal} received; stopping the run and saving the session.\n`);
-    void runtime.session.dispose().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+    void runtime.session.dispose().finally(() => process.exit(signalExitCode));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
@@ -163,4 +164,5 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 });
 
 const code = await main(process.argv.slice(2));
-process.exit(code);
+// A run ended by a signal exits with the signal's code, whichever path finishes first.
+process.exit(signalExitCode ?? code);

@@ -119,7 +119,8 @@ export class ChatView extends Container {
   /** Ctrl+T: thinking shown in full, or as one line each. */
   toggleThinking(): boolean {
     this.showThinking = !this.showThinking;
-    for (const child of this.children) if (child instanceof AssistantMessageView) child.setShowThinking(this.showThinking);
+    for (const child of this.children)
+      if (child instanceof AssistantMessageView) child.setShowThinking(this.showThinking);
     return this.showThinking;
   }
 

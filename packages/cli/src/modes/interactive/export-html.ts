@@ -20,7 +20,11 @@ const css = `body{font:14px/1.5 system-ui,sans-serif;max-width:900px;margin:2em 
  * A standalone HTML page of the conversation. Every piece of message text is escaped and shown
  * preformatted, so nothing a model or tool wrote can run or restyle the page; no scripts.
  */
-export function renderSessionHtml(options: { title: string; model: string; messages: readonly AgentMessage[] }): string {
+export function renderSessionHtml(options: {
+  title: string;
+  model: string;
+  messages: readonly AgentMessage[];
+}): string {
   const parts = options.messages.map(renderMessage).filter((part) => part !== "");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
@@ -55,7 +59,9 @@ function renderMessage(message: AgentMessage): string {
       return block("assistant", `assistant${message.stopReason === "aborted" ? " (aborted)" : ""}`, body + error);
     }
     case "toolResult": {
-      const text = message.content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join("\n");
+      const text = message.content
+        .map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`))
+        .join("\n");
       return block("tool", `${message.toolName} result`, pre(text, message.isError ? "error" : ""));
     }
     case "custom":

@@ -1,4 +1,3 @@
-import { rgPath } from "@vscode/ripgrep";
 import {
   type AutocompleteItem,
   type AutocompleteProvider,
@@ -7,6 +6,7 @@ import {
   fuzzyFilter,
   type SlashCommand as TuiSlashCommand,
 } from "@mariozechner/pi-tui";
+import { rgPath } from "@vscode/ripgrep";
 import { listFiles } from "../../core/tools/list-files.js";
 
 const MAX_FILES = 20_000;
@@ -67,7 +67,13 @@ export class FileAutocompleteProvider implements AutocompleteProvider {
 
   private listPaths(): Promise<string[]> {
     if (!this.files || Date.now() - this.files.at > CACHE_MS) {
-      const paths = listFiles({ rgPath, cwd: this.cwd, glob: "**", max: MAX_FILES, signal: AbortSignal.timeout(10_000) }).then(
+      const paths = listFiles({
+        rgPath,
+        cwd: this.cwd,
+        glob: "**",
+        max: MAX_FILES,
+        signal: AbortSignal.timeout(10_000),
+      }).then(
         (listed) => listed.paths,
         () => [],
       );

@@ -14,7 +14,19 @@ const keywords = new Set(
   ).split(" "),
 );
 
-const hashCommentLanguages = new Set(["python", "py", "sh", "bash", "shell", "zsh", "ruby", "rb", "yaml", "yml", "toml"]);
+const hashCommentLanguages = new Set([
+  "python",
+  "py",
+  "sh",
+  "bash",
+  "shell",
+  "zsh",
+  "ruby",
+  "rb",
+  "yaml",
+  "yml",
+  "toml",
+]);
 const token =
   /(\/\/.*$|#.*$|--.*$)|("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|`(?:[^`\\]|\\.)*`?)|(\b\d[\d_]*(?:\.\d+)?(?:e[+-]?\d+)?\b|\b0x[\da-f]+\b)|([A-Za-z_$][\w$]*)/gi;
 
@@ -27,16 +39,28 @@ export function highlightCode(code: string, lang?: string): string[] {
 }
 
 function highlightLine(line: string, hashComments: boolean, dashComments: boolean): string {
-  return line.replace(token, (match, comment: string | undefined, string: string | undefined, number: string | undefined, word: string | undefined) => {
-    if (comment !== undefined) {
-      const isComment = comment.startsWith("//") || (hashComments && comment.startsWith("#")) || (dashComments && comment.startsWith("--"));
-      // Not a comment in this language: colour nothing, but keep highlighting what follows.
-      if (!isComment) return comment[0] + highlightLine(comment.slice(1), hashComments, dashComments);
-      return `\x1b[90m${comment}\x1b[39m`;
-    }
-    if (string !== undefined) return `\x1b[32m${string}\x1b[39m`;
-    if (number !== undefined) return `\x1b[33m${number}\x1b[39m`;
-    if (word !== undefined && keywords.has(word)) return `\x1b[35m${word}\x1b[39m`;
-    return match;
-  });
+  return line.replace(
+    token,
+    (
+      match,
+      comment: string | undefined,
+      string: string | undefined,
+      number: string | undefined,
+      word: string | undefined,
+    ) => {
+      if (comment !== undefined) {
+        const isComment =
+          comment.startsWith("//") ||
+          (hashComments && comment.startsWith("#")) ||
+          (dashComments && comment.startsWith("--"));
+        // Not a comment in this language: colour nothing, but keep highlighting what follows.
+        if (!isComment) return comment[0] + highlightLine(comment.slice(1), hashComments, dashComments);
+        return `\x1b[90m${comment}\x1b[39m`;
+      }
+      if (string !== undefined) return `\x1b[32m${string}\x1b[39m`;
+      if (number !== undefined) return `\x1b[33m${number}\x1b[39m`;
+      if (word !== undefined && keywords.has(word)) return `\x1b[35m${word}\x1b[39m`;
+      return match;
+    },
+  );
 }

@@ -148,7 +148,11 @@ export class InteractiveController {
         this.refreshInfo();
         return;
       case "retry":
-        layout.status.setCountdown(`↻ retry ${event.attempt}/${event.maxRetries}`, Date.now() + event.delayMs, event.reason);
+        layout.status.setCountdown(
+          `↻ retry ${event.attempt}/${event.maxRetries}`,
+          Date.now() + event.delayMs,
+          event.reason,
+        );
         return;
       case "compaction_start":
         layout.status.set(style.yellow(`⟳ compacting older messages (${event.reason})…`));

@@ -7,7 +7,6 @@
 // SGR (colour) sequences carry no risk but would fight the UI's own styling, so they go entirely.
 const sgrPattern = /\x1b\[[0-9;:]*m/g;
 // C0 controls except tab and newline, DEL, and the 8-bit C1 controls (CSI, OSC, … as single bytes).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const controlPattern = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 const tabStop = "    ";
 

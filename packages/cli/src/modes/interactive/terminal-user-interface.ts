@@ -32,7 +32,8 @@ export function createTerminalUserInterface(layout: Layout): UserInterface {
     },
     select: ({ title, options, signal }) =>
       layout.ask<string>(
-        (done) => new SelectDialog({ title, items: options.map((option) => ({ value: option, label: option })), onDone: done }),
+        (done) =>
+          new SelectDialog({ title, items: options.map((option) => ({ value: option, label: option })), onDone: done }),
         signal,
       ),
     input: ({ title, placeholder, signal }) =>

@@ -35,8 +35,7 @@ export class HeaderView implements Component {
     const lines = [
       `${style.bold(style.cyan("gyre"))} ${style.gray(`v${info.version}`)}  ${info.model}  ${style.gray(shorten(info.cwd))}`,
     ];
-    if (info.contextFiles.length > 0)
-      lines.push(style.gray(`context: ${info.contextFiles.map(shorten).join(", ")}`));
+    if (info.contextFiles.length > 0) lines.push(style.gray(`context: ${info.contextFiles.map(shorten).join(", ")}`));
     if (info.extensions.length > 0) lines.push(style.gray(`extensions: ${info.extensions.join(", ")}`));
     lines.push(style.gray("Enter send · Shift+Enter/Ctrl+J newline · Esc abort · Ctrl+C twice quit · /help"));
     lines.push("");

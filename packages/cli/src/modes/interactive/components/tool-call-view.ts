@@ -95,13 +95,17 @@ export class ToolCallView implements Component {
     const details = (result?.details ?? {}) as Record<string, unknown>;
     switch (name) {
       case "edit":
-        return typeof details.diff === "string" ? this.collapse(colourDiff(details.diff)) : this.collapse(splitLines(text));
+        return typeof details.diff === "string"
+          ? this.collapse(colourDiff(details.diff))
+          : this.collapse(splitLines(text));
       case "bash":
         return [...this.collapse(splitLines(text), "tail"), describeExit(details)];
       case "read":
         return this.expanded ? splitLines(text) : [style.gray(describeRead(details))];
       case "write":
-        return this.expanded && typeof args.content === "string" ? splitLines(args.content) : [style.gray(firstLine(text))];
+        return this.expanded && typeof args.content === "string"
+          ? splitLines(args.content)
+          : [style.gray(firstLine(text))];
       default:
         return this.collapse(splitLines(text));
     }

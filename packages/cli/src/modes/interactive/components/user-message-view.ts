@@ -19,7 +19,9 @@ export class UserMessageView implements Component {
   render(width: number): string[] {
     if (this.cachedLines && this.cachedWidth === width) return this.cachedLines;
     const wrapped = this.text.split("\n").flatMap((line) => wrapTextWithAnsi(line, Math.max(1, width - 2)));
-    const lines = wrapped.map((line, index) => (index === 0 ? `${style.cyan("›")} ${style.bold(line)}` : `  ${style.bold(line)}`));
+    const lines = wrapped.map((line, index) =>
+      index === 0 ? `${style.cyan("›")} ${style.bold(line)}` : `  ${style.bold(line)}`,
+    );
     lines.push("");
     this.cachedWidth = width;
     this.cachedLines = lines;

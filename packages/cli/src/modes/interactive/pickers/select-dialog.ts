@@ -45,10 +45,14 @@ export class SelectDialog implements Component, Focusable {
   }
 
   handleInput(data: string): void {
-    if (matchesKey(data, "escape") || matchesKey(data, "ctrl+c")) return this.finish(undefined);
-    if (matchesKey(data, "enter")) return this.finish(this.list.getSelectedItem()?.value);
-    if (matchesKey(data, "up") || matchesKey(data, "down") || matchesKey(data, "pageUp") || matchesKey(data, "pageDown"))
-      return this.list.handleInput(data);
+    if (matchesKey(data, "escape") || matchesKey(data, "ctrl+c")) this.finish(undefined);
+    else if (matchesKey(data, "enter")) this.finish(this.list.getSelectedItem()?.value);
+    else if (["up", "down", "pageUp", "pageDown"].some((key) => matchesKey(data, key as "up")))
+      this.list.handleInput(data);
+    else this.filterBy(data);
+  }
+
+  private filterBy(data: string): void {
     const before = this.filter.getValue();
     this.filter.handleInput(data);
     const query = this.filter.getValue();
@@ -111,8 +115,8 @@ export class InputDialog implements Component, Focusable {
   }
 
   handleInput(data: string): void {
-    if (matchesKey(data, "ctrl+c")) return this.finish(undefined);
-    this.input.handleInput(data);
+    if (matchesKey(data, "ctrl+c")) this.finish(undefined);
+    else this.input.handleInput(data);
   }
 
   invalidate(): void {

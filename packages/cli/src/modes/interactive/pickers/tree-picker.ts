@@ -1,7 +1,7 @@
 import type { SelectItem } from "@mariozechner/pi-tui";
-import { userMessageText } from "../chat-view.js";
 import type { SessionTreeNode } from "../../../core/session/session-tree.js";
 import type { SessionEntry } from "../../../core/session/types.js";
+import { userMessageText } from "../chat-view.js";
 
 const PREVIEW = 70;
 

@@ -22,7 +22,8 @@ export const thinkingCommand: SlashCommand = {
         current,
       ));
     if (chosen === undefined) return;
-    if (!isLevel(chosen)) return context.notify(`Unknown thinking level "${chosen}"; use one of ${levels.join(", ")}.`, "error");
+    if (!isLevel(chosen))
+      return context.notify(`Unknown thinking level "${chosen}"; use one of ${levels.join(", ")}.`, "error");
     context.session.setThinkingLevel(chosen);
     context.refreshInfo();
     const model = context.session.agent.state.model;

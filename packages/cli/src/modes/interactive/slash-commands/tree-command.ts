@@ -1,5 +1,5 @@
-import { toTreeItems } from "../pickers/tree-picker.js";
 import { userMessageText } from "../chat-view.js";
+import { toTreeItems } from "../pickers/tree-picker.js";
 import type { SlashCommand } from "./types.js";
 
 /**

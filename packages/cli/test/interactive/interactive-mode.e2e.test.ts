@@ -1,0 +1,183 @@
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FakeModelServer, type FakeReply, startFakeModelServer } from "../helpers/fake-model-server.mjs";
+import { createWorkspace, gyreBin } from "../helpers/run-cli.js";
+import { writeHistorySession } from "./history-session.js";
+import { startTmux, type TmuxSession } from "./tmux-session.js";
+
+let sessions: TmuxSession[] = [];
+let servers: FakeModelServer[] = [];
+
+afterEach(async () => {
+  await Promise.all(sessions.map((session) => session.kill()));
+  await Promise.all(servers.map((server) => server.close()));
+  sessions = [];
+  servers = [];
+});
+
+type Replies = (request: { body: { messages?: { role: string; content: unknown }[] }; index: number }) => FakeReply;
+
+async function startGyre(replies: Replies, options: { args?: string[]; width?: number } = {}) {
+  const server = await startFakeModelServer({ respond: replies });
+  servers.push(server);
+  const { cwd, home } = await createWorkspace();
+  const args = ["--provider", "openai", "--model", "gpt-4o", "--base-url", `${server.url}/v1`, ...(options.args ?? [])];
+  const env = `env -i PATH="${process.env.PATH}" HOME="${home}" GYRE_HOME="${home}" TERM=xterm-256color`;
+  const quoted = args.map((arg) => `'${arg}'`).join(" ");
+  const tmux = await startTmux({ command: `${env} node ${gyreBin} ${quoted}`, cwd, width: options.width ?? 100 });
+  sessions.push(tmux);
+  await tmux.waitFor(/thinking (off|low|medium|high)/);
+  return { tmux, server, cwd, home };
+}
+
+function lastUserText(body: { messages?: { role: string; content: unknown }[] }): string {
+  const users = (body.messages ?? []).filter((message) => message.role === "user");
+  return JSON.stringify(users.at(-1)?.content ?? "");
+}
+
+describe("interactive mode in tmux", () => {
+  it("streams an answer as Markdown and shows usage in the footer", async () => {
+    const { tmux } = await startGyre(() => ({
+      text: "Here is **bold** and a list:\n\n- alpha\n- omega-marker\n",
+      chunkSize: 3,
+    }));
+    await tmux.type("hello");
+    await tmux.send(["Enter"]);
+    const screen = await tmux.waitFor("omega-marker");
+    expect(screen).toContain("› hello");
+    expect(screen).toContain("Here is bold and a list");
+    expect(screen).not.toContain("**bold**");
+    await tmux.waitFor("↑100 ↓20");
+  });
+
+  it("renders a tool call and its result, then the answer", async () => {
+    const { tmux } = await startGyre(({ index }) =>
+      index === 0
+        ? { toolCalls: [{ name: "bash", arguments: { command: "echo tool-output-42" } }] }
+        : { text: "after-tool-answer" },
+    );
+    await tmux.type("run it");
+    await tmux.send(["Enter"]);
+    const screen = await tmux.waitFor("after-tool-answer");
+    expect(screen).toContain("● bash echo tool-output-42");
+    expect(screen).toMatch(/^\s+tool-output-42$/m);
+    expect(screen).toContain("exit 0");
+  });
+
+  it("aborts a run with Esc, keeps the partial answer, and takes the next prompt", async () => {
+    const { tmux } = await startGyre(({ index }) =>
+      index === 0
+        ? { text: `partial-start ${"word ".repeat(400)}`, chunkSize: 5, delayMs: 20 }
+        : { text: "second-answer" },
+    );
+    await tmux.type("long one");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("partial-start");
+    await tmux.send(["Escape"]);
+    const aborted = await tmux.waitFor("aborted");
+    expect(aborted).toContain("partial-start");
+    await tmux.waitFor((screen) => !screen.includes("working"));
+    await tmux.type("next");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("second-answer");
+  });
+
+  it("delivers a steering message typed while the agent works", async () => {
+    const { tmux, server } = await startGyre(({ index }) =>
+      index === 0
+        ? { toolCalls: [{ name: "bash", arguments: { command: "sleep 1.5; echo slept" } }] }
+        : { text: `reply-${index}` },
+    );
+    await tmux.type("start");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("● bash sleep");
+    await tmux.type("steer-me-now");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("steer (pending): steer-me-now");
+    await tmux.waitFor("reply-1");
+    expect(lastUserText(server.requests[1]?.body ?? {})).toContain("steer-me-now");
+    const screen = await tmux.waitFor((text) => !text.includes("(pending)"));
+    expect(screen).toContain("› steer-me-now");
+  });
+
+  it("switches the model with /model", async () => {
+    const { tmux, server } = await startGyre(() => ({ text: "ok-model" }));
+    await tmux.type("/model");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("type to filter");
+    await tmux.type("gpt-4o-mini");
+    await tmux.waitFor("openai/gpt-4o-mini");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("Model: openai/gpt-4o-mini");
+    await tmux.type("hi");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("ok-model");
+    expect(server.requests[0]?.body.model).toBe("gpt-4o-mini");
+  });
+
+  it("starts a new session with /new and goes back with /resume", async () => {
+    const { tmux, server } = await startGyre(({ index }) => ({ text: `answer-number-${index}` }));
+    await tmux.type("first-session-question");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("answer-number-0");
+    await tmux.type("/new");
+    await tmux.send(["Enter"]);
+    const fresh = await tmux.waitFor("New session started.");
+    expect(fresh).not.toContain("first-session-question");
+    await tmux.type("second-session-question");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("answer-number-1");
+    expect((server.requests[1]?.body.messages ?? []).filter((message) => message.role === "user")).toHaveLength(1);
+    await tmux.type("/resume");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("Resume session");
+    await tmux.waitFor("first-session-question");
+    await tmux.send(["Enter"]);
+    const resumed = await tmux.waitFor("Resumed session");
+    expect(resumed).toContain("answer-number-0");
+    expect(resumed).not.toContain("second-session-question");
+  });
+
+  it("says so for an unknown command", async () => {
+    const { tmux } = await startGyre(() => ({ text: "unused" }));
+    await tmux.type("/frobnicate");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("Unknown command /frobnicate");
+  });
+});
+
+/** Bytes the terminal received while a 100 KB answer streamed into a session of `history` messages. */
+async function measureAnswerBytes(history: number): Promise<number> {
+  const answer = Array.from({ length: 2000 }, (_, line) => `line ${line} ${"x".repeat(40)}`).join("\n\n");
+  const { cwd } = await createWorkspace();
+  const sessionFile = await writeHistorySession({ path: join(cwd, "history.jsonl"), cwd, count: history });
+  const { tmux } = await startGyre(() => ({ text: `${answer}\nend-of-answer`, chunkSize: 2048 }), {
+    args: ["--session", sessionFile],
+  });
+  const log = join(cwd, "pane.log");
+  await tmux.type("go");
+  await new Promise<void>((resolve, reject) => {
+    import("node:child_process").then(({ execFile }) =>
+      execFile("tmux", ["pipe-pane", "-o", "-t", tmux.name, `cat >> '${log}'`], (error) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
+  });
+  await tmux.send(["Enter"]);
+  await tmux.waitFor("end-of-answer", 30_000);
+  await tmux.waitFor((screen) => !screen.includes("working"), 10_000);
+  const bytes = (await stat(log)).size;
+  expect((await readFile(log, "utf8")).length).toBeGreaterThan(0);
+  return bytes;
+}
+
+describe("redraw cost", () => {
+  it("streams a 100 KB answer with the same terminal output whatever the session length", async () => {
+    const short = await measureAnswerBytes(0);
+    const long = await measureAnswerBytes(400);
+    // Only changed lines are written: history above the screen is never redrawn.
+    expect(long, `bytes: ${short} with no history, ${long} with 400 messages`).toBeLessThan(short * 1.3 + 20_000);
+    expect(short).toBeLessThan(1_500_000);
+  }, 60_000);
+});

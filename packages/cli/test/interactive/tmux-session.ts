@@ -1,0 +1,72 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** A detached tmux session running one command, for end-to-end tests of the terminal UI. */
+export type TmuxSession = {
+  name: string;
+  capture(): Promise<string>;
+  /** tmux key names ("Enter", "Escape", "C-c") or literal text with `literal: true`. */
+  send(keys: string[], options?: { literal?: boolean }): Promise<void>;
+  type(text: string): Promise<void>;
+  /** Polls the screen until `predicate` holds; throws with the last screen after `timeoutMs`. */
+  waitFor(predicate: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
+  kill(): Promise<void>;
+};
+
+let counter = 0;
+
+/** Starts `command` in a new detached tmux session of `width`×`height` cells. */
+export async function startTmux(options: {
+  command: string;
+  cwd: string;
+  width?: number;
+  height?: number;
+}): Promise<TmuxSession> {
+  const name = `gyre-test-${process.pid}-${Date.now().toString(36)}-${counter++}`;
+  await run("tmux", [
+    "new-session",
+    "-d",
+    "-s",
+    name,
+    "-x",
+    String(options.width ?? 100),
+    "-y",
+    String(options.height ?? 30),
+    "-c",
+    options.cwd,
+    options.command,
+  ]);
+  // Keep the pane after the command exits, so a crash stays readable in the failure message.
+  await run("tmux", ["set-option", "-t", name, "remain-on-exit", "on"]);
+  const capture = async () => (await run("tmux", ["capture-pane", "-p", "-t", name])).stdout;
+  const session: TmuxSession = {
+    name,
+    capture,
+    send: async (keys, sendOptions = {}) => {
+      await run("tmux", ["send-keys", "-t", name, ...(sendOptions.literal ? ["-l"] : []), ...keys]);
+    },
+    type: (text) => session.send([text], { literal: true }),
+    waitFor: async (predicate, timeoutMs = 10_000) => {
+      const test =
+        typeof predicate === "function"
+          ? predicate
+          : typeof predicate === "string"
+            ? (screen: string) => screen.includes(predicate)
+            : (screen: string) => predicate.test(screen);
+      const deadline = Date.now() + timeoutMs;
+      let screen = "";
+      while (Date.now() < deadline) {
+        screen = await capture();
+        if (test(screen)) return screen;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`Timed out waiting for ${String(predicate)}; the screen was:\n${screen}`);
+    },
+    kill: async () => {
+      await run("tmux", ["kill-session", "-t", name]).catch(() => {});
+    },
+  };
+  return session;
+}
