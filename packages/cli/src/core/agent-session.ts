@@ -154,11 +154,7 @@ export class AgentSession {
     }
     const text = resolved.text;
     await this.maybeCompact();
-    const extensions = this.options.extensions;
-    if (extensions?.hasHandlers("before_agent_start")) {
-      const systemPrompt = this.options.systemPrompt;
-      this.agent.setSystemPrompt(await extensions.beforeAgentStart({ prompt: text, images, systemPrompt }));
-    }
+    await this.prepareSystemPrompt(text, images);
     let result = await this.agent.prompt(text, { images });
     const last = this.agent.state.messages.at(-1);
     // Compact once and retry once; a second overflow is reported, never looped on.
@@ -345,7 +341,11 @@ export class AgentSession {
     }
     // Idle, or the run is past the point where it reads its queues: start the next run after it.
     const ending = this.isRunning;
-    const run = this.agent.waitForIdle().then(() => this.agent.prompt(agentMessage));
+    const text = typeof agentMessage.content === "string" ? agentMessage.content : "";
+    const run = this.agent
+      .waitForIdle()
+      .then(() => this.prepareSystemPrompt(text, []))
+      .then(() => this.agent.prompt(agentMessage));
     this.extensionRuns.add(run);
     const settled = run.finally(async () => {
       this.extensionRuns.delete(run);
@@ -354,6 +354,14 @@ export class AgentSession {
     // A handler of the ending run must not wait for the next one: that run waits for the handler.
     if (ending) settled.catch(() => {});
     else await settled;
+  }
+
+  /** Lets `before_agent_start` handlers set the system prompt of the run about to start. */
+  private async prepareSystemPrompt(prompt: string, images: ImageContent[]): Promise<void> {
+    const extensions = this.options.extensions;
+    if (!extensions?.hasHandlers("before_agent_start")) return;
+    const systemPrompt = this.options.systemPrompt;
+    this.agent.setSystemPrompt(await extensions.beforeAgentStart({ prompt, images, systemPrompt }));
   }
 
   /** Waits for runs extensions started; resolves with the last one's result, if any ran. */
