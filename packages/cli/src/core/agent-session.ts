@@ -180,9 +180,11 @@ export class AgentSession {
   }
 
   setModel(model: Model, apiKey?: string): void {
+    const sameProvider = model.provider === this.agent.state.model.provider;
     this.agent.setModel(model);
+    // A key given at start-up (--api-key) stays with its provider; another provider resolves its own.
     if (apiKey !== undefined) this.apiKey = apiKey;
-    else this.apiKey = this.options.getApiKey?.(model.provider);
+    else if (!sameProvider) this.apiKey = this.options.getApiKey?.(model.provider);
     this.store.appendModelChange(model.provider, model.id);
   }
 
