@@ -103,6 +103,35 @@ function parseSessions(output) {
   return rows;
 }
 
+/** Rows from a script that prints bench/lib/table.mjs's own table (bench/tui.mjs does). */
+function parseTable(output) {
+  const rows = [];
+  for (const line of output.split("\n")) {
+    const cells = line.split("|").map((cell) => cell.trim());
+    if (cells.length !== 9 || cells[1] === "item" || cells[1].startsWith("---")) continue;
+    const [, item, gyre, pi, , spread, memory, note] = cells;
+    const value = (text) => /^(-?[\d.]+)\s*(.*)$/.exec(text);
+    const [gyreRange, piRange] = spread.split(" / ").map((range) => range.split("–").map(num));
+    const side = (text, range) => {
+      const match = value(text);
+      if (!match) return undefined;
+      const [min, max] = range ?? [];
+      return Number.isFinite(min) && Number.isFinite(max) ? { median: num(match[1]), min, max } : one(num(match[1]));
+    };
+    const [gyreRss, piRss] = memory.split(" / ").map((text) => num(value(text)?.[1]));
+    rows.push({
+      item,
+      unit: value(gyre)?.[2] ?? "",
+      gyre: side(gyre, gyreRange),
+      pi: side(pi, piRange),
+      gyreRssMb: gyreRss,
+      piRssMb: piRss,
+      note,
+    });
+  }
+  return rows;
+}
+
 /**
  * The external items: name → { script, args, parse }. `args` keep each within a minute or two
  * here; run a script alone with its own defaults for more samples.
@@ -112,5 +141,5 @@ export const EXTERNAL_ITEMS = {
   tools: { script: "bench/tools.mjs", args: [], parse: parseTools },
   providers: { script: "bench/sse-throughput.mjs", args: [], parse: parseSse, needs: "packages/ai/dist/index.js" },
   "loop-in-process": { script: "bench/agent-loop.mjs", args: [], parse: parseAgentLoop },
-  tui: { script: "bench/tui.mjs", args: [], parse: () => [] },
+  tui: { script: "bench/tui.mjs", args: [], parse: parseTable },
 };
