@@ -48,6 +48,11 @@ async function main(argv: string[]): Promise<number> {
     if (verboseNotices) process.stderr.write(`gyre: ${message}\n`);
   };
   const deferredUi = args.mode === "interactive" ? createDeferredUserInterface(notify) : undefined;
+  if (deferredUi && process.stdin.isTTY) {
+    // Until the screen UI is up, questions (the folder-trust prompt) are asked on plain lines.
+    const { createLineUserInterface } = await import("./modes/interactive/line-user-interface.js");
+    deferredUi.attach(createLineUserInterface(process.stdin, process.stdout));
+  }
   const rpcUi =
     args.mode === "rpc" ? (await import("./modes/rpc/rpc-mode.js")).createRpcUserInterface(process.stdout) : undefined;
   const ui: UserInterface = deferredUi?.ui ?? rpcUi ?? createHeadlessUserInterface(notify);
@@ -69,7 +74,8 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   const { session } = runtime;
-  if (args.verbose || process.stderr.isTTY)
+  // The interactive screen shows warnings itself; printing them first would show them twice.
+  if (args.mode !== "interactive" && (args.verbose || process.stderr.isTTY))
     for (const warning of runtime.warnings) process.stderr.write(`gyre: ${warning}\n`);
   installSignalHandlers(runtime);
 
