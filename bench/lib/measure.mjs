@@ -62,15 +62,17 @@ export function measureCommand(command, args, options = {}) {
 }
 
 /**
- * Runs `trials` (an object of name → async () => sample) interleaved A/B/A/B for `rounds` rounds
- * after `warmup` untimed rounds, so drift on a shared machine hits every side alike.
+ * Runs `trials` (an object of name → async () => sample) interleaved for `rounds` rounds after
+ * `warmup` untimed rounds, so drift on a shared machine hits every side alike. Odd rounds run in
+ * reverse order (A B, B A, A B…) so no side always follows the heaviest one.
  * Resolves to name → samples[].
  */
 export async function interleave(trials, { rounds, warmup = 1 }) {
   const names = Object.keys(trials);
   const samples = Object.fromEntries(names.map((name) => [name, []]));
   for (let round = -warmup; round < rounds; round++) {
-    for (const name of names) {
+    const order = (round + warmup) % 2 === 0 ? names : [...names].reverse();
+    for (const name of order) {
       const sample = await trials[name]();
       if (round >= 0) samples[name].push(sample);
     }
