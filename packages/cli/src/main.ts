@@ -29,6 +29,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (args.listModels) return (await import("./modes/list-models.js")).runListModels(process.stdout);
+  if (args.resume && args.mode !== "interactive") return failResumeHeadless(process.cwd());
 
   let prompt = args.prompt.join(" ");
   let piped = "";
@@ -137,6 +138,20 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await session.dispose();
   }
+}
+
+/** `--resume` picks interactively; headless runs get the list and the flag to use instead. */
+async function failResumeHeadless(cwd: string): Promise<number> {
+  const { listSessions } = await import("./core/session/session-store.js");
+  const sessions = await listSessions({ sessionsDir: getSessionsDir(getGyreHome(process.env)), cwd });
+  const lines = sessions
+    .slice(0, 10)
+    .map(
+      (session) =>
+        `  ${session.id.slice(0, 8)}  ${session.modified.toISOString().slice(0, 16)}  ${session.firstMessage}`,
+    );
+  process.stderr.write(lines.length > 0 ? `Sessions of this folder, newest first:\n${lines.join("\n")}\n` : "");
+  return fail("--resume needs the interactive mode; pass --session <id> (or -c for the newest) instead.", 2);
 }
 
 function fail(message: string, code: 1 | 2): number {

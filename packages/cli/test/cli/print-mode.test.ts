@@ -112,6 +112,13 @@ describe("exit codes and errors", () => {
     expect(result.stderr).toMatch(/Unknown option --frobnicate; run gyre --help/);
   });
 
+  it("exits 2 for --resume outside the interactive mode and says what to use", async () => {
+    const { cwd, home } = await createWorkspace();
+    const result = await runCli(["-p", "--resume", "hi"], { cwd, env: cliEnv(home) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("pass --session <id>");
+  });
+
   it("exits 2 naming the env var when the key is missing", async () => {
     const { cwd, home } = await createWorkspace();
     const result = await runCli(["-p", "--provider", "anthropic", "hi"], { cwd, env: cliEnv(home) });
