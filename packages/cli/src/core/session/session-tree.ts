@@ -13,9 +13,8 @@ export class SessionTree {
   private readonly ids: string[] = [];
   private readonly parentIds: (string | null)[] = [];
   private readonly types: string[] = [];
-  private readonly lineNumbers: number[] = [];
-  private readonly starts: number[] = [];
-  private readonly ends: number[] = [];
+  /** Line number, start and end offset of each row, three numbers per row (typed: no GC work). */
+  private positions = new Float64Array(3 * 1024);
   private readonly cache: (SessionEntry | undefined)[] = [];
   private readonly byId = new Map<string, number>();
   private readonly labels = new Map<string, string>();
@@ -32,34 +31,40 @@ export class SessionTree {
 
   /** Adds a line known only by its tree fields; it is parsed when first needed. */
   addRange(prefix: { type: string; id: string; parentId: string | null }, line: number, start: number, end: number) {
-    this.push({ id: prefix.id, parentId: prefix.parentId, type: prefix.type, line, start, end });
+    this.push(prefix.id, prefix.parentId, prefix.type, undefined, line, start, end);
   }
 
   /** Adds a parsed entry (appended in this process, or a line that needed a full parse). */
   addEntry(entry: SessionEntry, line = 0): void {
-    this.push({ id: entry.id, parentId: entry.parentId, type: entry.type, line, start: 0, end: 0, entry });
+    this.push(entry.id, entry.parentId, entry.type, entry, line, 0, 0);
   }
 
-  private push(row: {
-    id: string;
-    parentId: string | null;
-    type: string;
-    line: number;
-    start: number;
-    end: number;
-    entry?: SessionEntry;
-  }) {
-    const { id, line } = row;
+  // Positional parameters: this runs once per line on resume, and objects per call cost GC time.
+  private push(
+    id: string,
+    parentId: string | null,
+    type: string,
+    entry: SessionEntry | undefined,
+    line: number,
+    start: number,
+    end: number,
+  ): void {
+    const index = this.ids.length;
     if (this.byId.has(id)) this.problems.push({ line, message: `entry id ${id} appears twice; the later line wins` });
-    this.byId.set(id, this.ids.length);
+    this.byId.set(id, index);
     this.ids.push(id);
-    this.parentIds.push(row.parentId);
-    this.types.push(row.type);
-    this.lineNumbers.push(line);
-    this.starts.push(row.start);
-    this.ends.push(row.end);
-    this.cache.push(row.entry);
-    if (row.type === "label" || row.type === "session_info") this.applyMetadata(this.ids.length - 1);
+    this.parentIds.push(parentId);
+    this.types.push(type);
+    this.cache.push(entry);
+    if (3 * index + 3 > this.positions.length) {
+      const grown = new Float64Array(this.positions.length * 2);
+      grown.set(this.positions);
+      this.positions = grown;
+    }
+    this.positions[3 * index] = line;
+    this.positions[3 * index + 1] = start;
+    this.positions[3 * index + 2] = end;
+    if (type === "label" || type === "session_info") this.applyMetadata(index);
   }
 
   private applyMetadata(index: number): void {
@@ -76,11 +81,11 @@ export class SessionTree {
     if (cached !== undefined) return cached;
     const id = this.ids[index];
     if (id === undefined || this.byId.get(id) !== index) return undefined;
-    const text = this.source.toString("utf8", this.starts[index], this.ends[index]);
+    const text = this.source.toString("utf8", this.positions[3 * index + 1], this.positions[3 * index + 2]);
     let parsed = parseSessionEntryLine(text);
     if (parsed.ok && parsed.value.id !== id) parsed = { ok: false, error: "the line's id changed after its start" };
     if (!parsed.ok) {
-      this.problems.push({ line: this.lineNumbers[index] ?? 0, message: `${parsed.error}; skipped` });
+      this.problems.push({ line: this.positions[3 * index] ?? 0, message: `${parsed.error}; skipped` });
       this.byId.delete(id);
       return undefined;
     }
