@@ -11,6 +11,7 @@ import {
 } from "@gyre/agent";
 import type { ImageContent, Message, Model, RetryOptions, ThinkingLevel } from "@gyre/ai";
 import { compact } from "./compaction/compact.js";
+import { estimateContextTokens } from "./compaction/estimate-tokens.js";
 import { isContextOverflow } from "./compaction/is-context-overflow.js";
 import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS, shouldCompact } from "./compaction/should-compact.js";
 import type { ExtensionHost, ExtensionRunner } from "./extensions/extension-runner.js";
@@ -62,6 +63,11 @@ export class AgentSession {
   private readonly listeners = new Set<(event: SessionEvent) => void>();
   private lastEndReason: AgentRunResult["reason"] | undefined;
   private budgetReason: string | undefined;
+  /**
+   * Message count when the context was last replaced (load, resume, compaction): usage reported
+   * before then may describe a context that no longer exists.
+   */
+  private compactedAt: number;
   /** Runs started by extension messages; `prompt()` waits for them so print mode sees the last answer. */
   private readonly extensionRuns = new Set<Promise<AgentRunResult>>();
   /** True from `agent_end` until the run settles: a message sent then starts the next run. */
@@ -70,6 +76,7 @@ export class AgentSession {
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
+    this.compactedAt = options.messages.length;
     this.apiKey = options.apiKey;
     const extensions = options.extensions;
     this.agent = new Agent({
@@ -199,7 +206,9 @@ export class AgentSession {
     if (options.closePrevious !== false) await this.store.close();
     this.store = store;
     store.repairInterruptedToolCalls();
-    this.agent.replaceMessages(store.buildContext().messages);
+    const messages = store.buildContext().messages;
+    this.agent.replaceMessages(messages);
+    this.compactedAt = messages.length;
     this.emit({ type: "session_changed", sessionId: store.id, sessionFile: store.path });
   }
 
@@ -224,6 +233,7 @@ export class AgentSession {
       const last = messages.at(-1);
       if (last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted")) messages.pop();
       this.agent.replaceMessages(messages);
+      this.compactedAt = messages.length;
       await this.flush();
       this.emit({ type: "compaction_end", reason, tokensBefore: data.tokensBefore });
       return true;
@@ -266,10 +276,27 @@ export class AgentSession {
     return this.options.compaction?.enabled !== false;
   }
 
+  /**
+   * Tokens the next call will send: the last call's reported usage, or — right after a
+   * compaction, before any new answer — an estimate of the compacted context (the old usage
+   * describes the context before compaction and would trigger another one).
+   */
+  private currentContextTokens(): number {
+    const messages = this.agent.state.messages;
+    for (let index = messages.length - 1; index >= this.compactedAt; index--) {
+      const message = messages[index];
+      if (message?.role !== "assistant") continue;
+      const usage = message.usage;
+      const seen = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+      if (seen > 0) return seen;
+    }
+    return estimateContextTokens(messages);
+  }
+
   private async maybeCompact(): Promise<void> {
     if (!this.autoCompaction) return;
     const reserveTokens = this.options.compaction?.reserveTokens ?? DEFAULT_RESERVE_TOKENS;
-    const { contextTokens } = this.getStats();
+    const contextTokens = this.currentContextTokens();
     if (shouldCompact({ contextTokens, model: this.agent.state.model, reserveTokens })) await this.compact("threshold");
   }
 
