@@ -7,6 +7,7 @@ export type GyreErrorCode =
   | "retry_wait_too_long"
   | "bad_stream"
   | "missing_api_key"
+  | "session_locked"
   | "unknown_api"
   | "usage";
 

@@ -122,7 +122,7 @@ function createHeldLock(path: string): SessionLock {
 function lockedError(sessionPath: string, lockPath: string, holder: LockOwner): GyreError {
   const where = holder.host === hostname() ? `process ${holder.pid}` : `process ${holder.pid} on ${holder.host}`;
   return new GyreError(
-    "usage",
+    "session_locked",
     `Session ${sessionPath} is open in another gyre (${where}, since ${holder.timestamp}). ` +
       `Fork it to continue separately, or close the other gyre. If no other gyre is running, delete ${lockPath}.`,
   );
