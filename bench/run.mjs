@@ -125,6 +125,7 @@ const header = [
   "",
   `gyre ${commit || "?"}; node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}; ` +
     `load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  `Items: ${selected.join(", ")}.`,
   "Ratio = gyre ÷ Pi of the medians (below 1: gyre is smaller/faster; for MB/s above 1 is better).",
   ...notes.map((note) => `Note: ${note}`),
   "",
