@@ -173,10 +173,24 @@ function installSignalHandlers(runtime: Runtime): void {
     if (signalExitCode !== undefined) process.exit(signalExitCode);
     signalExitCode = signal === "SIGINT" ? 130 : 143;
     process.stderr.write(`gyre: ${signal} received; stopping the run and saving the session.\n`);
-    void runtime.session.dispose().finally(() => process.exit(signalExitCode));
+    void runtime.session.dispose().finally(() => exitAfterOutput(signalExitCode ?? 1));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/**
+ * Exits once everything written to stdout and stderr has reached the OS: on a pipe whose reader
+ * is slow, Node queues writes, and `process.exit` alone would drop the end of the output.
+ */
+async function exitAfterOutput(code: number): Promise<never> {
+  const drained = (stream: NodeJS.WriteStream) =>
+    new Promise<void>((resolve) => {
+      if (stream.destroyed || !stream.writable) resolve();
+      else stream.write("", () => resolve());
+    });
+  await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  process.exit(code);
 }
 
 // A closed pipe (`gyre … | head`) is the reader's choice, not a crash.
@@ -186,4 +200,4 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 
 const code = await main(process.argv.slice(2));
 // A run ended by a signal exits with the signal's code, whichever path finishes first.
-process.exit(signalExitCode ?? code);
+await exitAfterOutput(signalExitCode ?? code);

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -135,5 +136,30 @@ describe("gyre --mode rpc", () => {
     const end = (await aborted) as unknown as { messages: { role: string; stopReason?: string }[] };
     expect(end.messages.find((message) => message.role === "assistant")?.stopReason).toBe("aborted");
     await hanging.close();
+  });
+});
+
+describe("output to a slow reader", () => {
+  it("delivers every JSON line before exiting, even when the pipe is full", async () => {
+    const { cwd, home } = await createWorkspace();
+    const answer = Array.from({ length: 3000 }, (_, index) => `token-${index} `).join("");
+    server = await startFakeModelServer({ respond: () => ({ text: answer, chunkSize: 12 }) });
+    const child = spawn(process.execPath, [gyreBin, "--mode", "json", "-p", "--provider", "openai", "go"], {
+      cwd,
+      env: cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1` }),
+    });
+    child.stdin.end();
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    // Read nothing until the child has filled the pipe and is trying to exit.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    await new Promise((resolve) => child.stdout.on("end", resolve));
+    expect(await exited).toBe(0);
+    const lines = stdout.trim().split("\n");
+    expect(stdout.length).toBeGreaterThan(200_000);
+    expect(JSON.parse(lines.at(-1) ?? "{}")).toMatchObject({ type: "agent_end" });
   });
 });
