@@ -1,5 +1,6 @@
 import { transformMessages } from "../../transform-messages.js";
-import type { AssistantMessage, Context, ImageContent, Model, TextContent, ToolResultMessage } from "../../types.js";
+import type { AssistantMessage, Context, ImageContent, Model, TextContent } from "../../types.js";
+import { convertToolResultText } from "../openai-shared.js";
 import type { ResolvedCompat } from "./request.js";
 import { normalizeCompletionsToolCallId } from "./tool-call-ids.js";
 import type { ChatContentPart, ChatMessage, ChatToolCall } from "./wire.js";
@@ -50,7 +51,7 @@ export function convertCompletionsMessages(model: Model, context: Context, compa
         break;
       }
       case "toolResult": {
-        messages.push({ role: "tool", tool_call_id: message.toolCallId, content: toolResultText(message) });
+        messages.push({ role: "tool", tool_call_id: message.toolCallId, content: convertToolResultText(message) });
         if (model.input.includes("image")) {
           for (const block of message.content) if (block.type === "image") pendingImages.push(block);
         }
@@ -103,13 +104,4 @@ function convertAssistant(message: AssistantMessage, compat: ResolvedCompat): Ch
   const reasoning = thinking.join("");
   if (reasoning && compat.sendsReasoningContent) converted.reasoning_content = reasoning;
   return converted;
-}
-
-function toolResultText(message: ToolResultMessage): string {
-  const text = message.content
-    .filter((block): block is TextContent => block.type === "text")
-    .map((block) => block.text)
-    .join("\n");
-  if (text) return text;
-  return message.content.some((block) => block.type === "image") ? "(see the attached image)" : "(no output)";
 }

@@ -1,6 +1,6 @@
 import type { Usage } from "../../types.js";
 import type { MessageBuilder } from "../message-builder.js";
-import { removeNullOptionals } from "../strict-schema.js";
+import { removeStrictNulls } from "../openai-shared.js";
 import { mapCompletionsStopReason } from "./map-stop-reason.js";
 import type { ChatChunk, ChatDelta, ChatError, ChatToolCallDelta, ChatUsage } from "./wire.js";
 
@@ -60,7 +60,7 @@ export class CompletionsChunkParser {
   complete(sawDone: boolean): void {
     const builder = this.builder;
     this.builder.endAll();
-    this.removeStrictNulls();
+    removeStrictNulls(this.builder.message, this.strictSchemas);
     if (this.errorMessage !== undefined) {
       builder.message.errorMessage = this.errorMessage;
       builder.finish("error", this.finishReason);
@@ -149,18 +149,6 @@ export class CompletionsChunkParser {
   private rememberId(key: string, id: string): void {
     this.idToKey.set(id, key);
     this.keyIds.set(key, id);
-  }
-
-  private removeStrictNulls(): void {
-    if (this.strictSchemas.size === 0) return;
-    // In place, right after the blocks closed: the `toolcall_end` events hold these same objects
-    // and no consumer has run yet, so every observer sees the cleaned arguments.
-    for (const block of this.builder.message.content) {
-      const schema = block.type === "toolCall" ? this.strictSchemas.get(block.name) : undefined;
-      if (block.type === "toolCall" && schema) {
-        block.arguments = removeNullOptionals(block.arguments, schema) as Record<string, unknown>;
-      }
-    }
   }
 }
 

@@ -3,6 +3,7 @@ import { postJson } from "../../transport/http.js";
 import { parseJsonData, readSse } from "../../transport/sse.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../../types.js";
 import { runProvider } from "../message-builder.js";
+import { collectStrictSchemas } from "../openai-shared.js";
 import { CompletionsChunkParser } from "./parse-chunks.js";
 import { buildCompletionsRequest, createOpenAIHeaders } from "./request.js";
 import type { ChatChunk } from "./wire.js";
@@ -20,11 +21,10 @@ export const streamOpenAICompletions: StreamFunction = (
 ): AssistantMessageEventStream =>
   runProvider(model, options, async (builder) => {
     const request = buildCompletionsRequest(model, context, options);
-    const strictSchemas = new Map<string, Record<string, unknown>>();
-    for (const tool of request.tools ?? []) {
-      const original = context.tools?.find((candidate) => candidate.name === tool.function.name);
-      if (tool.function.strict && original) strictSchemas.set(original.name, original.parameters);
-    }
+    const strictSchemas = collectStrictSchemas(
+      (request.tools ?? []).map((tool) => tool.function),
+      context.tools,
+    );
     // Error messages name the provider the user configured ("openai", "groq", "ollama"…).
     const providerLabel = model.provider;
     const response = await postJson({

@@ -1,6 +1,7 @@
 import { transformMessages } from "../../transform-messages.js";
-import type { AssistantMessage, ImageContent, Message, Model, TextContent, ToolResultMessage } from "../../types.js";
+import type { AssistantMessage, ImageContent, Message, Model, TextContent } from "../../types.js";
 import { shortenToolCallId } from "../openai-completions/tool-call-ids.js";
+import { convertToolResultText } from "../openai-shared.js";
 import type { ResponsesInputContent, ResponsesInputItem, ResponsesReasoningItem } from "./wire.js";
 
 /**
@@ -41,7 +42,11 @@ export function convertResponsesMessages(model: Model, messages: Message[]): Res
         items.push(...convertAssistant(message, model));
         break;
       case "toolResult":
-        items.push({ type: "function_call_output", call_id: message.toolCallId, output: toolResultText(message) });
+        items.push({
+          type: "function_call_output",
+          call_id: message.toolCallId,
+          output: convertToolResultText(message),
+        });
         if (model.input.includes("image")) {
           for (const block of message.content) if (block.type === "image") pendingImages.push(block);
         }
@@ -112,13 +117,4 @@ export function parseReasoningSignature(signature: string | undefined): Response
   } catch {
     return undefined;
   }
-}
-
-function toolResultText(message: ToolResultMessage): string {
-  const text = message.content
-    .filter((block): block is TextContent => block.type === "text")
-    .map((block) => block.text)
-    .join("\n");
-  if (text) return text;
-  return message.content.some((block) => block.type === "image") ? "(see the attached image)" : "(no output)";
 }

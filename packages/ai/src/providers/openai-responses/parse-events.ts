@@ -1,6 +1,6 @@
 import type { Usage } from "../../types.js";
 import type { MessageBuilder } from "../message-builder.js";
-import { removeNullOptionals } from "../strict-schema.js";
+import { removeStrictNulls } from "../openai-shared.js";
 import { mapResponsesStopReason } from "./map-stop-reason.js";
 import type {
   ResponsesErrorBody,
@@ -160,7 +160,7 @@ export class ResponsesEventParser {
     if (response.id) message.responseId = response.id;
     if (response.usage) applyResponsesUsage(response.usage, message.usage);
     this.builder.endAll();
-    this.removeStrictNulls();
+    removeStrictNulls(this.builder.message, this.strictSchemas);
     const status = response.status ?? "completed";
     const reason = response.incomplete_details?.reason ?? undefined;
     const stopReason = mapResponsesStopReason(status, reason, this.toolCount > 0);
@@ -176,18 +176,6 @@ export class ResponsesEventParser {
     this.done = true;
     this.builder.message.errorMessage = formatResponsesError(error);
     this.builder.finish("error");
-  }
-
-  private removeStrictNulls(): void {
-    if (this.strictSchemas.size === 0) return;
-    // In place, right after the blocks closed: the `toolcall_end` events hold these same objects
-    // and no consumer has run yet, so every observer sees the cleaned arguments.
-    for (const block of this.builder.message.content) {
-      const schema = block.type === "toolCall" ? this.strictSchemas.get(block.name) : undefined;
-      if (block.type === "toolCall" && schema) {
-        block.arguments = removeNullOptionals(block.arguments, schema) as Record<string, unknown>;
-      }
-    }
   }
 }
 

@@ -4,6 +4,7 @@ import { parseJsonData, readSse } from "../../transport/sse.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../../types.js";
 import { runProvider } from "../message-builder.js";
 import { createOpenAIHeaders } from "../openai-completions/request.js";
+import { collectStrictSchemas } from "../openai-shared.js";
 import { ResponsesEventParser } from "./parse-events.js";
 import { buildResponsesRequest } from "./request.js";
 import type { ResponsesEvent } from "./wire.js";
@@ -21,11 +22,7 @@ export const streamOpenAIResponses: StreamFunction = (
 ): AssistantMessageEventStream =>
   runProvider(model, options, async (builder) => {
     const request = buildResponsesRequest(model, context, options);
-    const strictSchemas = new Map<string, Record<string, unknown>>();
-    for (const tool of request.tools ?? []) {
-      const original = context.tools?.find((candidate) => candidate.name === tool.name);
-      if (tool.strict && original) strictSchemas.set(original.name, original.parameters);
-    }
+    const strictSchemas = collectStrictSchemas(request.tools ?? [], context.tools);
     // Error messages name the provider the user configured ("openai-responses", "azure"…).
     const providerLabel = model.provider;
     const response = await postJson({
