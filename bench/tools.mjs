@@ -1,6 +1,7 @@
 // Coding-tool overheads, side by side with what a user would run by hand:
 //   bash tool per call vs a bare `bash -c` spawn of the same command (median of N calls);
 //   grep tool on a generated 5,000-file tree vs plain `rg` with the same pattern.
+//   read tool on a 100 MB file (first page) vs `head -n 2000`, with the process's RSS growth.
 // Targets (issue #4): bash overhead < 15 ms/call; grep within 1.3x of raw rg.
 // Usage: node bench/tools.mjs [--iterations 200] [--files 5000]
 import { spawn } from "node:child_process";
@@ -122,6 +123,31 @@ async function benchGrep(tools, dir) {
   return { tool: median(toolTimes), raw: median(rawTimes), matches };
 }
 
+/** Reads the first page of a 100 MB text file with the read tool, next to `head -n 2000`. */
+async function benchRead(tools, dir) {
+  const file = path.join(dir, "big.txt");
+  const line = `${"x".repeat(99)}\n`;
+  const block = line.repeat(10_000);
+  await writeFile(file, "");
+  const { appendFile } = await import("node:fs/promises");
+  for (let written = 0; written < 100 * 1024 * 1024; written += block.length) await appendFile(file, block);
+  const read = tools.createReadTool({ cwd: dir });
+  const toolTimes = [];
+  const headTimes = [];
+  const rssBefore = process.memoryUsage().rss;
+  let rssPeak = rssBefore;
+  for (let index = 0; index < 5; index++) {
+    let started = performance.now();
+    await read.execute({ path: "big.txt" }, context());
+    toolTimes.push(performance.now() - started);
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    started = performance.now();
+    await spawnCollect("head", ["-n", "2000", file], dir);
+    headTimes.push(performance.now() - started);
+  }
+  return { tool: median(toolTimes), head: median(headTimes), rssGrowthMb: (rssPeak - rssBefore) / 1024 / 1024 };
+}
+
 const { tools, cleanup } = await loadTools();
 const work = await mkdtemp(path.join(tmpdir(), "gyre-bench-tools-"));
 try {
@@ -129,6 +155,7 @@ try {
   const tree = path.join(work, "tree");
   await createTree(tree);
   const grep = await benchGrep(tools, tree);
+  const read = await benchRead(tools, work);
   const overhead = bash.tool - bash.bare;
   const ratio = grep.tool / grep.raw;
   const rows = [
@@ -148,6 +175,14 @@ try {
       `${ratio.toFixed(2)}x`,
       "<= 1.3x",
       ratio <= 1.3 ? "yes" : "NO",
+    ],
+    [
+      "read 100 MB file, first page (median ms)",
+      read.tool.toFixed(1),
+      `${read.head.toFixed(1)} (head -n 2000)`,
+      `+${read.rssGrowthMb.toFixed(0)} MiB RSS`,
+      "bounded memory",
+      read.rssGrowthMb < 64 ? "yes" : "NO",
     ],
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));

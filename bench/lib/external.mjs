@@ -80,8 +80,16 @@ function parseTools(output) {
       versus: "rg",
       note: "target ≤ 1.3x raw rg",
     });
-  const read = /^read (.*?)\s{2,}([\d.]+)\s+([\d.]+)/m.exec(output);
-  if (read) rows.push({ item: `tools: read ${read[1]}`, unit: "ms", gyre: one(num(read[2])), pi: one(num(read[3])) });
+  const read = /^read (.*?) \(median ms\)\s+([\d.]+)\s+([\d.]+).*?\+(\d+) MiB RSS/m.exec(output);
+  if (read)
+    rows.push({
+      item: `tools: read ${read[1]}`,
+      unit: "ms",
+      gyre: one(num(read[2])),
+      pi: one(num(read[3])),
+      versus: "head -n 2000",
+      note: `RSS growth +${read[4]} MiB; the tool also counts the file's lines for its notice`,
+    });
   else if (rows.length > 0)
     rows.push({ item: "tools: read of a 100 MB file", note: "not measured by bench/tools.mjs yet" });
   return rows;
