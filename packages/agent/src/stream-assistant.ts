@@ -1,5 +1,5 @@
 import type { Model } from "@gyre/ai";
-import { type AssistantMessage, type Context, createEmptyUsage, type Message, stream, type Tool } from "@gyre/ai";
+import { type AssistantMessage, type Context, createAssistantMessage, type Message, stream, type Tool } from "@gyre/ai";
 import { errorText } from "./tool-error-texts.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage } from "./types.js";
 
@@ -59,16 +59,22 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
       } else {
         if (!started) {
           started = true;
-          await emit({ type: "message_start", message: createAssistantMessage(options, "stop") });
+          await emit({ type: "message_start", message: createAssistantMessage(options.model, { stopReason: "stop" }) });
         }
         await emit({ type: "message_update", event });
       }
     }
   } catch (error) {
     if (!started) return failWith(options, `The model call failed: ${errorText(error)}`);
-    final = createAssistantMessage(options, signal.aborted ? "aborted" : "error", errorText(error));
+    final = createAssistantMessage(options.model, {
+      stopReason: signal.aborted ? "aborted" : "error",
+      errorMessage: errorText(error),
+    });
   }
-  final ??= createAssistantMessage(options, "error", "The model stream ended without a final message.");
+  final ??= createAssistantMessage(options.model, {
+    stopReason: "error",
+    errorMessage: "The model stream ended without a final message.",
+  });
   if (!started) await emit({ type: "message_start", message: final });
   await emit({ type: "message_end", message: final });
   return final;
@@ -87,27 +93,11 @@ export function convertToLlm(messages: AgentMessage[]): Message[] {
 }
 
 async function failWith(options: StreamAssistantOptions, errorMessage: string): Promise<AssistantMessage> {
-  const message = createAssistantMessage(options, options.signal.aborted ? "aborted" : "error", errorMessage);
+  const message = createAssistantMessage(options.model, {
+    stopReason: options.signal.aborted ? "aborted" : "error",
+    errorMessage,
+  });
   await options.emit({ type: "message_start", message });
   await options.emit({ type: "message_end", message });
   return message;
-}
-
-function createAssistantMessage(
-  options: StreamAssistantOptions,
-  stopReason: AssistantMessage["stopReason"],
-  errorMessage?: string,
-): AssistantMessage {
-  const { model } = options;
-  return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: createEmptyUsage(),
-    stopReason,
-    ...(errorMessage !== undefined ? { errorMessage } : {}),
-    timestamp: Date.now(),
-  };
 }

@@ -1,6 +1,6 @@
+import { createAssistantMessage } from "./create-assistant-message.js";
 import { AssistantMessageEventStream } from "./event-stream.js";
 import type { Api, AssistantMessage, Context, Model, StreamFunction, StreamOptions } from "./types.js";
-import { createEmptyUsage } from "./usage.js";
 
 const registry = new Map<string, StreamFunction>();
 
@@ -40,17 +40,7 @@ export function complete(model: Model, context: Context, options: StreamOptions 
 
 function createFailedStream(model: Model, errorMessage: string): AssistantMessageEventStream {
   const result = new AssistantMessageEventStream();
-  const message: AssistantMessage = {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: createEmptyUsage(),
-    stopReason: "error",
-    errorMessage,
-    timestamp: Date.now(),
-  };
+  const message = createAssistantMessage(model, { stopReason: "error", errorMessage });
   result.push({ type: "start", message: structuredClone(message) });
   result.push({ type: "error", reason: "error", message });
   return result;

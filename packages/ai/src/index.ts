@@ -7,6 +7,7 @@ import { registerBuiltInApis } from "./providers/register-built-ins.js";
 registerBuiltInApis();
 
 export { complete, getRegisteredApis, registerApi, stream } from "./api-registry.js";
+export { createAssistantMessage } from "./create-assistant-message.js";
 export { describeError, GyreError, type GyreErrorCode, isAbortError } from "./errors.js";
 export { AssistantMessageEventStream } from "./event-stream.js";
 export {

@@ -1,7 +1,8 @@
+import { createAssistantMessage } from "../create-assistant-message.js";
 import { describeError, isAbortError } from "../errors.js";
 import { AssistantMessageEventStream } from "../event-stream.js";
 import type { AssistantMessage, Model, StopReason, StreamOptions, ToolCall } from "../types.js";
-import { calculateCost, createEmptyUsage } from "../usage.js";
+import { calculateCost } from "../usage.js";
 
 type OpenBlock =
   | { kind: "text"; index: number; parts: string[] }
@@ -23,16 +24,7 @@ export class MessageBuilder {
     readonly model: Model,
     readonly stream: AssistantMessageEventStream,
   ) {
-    this.message = {
-      role: "assistant",
-      content: [],
-      api: model.api,
-      provider: model.provider,
-      model: model.id,
-      usage: createEmptyUsage(),
-      stopReason: "stop",
-      timestamp: Date.now(),
-    };
+    this.message = createAssistantMessage(model, { stopReason: "stop" });
   }
 
   get isTerminated(): boolean {
