@@ -1,4 +1,4 @@
-import { access, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import { getProvider, type Model, type ThinkingLevel } from "@gyre/ai";
@@ -18,6 +18,7 @@ import {
 } from "./extensions/load-runtime-resources.js";
 import { createInputResolver } from "./extensions/resolve-input.js";
 import { openSessionForArgs } from "./open-session.js";
+import { pathExists } from "./path-exists.js";
 import { formatSkillsSection } from "./skills/load-skills.js";
 import { buildSystemPrompt } from "./system-prompt/build-system-prompt.js";
 import { loadContextFiles } from "./system-prompt/context-files.js";
@@ -85,7 +86,7 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     fingerprint: await fingerprintExtensionFiles(join(cwd, ".gyre", "extensions")),
     trustFlag: args.trust,
     hasProjectConfig:
-      (await exists(join(cwd, ".gyre"))) || contextFiles.some((file) => !file.path.startsWith(gyreHome)),
+      (await pathExists(join(cwd, ".gyre"))) || contextFiles.some((file) => !file.path.startsWith(gyreHome)),
     ...(options.ui && args.mode === "interactive" ? { ui: options.ui } : {}),
   });
   const trusted = decision.trusted;
@@ -243,15 +244,6 @@ async function loadFauxModel(args: CliArgs): Promise<Model> {
     ...(typeof record.tokenDelayMs === "number" ? { tokenDelayMs: record.tokenDelayMs } : {}),
     ...(args.model ? { modelId: args.model } : {}),
   }).model;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function readOptional(path: string): Promise<string | undefined> {

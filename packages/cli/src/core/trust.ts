@@ -1,5 +1,6 @@
-import { access, mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { pathExists } from "./path-exists.js";
 import type { UserInterface } from "./user-interface.js";
 
 /** Trust decisions, remembered per canonical project path (with a fingerprint of its extension files). */
@@ -109,10 +110,7 @@ export async function decideProjectTrust(options: {
       return { trusted: true };
     }
   }
-  const hasGyreFolder = await access(join(options.cwd, ".gyre")).then(
-    () => true,
-    () => false,
-  );
+  const hasGyreFolder = await pathExists(join(options.cwd, ".gyre"));
   if (!hasGyreFolder) return { trusted: false };
   return {
     trusted: false,

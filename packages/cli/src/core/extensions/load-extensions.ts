@@ -1,5 +1,5 @@
-import { access } from "node:fs/promises";
 import { resolve } from "node:path";
+import { pathExists } from "../path-exists.js";
 import { createExtensionApi } from "./create-extension-api.js";
 import type { ExtensionRunner } from "./extension-runner.js";
 import { describeLoadError, importExtensionModule } from "./import-extension-module.js";
@@ -16,7 +16,7 @@ export async function loadExtensions(runner: ExtensionRunner, paths: readonly st
     const path = resolve(runner.cwd, raw);
     if (seen.has(path)) continue;
     seen.add(path);
-    if (!(await exists(path))) {
+    if (!(await pathExists(path))) {
       errors.push(`${path}: no such extension file.`);
       continue;
     }
@@ -40,13 +40,4 @@ export async function loadExtensions(runner: ExtensionRunner, paths: readonly st
     }
   }
   return errors;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,7 +1,7 @@
-import { access } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import type { CliArgs } from "../../args.js";
+import { pathExists } from "../path-exists.js";
 import { loadPromptTemplates, type PromptTemplate } from "../prompt-templates/prompt-templates.js";
 import { loadSkills, type Skill } from "../skills/load-skills.js";
 import { createHeadlessUserInterface, type UserInterface } from "../user-interface.js";
@@ -43,7 +43,7 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
   const projectDir = join(cwd, ".gyre");
   const explicit = args.extensions.map((path) => resolve(cwd, path));
   for (const path of explicit) {
-    if (!(await exists(path))) throw new MissingExtensionError(path);
+    if (!(await pathExists(path))) throw new MissingExtensionError(path);
   }
   const discovered = args.noExtensions
     ? []
@@ -96,14 +96,5 @@ export class MissingExtensionError extends Error {
   constructor(readonly path: string) {
     super(`The extension file ${path} does not exist; check the -e/--extension path.`);
     this.name = "MissingExtensionError";
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
   }
 }
