@@ -33,6 +33,8 @@ export type CliArgs = {
   extensions: string[];
   noExtensions: boolean;
   trust: boolean;
+  /** Continue a session (`-c`/`--session`) in a new file that copies its current branch. */
+  fork: boolean;
   /** Unknown `--flags` seen with `allowUnknownFlags` (extensions may register them). */
   unknownFlags: string[];
   /** Values of flags extensions registered (second parse, with `extensionFlags`). */
@@ -114,6 +116,9 @@ const booleanFlags: Record<string, (args: CliArgs) => void> = {
   "--no-extensions": (args) => {
     args.noExtensions = true;
   },
+  "--fork": (args) => {
+    args.fork = true;
+  },
   "--trust": (args) => {
     args.trust = true;
   },
@@ -151,6 +156,7 @@ function createDefaults(): CliArgs {
     extensions: [],
     noExtensions: false,
     trust: false,
+    fork: false,
     unknownFlags: [],
     extensionFlags: {},
     verbose: false,
@@ -233,6 +239,9 @@ export function parseArgs(argv: string[], options: ParseOptions = {}): ParseResu
   if (explicitMode) args.mode = explicitMode;
   else if (args.print) args.mode = "print";
   if (args.mode === "print" && explicitMode === "print") args.print = true;
+  if (args.fork && !args.continueSession && !args.session && !args.resume) {
+    return { ok: false, error: "--fork copies an existing session; combine it with -c, -r or --session <id>." };
+  }
   if (args.noSession && (args.continueSession || args.resume || args.session)) {
     return { ok: false, error: "--no-session cannot be combined with --continue, --resume or --session; drop one." };
   }

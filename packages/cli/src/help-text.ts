@@ -35,6 +35,7 @@ Sessions:
   -c, --continue             resume the newest session of this folder
   -r, --resume               pick a session to resume
   --session <path|id>        open a session file or id prefix
+  --fork                     with -c or --session: continue in a new file copying that session
   --no-session               keep nothing on disk
 
 Other:

@@ -1,3 +1,4 @@
+import { GyreError } from "@gyre/ai";
 import type { CliArgs } from "../args.js";
 import { SessionManager } from "./session/session-manager.js";
 import { findNewestSession, resolveSessionArgument } from "./session/session-store.js";
@@ -8,7 +9,7 @@ import { findNewestSession, resolveSessionArgument } from "./session/session-sto
  * Interrupted tool calls of a resumed session get their synthetic results before any model call.
  */
 export async function openSessionForArgs(
-  args: Pick<CliArgs, "noSession" | "continueSession" | "session">,
+  args: Pick<CliArgs, "noSession" | "continueSession" | "session" | "fork">,
   options: { cwd: string; sessionsDir: string },
 ): Promise<SessionManager> {
   if (args.noSession) return SessionManager.inMemory({ cwd: options.cwd });
@@ -16,7 +17,22 @@ export async function openSessionForArgs(
   if (args.session) path = await resolveSessionArgument({ ...options, value: args.session });
   else if (args.continueSession) path = await findNewestSession(options);
   if (!path) return SessionManager.create({ sessionsDir: options.sessionsDir, cwd: options.cwd });
-  const session = await SessionManager.open(path);
+  if (args.fork) {
+    // Read-only: the original may be open (and locked) in another gyre; the copy is ours.
+    const source = await SessionManager.open(path, { readOnly: true });
+    const forked = await source.fork({ sessionsDir: options.sessionsDir });
+    forked.repairInterruptedToolCalls();
+    return forked;
+  }
+  let session: SessionManager;
+  try {
+    session = await SessionManager.open(path);
+  } catch (error) {
+    if (error instanceof GyreError && error.code === "session_locked") {
+      throw new GyreError("session_locked", `${error.message} To continue in a copy now, add --fork.`);
+    }
+    throw error;
+  }
   session.repairInterruptedToolCalls();
   return session;
 }

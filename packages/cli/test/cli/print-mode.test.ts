@@ -1,6 +1,7 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SessionManager } from "../../src/core/session/session-manager.js";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
 import { cliEnv, createWorkspace, runCli } from "../helpers/run-cli.js";
 
@@ -150,5 +151,35 @@ describe("exit codes and errors", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/turn/i);
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("a session open in another gyre", () => {
+  it("refuses to append to a locked session, says how to fork, and --fork continues in a copy", async () => {
+    const { cwd, home } = await createWorkspace();
+    server = await startFakeModelServer({ respond: ({ index }) => ({ text: `answer ${index}` }) });
+    const env = cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1` });
+    expect((await runCli(["-p", "--provider", "openai", "first"], { cwd, env })).code).toBe(0);
+    const dir = join(home, "sessions");
+    const [folder] = await readdir(dir);
+    const [original] = (await readdir(join(dir, folder!))).filter((name) => name.endsWith(".jsonl"));
+    const held = await SessionManager.open(join(dir, folder!, original!));
+    try {
+      const locked = await runCli(["-p", "-c", "--provider", "openai", "second"], { cwd, env });
+      expect(locked.code).toBe(1);
+      expect(locked.stderr).toContain("--fork");
+      const forked = await runCli(["-p", "-c", "--fork", "--provider", "openai", "second"], { cwd, env });
+      expect(forked.code).toBe(0);
+      expect(JSON.stringify(server.requests.at(-1)?.body.messages)).toContain("first");
+      const files = (await readdir(join(dir, folder!))).filter((name) => name.endsWith(".jsonl"));
+      expect(files).toHaveLength(2);
+      const copy = files.find((name) => name !== original)!;
+      const header = JSON.parse((await readFile(join(dir, folder!, copy), "utf8")).split("\n")[0]!) as {
+        parentSession?: string;
+      };
+      expect(header.parentSession).toBe(join(dir, folder!, original!));
+    } finally {
+      await held.close();
+    }
   });
 });
