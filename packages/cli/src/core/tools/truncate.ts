@@ -29,17 +29,28 @@ export function formatSize(bytes: number): string {
 
 /** Keeps whole lines from the start of `text` within both limits. */
 export function truncateHead(text: string, options: TruncateOptions = {}): Truncation {
+  return keepLines(text, { ...options, from: "start" });
+}
+
+/** Keeps whole lines from the end of `text` within both limits (bash output: the end matters). */
+export function truncateTail(text: string, options: TruncateOptions = {}): Truncation {
+  return keepLines(text, { ...options, from: "end" });
+}
+
+/** Keeps as many whole lines as fit both limits, counting from the start or from the end of `text`. */
+function keepLines(text: string, options: TruncateOptions & { from: "start" | "end" }): Truncation {
   const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const lines = text.split("\n");
   let bytes = 0;
   let kept = 0;
   let limit: Truncation["limit"];
-  for (const line of lines) {
+  while (kept < lines.length) {
     if (kept >= maxLines) {
       limit = "lines";
       break;
     }
+    const line = lines[options.from === "start" ? kept : lines.length - 1 - kept] ?? "";
     const size = Buffer.byteLength(line, "utf8") + (kept > 0 ? 1 : 0);
     if (bytes + size > maxBytes) {
       limit = "bytes";
@@ -49,39 +60,9 @@ export function truncateHead(text: string, options: TruncateOptions = {}): Trunc
     kept++;
   }
   const truncated = limit !== undefined;
+  const keptText = options.from === "start" ? lines.slice(0, kept) : lines.slice(lines.length - kept);
   return {
-    text: truncated ? lines.slice(0, kept).join("\n") : text,
-    truncated,
-    limit,
-    totalLines: lines.length,
-    keptLines: kept,
-  };
-}
-
-/** Keeps whole lines from the end of `text` within both limits (bash output: the end matters). */
-export function truncateTail(text: string, options: TruncateOptions = {}): Truncation {
-  const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const lines = text.split("\n");
-  let bytes = 0;
-  let kept = 0;
-  let limit: Truncation["limit"];
-  for (let index = lines.length - 1; index >= 0; index--) {
-    if (kept >= maxLines) {
-      limit = "lines";
-      break;
-    }
-    const size = Buffer.byteLength(lines[index] ?? "", "utf8") + (kept > 0 ? 1 : 0);
-    if (bytes + size > maxBytes) {
-      limit = "bytes";
-      break;
-    }
-    bytes += size;
-    kept++;
-  }
-  const truncated = limit !== undefined;
-  return {
-    text: truncated ? lines.slice(lines.length - kept).join("\n") : text,
+    text: truncated ? keptText.join("\n") : text,
     truncated,
     limit,
     totalLines: lines.length,
