@@ -11,7 +11,7 @@ import {
 } from "@gyre/agent";
 import type { ImageContent, Message, Model, RetryOptions, ThinkingLevel } from "@gyre/ai";
 import { compact } from "./compaction/compact.js";
-import { estimateContextTokens } from "./compaction/estimate-tokens.js";
+import { contextTokensFromUsage, estimateContextTokens } from "./compaction/estimate-tokens.js";
 import { isContextOverflow } from "./compaction/is-context-overflow.js";
 import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS, shouldCompact } from "./compaction/should-compact.js";
 import type { ExtensionHost, ExtensionRunner } from "./extensions/extension-runner.js";
@@ -286,8 +286,7 @@ export class AgentSession {
     for (let index = messages.length - 1; index >= this.compactedAt; index--) {
       const message = messages[index];
       if (message?.role !== "assistant") continue;
-      const usage = message.usage;
-      const seen = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+      const seen = contextTokensFromUsage(message.usage);
       if (seen > 0) return seen;
     }
     return estimateContextTokens(messages);

@@ -1,4 +1,5 @@
 import type { AgentMessage } from "@gyre/agent";
+import { contextTokensFromUsage } from "./compaction/estimate-tokens.js";
 
 /** Token and cost totals over a conversation's assistant messages. */
 export type SessionStats = {
@@ -37,7 +38,7 @@ export function computeSessionStats(messages: readonly AgentMessage[]): SessionS
       stats.tokens.cacheWrite += usage.cacheWrite;
       stats.tokens.total += usage.totalTokens;
       stats.cost += usage.cost.total;
-      const seen = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+      const seen = contextTokensFromUsage(usage);
       if (seen > 0) stats.contextTokens = seen;
     }
   }
