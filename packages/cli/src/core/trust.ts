@@ -28,23 +28,6 @@ export async function canonicalProjectPath(cwd: string): Promise<string> {
   }
 }
 
-/**
- * Whether the project at `cwd` is trusted. When `fingerprint` is given (a hash of the project's
- * extension files), trust only holds while it matches what was trusted: changed files re-ask.
- */
-export async function isProjectTrusted(options: {
-  gyreHome: string;
-  cwd: string;
-  fingerprint?: string;
-}): Promise<boolean> {
-  const file = await readTrustFile(options.gyreHome);
-  const record = file.projects[await canonicalProjectPath(options.cwd)];
-  if (!record) return false;
-  if (options.fingerprint !== undefined && record.fingerprint !== undefined)
-    return record.fingerprint === options.fingerprint;
-  return true;
-}
-
 /** Remembers that the user trusts the project at `cwd` (atomic write of the trust file). */
 export async function trustProject(options: { gyreHome: string; cwd: string; fingerprint?: string }): Promise<void> {
   const file = await readTrustFile(options.gyreHome);

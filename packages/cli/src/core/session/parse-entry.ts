@@ -194,10 +194,3 @@ function readHexId(buffer: Uint8Array, at: number): string | undefined {
   }
   return id;
 }
-
-const hexId = /^[0-9a-f]{8}$/;
-
-/** Whether `id` has the form gyre writes (8 lowercase hex digits). */
-export function isHexId(id: string): boolean {
-  return hexId.test(id);
-}

@@ -4,7 +4,7 @@
  */
 import type { AgentTool } from "@gyre/agent";
 import type { ImageContent, TextContent } from "@gyre/ai";
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { detectImageType, looksBinary } from "./file-kind.js";
 import { createPathPolicy, type PathPolicy } from "./path-policy.js";
 import { readLines } from "./read-lines.js";
@@ -142,5 +142,3 @@ export function createReadTool(options: ReadToolOptions): AgentTool<typeof readP
     },
   };
 }
-
-export type ReadToolInput = Static<typeof readParameters>;
