@@ -17,6 +17,26 @@ export type TmuxSession = {
 
 let counter = 0;
 
+/**
+ * Runs `tmux new-session`. When the previous test killed the server's last session, the server
+ * is still exiting and a new client can attach to it just before it goes ("server exited
+ * unexpectedly"); that attempt created nothing, so it is retried until a fresh server answers.
+ */
+async function startServerSession(args: string[]): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    try {
+      await run("tmux", args);
+      return;
+    } catch (error) {
+      const stderr = String((error as { stderr?: unknown }).stderr ?? "");
+      if (!/server exited unexpectedly|lost server/.test(stderr) || Date.now() > deadline) throw error;
+      // A poll interval, not a wait for a condition: the next attempt checks again.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
 /** Starts `command` in a new detached tmux session of `width`×`height` cells. */
 export async function startTmux(options: {
   command: string;
@@ -25,7 +45,7 @@ export async function startTmux(options: {
   height?: number;
 }): Promise<TmuxSession> {
   const name = `gyre-test-${process.pid}-${Date.now().toString(36)}-${counter++}`;
-  await run("tmux", [
+  await startServerSession([
     "new-session",
     "-d",
     "-s",

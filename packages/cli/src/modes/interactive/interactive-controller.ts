@@ -21,6 +21,13 @@ export class InteractiveController {
   private readonly context: CommandContext;
   private exitResolve: ((code: number) => void) | undefined;
   private commandRunning = false;
+  /** The prompt started from the editor, until `session.prompt` settles (the file is flushed). */
+  private activePrompt: Promise<void> | undefined;
+  /**
+   * From `agent_end` until the run settles. The screen already shows the run as over, and the
+   * session only persists it now, so input waits for that instead of being refused or steered.
+   */
+  private runEnding = false;
 
   constructor(
     private readonly runtime: Runtime,
@@ -40,7 +47,7 @@ export class InteractiveController {
     for (const warning of this.runtime.warnings) layout.chat.addNotice(warning, "warning");
     session.subscribe((event) => this.onEvent(event));
     installKeyHandlers(layout, {
-      isRunning: () => session.isRunning,
+      isRunning: () => this.isWorking(),
       abort: () => this.abort(),
       followUp: (text) => this.queue("followUp", text),
       exit: () => this.exit(),
@@ -67,7 +74,10 @@ export class InteractiveController {
     this.layout.editor.addToHistory(text);
     const command = parseSlashCommand(text);
     if (command) return this.runCommand(command.name, command.args);
-    if (this.session.isRunning) return this.queue("steer", text);
+    while (this.activePrompt || this.session.isRunning) {
+      if (this.isWorking()) return this.queue("steer", text);
+      await this.settle();
+    }
     await this.prompt(text);
   }
 
@@ -77,7 +87,27 @@ export class InteractiveController {
     this.exitResolve?.(0);
   }
 
-  private async prompt(text: string): Promise<void> {
+  /** Whether the agent works on something the user can still steer (not just persisting it). */
+  private isWorking(): boolean {
+    return (this.activePrompt !== undefined || this.session.isRunning) && !this.runEnding;
+  }
+
+  /** Waits until no run is in progress, including the persisting after `agent_end`. */
+  private async settle(): Promise<void> {
+    await this.activePrompt;
+    await this.session.agent.waitForIdle();
+  }
+
+  private prompt(text: string): Promise<void> {
+    this.runEnding = false;
+    const run = this.runPrompt(text).finally(() => {
+      if (this.activePrompt === run) this.activePrompt = undefined;
+    });
+    this.activePrompt = run;
+    return run;
+  }
+
+  private async runPrompt(text: string): Promise<void> {
     const { session } = this;
     try {
       await session.prompt(text);
@@ -116,11 +146,12 @@ export class InteractiveController {
   private async runCommand(name: string, args: string): Promise<void> {
     const command = slashCommands.find((candidate) => candidate.name === name);
     if (!command) return this.notify(`Unknown command /${name}; type /help for the list.`, "error");
-    if (this.session.isRunning && !command.allowWhileRunning)
+    if (this.isWorking() && !command.allowWhileRunning)
       return this.notify(`/${name} cannot run while the agent works; wait or press Esc to abort first.`, "warning");
     if (this.commandRunning) return this.notify("Another command is still running.", "warning");
     this.commandRunning = true;
     try {
+      if (!command.allowWhileRunning) await this.settle();
       await command.run(args, this.context);
     } catch (error) {
       this.notify(`/${name} failed: ${(error as Error).message}`, "error");
@@ -138,9 +169,11 @@ export class InteractiveController {
         if (event.message.role === "user") layout.pending.deliver(userMessageText(event.message));
         return;
       case "agent_start":
+        this.runEnding = false;
         layout.status.set(workingStatus);
         return;
       case "agent_end":
+        this.runEnding = true;
         layout.status.set("");
         this.refreshInfo();
         return;
