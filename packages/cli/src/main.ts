@@ -1,14 +1,18 @@
 /**
  * gyre's entry: parse flags, build the runtime, hand over to a mode. Wiring only.
  */
-import { helpText, parseArgs } from "./args.js";
+import type { ImageContent } from "@gyre/ai";
+import { type CliArgs, helpText, parseArgs } from "./args.js";
 import { getGyreHome, getSessionsDir } from "./core/config/paths.js";
 import { createRuntime, type Runtime, StartupError } from "./core/create-runtime.js";
 import { createDeferredUserInterface } from "./core/extensions/deferred-user-interface.js";
 import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
 import { loadFileArguments } from "./core/file-arguments.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
+import type { RpcUserInterface } from "./modes/rpc/rpc-mode.js";
 import { version } from "./version.js";
+
+type DeferredUserInterface = ReturnType<typeof createDeferredUserInterface>;
 
 async function main(argv: string[]): Promise<number> {
   // Unknown --flags may belong to extensions; they are checked again once extensions loaded.
@@ -31,18 +35,13 @@ async function main(argv: string[]): Promise<number> {
   if (args.listModels) return (await import("./modes/list-models.js")).runListModels(process.stdout);
   if (args.resume && args.mode !== "interactive") return failResumeHeadless(process.cwd());
 
-  let prompt = args.prompt.join(" ");
   let piped = "";
   if (args.mode !== "rpc" && !process.stdin.isTTY) {
     piped = await readStdin();
-    if (piped.trim()) {
-      prompt = prompt ? `${prompt}\n\n${piped}` : piped;
-      if (args.mode === "interactive") args.mode = "print";
-    }
+    if (piped.trim() && args.mode === "interactive") args.mode = "print";
   }
-  if (args.mode !== "rpc" && args.mode !== "interactive" && !prompt.trim() && args.fileArguments.length === 0) {
-    return fail('No prompt given; pass one as an argument (gyre -p "fix the failing test") or pipe it on stdin.', 2);
-  }
+  let prompt = joinPrompt(args.prompt.join(" "), piped);
+  if (lacksPrompt(args, prompt)) return fail(noPromptMessage, 2);
 
   const verboseNotices = args.verbose || !!process.stderr.isTTY;
   const notify = (message: string) => {
@@ -67,11 +66,10 @@ async function main(argv: string[]): Promise<number> {
   if (runtime.args !== args) {
     // Extension flags may have taken words the first pass read as the prompt.
     args = runtime.args;
-    const words = args.prompt.join(" ");
-    prompt = piped.trim() ? (words ? `${words}\n\n${piped}` : piped) : words;
-    if (args.mode !== "rpc" && args.mode !== "interactive" && !prompt.trim() && args.fileArguments.length === 0) {
+    prompt = joinPrompt(args.prompt.join(" "), piped);
+    if (lacksPrompt(args, prompt)) {
       await runtime.session.dispose();
-      return fail('No prompt given; pass one as an argument (gyre -p "fix the failing test") or pipe it on stdin.', 2);
+      return fail(noPromptMessage, 2);
     }
   }
   const { session } = runtime;
@@ -80,7 +78,7 @@ async function main(argv: string[]): Promise<number> {
     for (const warning of runtime.warnings) process.stderr.write(`gyre: ${warning}\n`);
   installSignalHandlers(runtime);
 
-  let images: import("@gyre/ai").ImageContent[] = [];
+  let images: ImageContent[] = [];
   if (args.fileArguments.length > 0) {
     try {
       const inlined = await loadFileArguments(args.fileArguments, runtime.cwd);
@@ -93,50 +91,80 @@ async function main(argv: string[]): Promise<number> {
   }
 
   try {
-    switch (args.mode) {
-      case "print":
-        return await (await import("./modes/print.js")).runPrintMode({
-          session,
-          prompt,
-          images,
-          stdout: process.stdout,
-          stderr: process.stderr,
-          verbose: args.verbose || !!process.stderr.isTTY,
-        });
-      case "json":
-        return await (await import("./modes/json.js")).runJsonMode({
-          session,
-          prompt,
-          images,
-          stdout: process.stdout,
-          stderr: process.stderr,
-        });
-      case "rpc":
-        return await (await import("./modes/rpc/rpc-mode.js")).runRpcMode({
-          session,
-          cwd: runtime.cwd,
-          sessionsDir: getSessionsDir(runtime.gyreHome),
-          env: process.env,
-          stdin: process.stdin,
-          stdout: process.stdout,
-          ...(rpcUi ? { ui: rpcUi } : {}),
-        });
-      case "interactive":
-        // Loaded only here so the TUI stays off the print/json/rpc start-up path.
-        return await (await import("./modes/interactive/interactive-mode.js")).runInteractiveMode(runtime, {
-          initialPrompt: prompt,
-          resume: args.resume,
-          version,
-          extensions: runtime.extensions?.extensions.map((extension) => extension.path) ?? [],
-          ...(deferredUi ? { onUserInterface: deferredUi.attach } : {}),
-        });
-      default: {
-        const never: never = args.mode;
-        return fail(`Unknown mode ${String(never)}.`, 2);
-      }
-    }
+    return await runMode(runtime, { args, prompt, images, rpcUi, deferredUi });
   } finally {
     await session.dispose();
+  }
+}
+
+const noPromptMessage =
+  'No prompt given; pass one as an argument (gyre -p "fix the failing test") or pipe it on stdin.';
+
+/** Whether a headless mode (print, json) was left with nothing to send. */
+function lacksPrompt(args: CliArgs, prompt: string): boolean {
+  return args.mode !== "rpc" && args.mode !== "interactive" && !prompt.trim() && args.fileArguments.length === 0;
+}
+
+/** The prompt words, followed by what was piped on stdin when that is more than white space. */
+function joinPrompt(words: string, piped: string): string {
+  if (!piped.trim()) return words;
+  return words ? `${words}\n\n${piped}` : piped;
+}
+
+/** Hands the runtime to the chosen mode; its exit code. The caller disposes of the session. */
+async function runMode(
+  runtime: Runtime,
+  options: {
+    args: CliArgs;
+    prompt: string;
+    images: ImageContent[];
+    rpcUi: RpcUserInterface | undefined;
+    deferredUi: DeferredUserInterface | undefined;
+  },
+): Promise<number> {
+  const { args, prompt, images, rpcUi, deferredUi } = options;
+  const { session } = runtime;
+  switch (args.mode) {
+    case "print":
+      return await (await import("./modes/print.js")).runPrintMode({
+        session,
+        prompt,
+        images,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        verbose: args.verbose || !!process.stderr.isTTY,
+      });
+    case "json":
+      return await (await import("./modes/json.js")).runJsonMode({
+        session,
+        prompt,
+        images,
+        stdout: process.stdout,
+        stderr: process.stderr,
+      });
+    case "rpc":
+      return await (await import("./modes/rpc/rpc-mode.js")).runRpcMode({
+        session,
+        cwd: runtime.cwd,
+        sessionsDir: getSessionsDir(runtime.gyreHome),
+        env: process.env,
+        stdin: process.stdin,
+        stdout: process.stdout,
+        ...(rpcUi ? { ui: rpcUi } : {}),
+      });
+    case "interactive":
+      // Loaded only here so the TUI stays off the print/json/rpc start-up path.
+      return await (await import("./modes/interactive/interactive-mode.js")).runInteractiveMode(runtime, {
+        initialPrompt: prompt,
+        resume: args.resume,
+        version,
+        extensions: runtime.extensions?.extensions.map((extension) => extension.path) ?? [],
+        ...(deferredUi ? { onUserInterface: deferredUi.attach } : {}),
+      });
+    default: {
+      const never: never = args.mode;
+      return fail(`Unknown mode ${String(never)}.`, 2);
+    }
   }
 }
 
