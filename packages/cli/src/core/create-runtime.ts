@@ -19,9 +19,9 @@ import {
 import { createInputResolver } from "./extensions/resolve-input.js";
 import { openSessionForArgs } from "./open-session.js";
 import { pathExists } from "./path-exists.js";
-import { formatSkillsSection } from "./skills/load-skills.js";
+import { formatSkillsSection, type Skill } from "./skills/load-skills.js";
 import { buildSystemPrompt } from "./system-prompt/build-system-prompt.js";
-import { loadContextFiles } from "./system-prompt/context-files.js";
+import { type ContextFile, loadContextFiles } from "./system-prompt/context-files.js";
 import { createCodingTools } from "./tools/index.js";
 import { decideProjectTrust } from "./trust.js";
 import type { UserInterface } from "./user-interface.js";
@@ -131,24 +131,16 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     .filter((tool): tool is AnyAgentTool => !!tool);
   const extensionTools = extensions?.getTools() ?? [];
   const tools = mergeTools(builtInTools, extensionTools);
-  const extensionToolNames = new Set(extensionTools.map((tool) => tool.name));
   const usableContext = trusted ? contextFiles : contextFiles.filter((file) => file.path.startsWith(gyreHome));
-  const systemFile = trusted ? await readOptional(join(cwd, ".gyre", "SYSTEM.md")) : undefined;
-  const appendFile = trusted ? await readOptional(join(cwd, ".gyre", "APPEND_SYSTEM.md")) : undefined;
-  const customPrompt = args.systemPrompt ?? systemFile;
-  const systemPrompt = buildSystemPrompt({
+  const systemPrompt = await buildRuntimeSystemPrompt({
+    args,
     cwd,
-    // Extension tools have no built-in line, so their own description's first line stands in.
-    toolNames: tools.map((tool) =>
-      extensionToolNames.has(tool.name) ? `${tool.name}: ${tool.description.split("\n")[0]}` : tool.name,
-    ),
+    trusted,
+    tools,
+    extensionTools,
     contextFiles: usableContext,
-    extraSections: [
-      tools.some((tool) => tool.name === "read") ? formatSkillsSection(resources.skills) : "",
-      ...(extensions?.getSystemPromptAdditions() ?? []),
-    ],
-    ...(customPrompt !== undefined ? { customPrompt } : {}),
-    appendPrompts: [appendFile ?? "", args.appendSystemPrompt ?? ""],
+    skills: resources.skills,
+    extensions,
   });
 
   const store = await openSessionForArgs(args, { cwd, sessionsDir: getSessionsDir(gyreHome) });
@@ -201,6 +193,42 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     skills: resources.skills,
     templates: resources.templates,
   };
+}
+
+/**
+ * The system prompt of a run: the tools (an extension tool by its description's first line), the
+ * usable context files, skills (only with read), extension additions, and the project's
+ * `.gyre/SYSTEM.md` and `APPEND_SYSTEM.md` when the project is trusted, under the flags' own.
+ */
+async function buildRuntimeSystemPrompt(options: {
+  args: CliArgs;
+  cwd: string;
+  trusted: boolean;
+  tools: AnyAgentTool[];
+  extensionTools: AnyAgentTool[];
+  contextFiles: ContextFile[];
+  skills: Skill[];
+  extensions: ExtensionRunner | undefined;
+}): Promise<string> {
+  const { args, cwd, trusted, tools, extensions } = options;
+  const extensionToolNames = new Set(options.extensionTools.map((tool) => tool.name));
+  const systemFile = trusted ? await readOptional(join(cwd, ".gyre", "SYSTEM.md")) : undefined;
+  const appendFile = trusted ? await readOptional(join(cwd, ".gyre", "APPEND_SYSTEM.md")) : undefined;
+  const customPrompt = args.systemPrompt ?? systemFile;
+  return buildSystemPrompt({
+    cwd,
+    // Extension tools have no built-in line, so their own description's first line stands in.
+    toolNames: tools.map((tool) =>
+      extensionToolNames.has(tool.name) ? `${tool.name}: ${tool.description.split("\n")[0]}` : tool.name,
+    ),
+    contextFiles: options.contextFiles,
+    extraSections: [
+      tools.some((tool) => tool.name === "read") ? formatSkillsSection(options.skills) : "",
+      ...(extensions?.getSystemPromptAdditions() ?? []),
+    ],
+    ...(customPrompt !== undefined ? { customPrompt } : {}),
+    appendPrompts: [appendFile ?? "", args.appendSystemPrompt ?? ""],
+  });
 }
 
 async function resolveRuntimeModel(args: CliArgs, settings: Settings, gyreHome: string, env: NodeJS.ProcessEnv) {
