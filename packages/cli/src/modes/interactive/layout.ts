@@ -1,9 +1,11 @@
-import { type Component, Container, Editor, type Terminal, TUI } from "@mariozechner/pi-tui";
+import { type Component, Container, type Editor, type Terminal, TUI } from "@mariozechner/pi-tui";
 import { ChatView } from "./chat-view.js";
 import { FooterView } from "./components/footer-view.js";
 import { type HeaderInfo, HeaderView } from "./components/header-view.js";
 import { PendingQueueView } from "./components/pending-queue-view.js";
+import { PromptEditor } from "./components/prompt-editor.js";
 import { StatusLineView } from "./components/status-line-view.js";
+import { installLineResetCache } from "./fast-line-resets.js";
 import { editorTheme } from "./theme.js";
 
 /**
@@ -26,9 +28,10 @@ export class Layout {
     this.tui = new TUI(terminal);
     // A shrinking screen must not trigger a full redraw of a long history.
     this.tui.setClearOnShrink(false);
+    installLineResetCache(this.tui);
     this.header = new HeaderView(headerInfo);
     this.status = new StatusLineView(() => this.tui.requestRender());
-    this.editor = new Editor(this.tui, editorTheme, { paddingX: 1 });
+    this.editor = new PromptEditor(this.tui, editorTheme, { paddingX: 1 });
     this.editorSlot.addChild(this.editor);
     for (const child of [this.header, this.chat, this.pending, this.status, this.editorSlot, this.footer])
       this.tui.addChild(child);

@@ -1,0 +1,23 @@
+import { Editor } from "@mariozechner/pi-tui";
+import { style } from "../theme.js";
+
+const borderCell = style.gray("─");
+const borderRun = new RegExp(`(?:${borderCell.replace(/\[/g, "\\[")}){2,}`, "g");
+
+/**
+ * pi-tui's editor with its border lines written compactly. pi-tui colours the border one cell at
+ * a time (`borderColor("─").repeat(width)`), 11 bytes per cell; the border moves down with every
+ * streamed line, so that is most of each frame's bytes and of the renderer's width measuring.
+ * One colour run per border looks the same.
+ */
+export class PromptEditor extends Editor {
+  override render(width: number): string[] {
+    const lines = super.render(width);
+    for (let index = 0; index < lines.length; index++) {
+      const line = lines[index] as string;
+      if (line.startsWith(borderCell))
+        lines[index] = line.replace(borderRun, (run) => style.gray("─".repeat(run.length / borderCell.length)));
+    }
+    return lines;
+  }
+}
