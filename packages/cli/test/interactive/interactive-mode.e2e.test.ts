@@ -1,35 +1,11 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeModelServer, type FakeReply, startFakeModelServer } from "../helpers/fake-model-server.mjs";
-import { createWorkspace, gyreBin } from "../helpers/run-cli.js";
+import { createWorkspace } from "../helpers/run-cli.js";
+import { startGyre, stopGyres } from "./gyre-in-tmux.js";
 import { writeHistorySession } from "./history-session.js";
-import { startTmux, type TmuxSession } from "./tmux-session.js";
 
-let sessions: TmuxSession[] = [];
-let servers: FakeModelServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(sessions.map((session) => session.kill()));
-  await Promise.all(servers.map((server) => server.close()));
-  sessions = [];
-  servers = [];
-});
-
-type Replies = (request: { body: { messages?: { role: string; content: unknown }[] }; index: number }) => FakeReply;
-
-async function startGyre(replies: Replies, options: { args?: string[]; width?: number } = {}) {
-  const server = await startFakeModelServer({ respond: replies });
-  servers.push(server);
-  const { cwd, home } = await createWorkspace();
-  const args = ["--provider", "openai", "--model", "gpt-4o", "--base-url", `${server.url}/v1`, ...(options.args ?? [])];
-  const env = `env -i PATH="${process.env.PATH}" HOME="${home}" GYRE_HOME="${home}" TERM=xterm-256color`;
-  const quoted = args.map((arg) => `'${arg}'`).join(" ");
-  const tmux = await startTmux({ command: `${env} node ${gyreBin} ${quoted}`, cwd, width: options.width ?? 100 });
-  sessions.push(tmux);
-  await tmux.waitFor(/thinking (off|low|medium|high)/);
-  return { tmux, server, cwd, home };
-}
+afterEach(stopGyres);
 
 function lastUserText(body: { messages?: { role: string; content: unknown }[] }): string {
   const users = (body.messages ?? []).filter((message) => message.role === "user");

@@ -2,6 +2,7 @@ import type { AgentMessage } from "@gyre/agent";
 import { type AssistantMessage, reduceAssistantMessage } from "@gyre/ai";
 import { Container } from "@mariozechner/pi-tui";
 import type { SessionEvent } from "../../core/agent-session.js";
+import { BRANCH_SUMMARY_PREFIX, COMPACTION_SUMMARY_PREFIX } from "../../core/compaction/build-context-messages.js";
 import { AssistantMessageView } from "./components/assistant-message-view.js";
 import { type NoticeLevel, NoticeView } from "./components/notice-view.js";
 import { ToolCallView } from "./components/tool-call-view.js";
@@ -37,9 +38,16 @@ export class ChatView extends Container {
   /** Adds a finished message as history. */
   addMessage(message: AgentMessage): void {
     switch (message.role) {
-      case "user":
-        this.addChild(new UserMessageView(userMessageText(message)));
+      case "user": {
+        const text = userMessageText(message);
+        // Summaries reach the model as user messages; the user did not write them.
+        if (text.startsWith(COMPACTION_SUMMARY_PREFIX))
+          this.addNotice(`⟳ Older messages were compacted. Summary:\n${text.slice(COMPACTION_SUMMARY_PREFIX.length)}`);
+        else if (text.startsWith(BRANCH_SUMMARY_PREFIX))
+          this.addNotice(`↩ Back from another branch. Summary:\n${text.slice(BRANCH_SUMMARY_PREFIX.length)}`);
+        else this.addChild(new UserMessageView(text));
         return;
+      }
       case "assistant": {
         const view = new AssistantMessageView(this.showThinking);
         view.setMessage(message);
