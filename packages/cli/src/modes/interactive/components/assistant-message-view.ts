@@ -31,8 +31,8 @@ export class AssistantMessageView implements Component {
       if (!block || block.kind !== kind) {
         block =
           kind === "text"
-            ? { kind, view: new StreamingMarkdown() }
-            : { kind, view: new StreamingMarkdown("", { color: style.gray, italic: true }), lines: 0 };
+            ? { kind, view: new StreamingMarkdown("", undefined, "  ") }
+            : { kind, view: new StreamingMarkdown("", { color: style.gray, italic: true }, "  "), lines: 0 };
         this.blocks[index] = block;
       }
       block.view.setText(text.trimEnd());
@@ -68,7 +68,7 @@ export class AssistantMessageView implements Component {
       }
       const rendered = block.view.render(inner);
       if (rendered.length === 0) continue;
-      for (const line of rendered) lines.push(`  ${line}`);
+      for (const line of rendered) lines.push(line);
       if (block.kind === "thinking") lines.push("");
     }
     lines.push(...this.renderEnding(inner));

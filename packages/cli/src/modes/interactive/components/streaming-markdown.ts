@@ -41,6 +41,8 @@ export class StreamingMarkdown implements Component {
   constructor(
     text = "",
     private readonly defaultStyle?: DefaultTextStyle,
+    /** Put before every line; kept in the cache, so the caller need not copy each line per frame. */
+    private readonly indent = "",
   ) {
     this.tail = this.createBlock("");
     this.setText(text);
@@ -73,9 +75,10 @@ export class StreamingMarkdown implements Component {
     this.frozenWidth = width;
     for (; this.frozenRendered < this.frozen.length; this.frozenRendered++) {
       const block = this.frozen[this.frozenRendered] as Markdown;
-      for (const line of block.render(width)) this.frozenLines.push(line);
+      for (const line of block.render(width)) this.frozenLines.push(this.indent + line);
     }
-    const tail = this.tail.render(width);
+    const tail =
+      this.indent === "" ? this.tail.render(width) : this.tail.render(width).map((line) => this.indent + line);
     const lines = tail.length === 0 ? this.frozenLines.slice() : this.frozenLines.concat(tail);
     this.cachedWidth = width;
     this.cachedLines = lines;
