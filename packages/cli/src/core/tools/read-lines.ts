@@ -27,7 +27,7 @@ const decoder = new TextDecoder("utf-8");
 
 /** Collects lines `offset…` within the limits; reads on only to count lines, keeping nothing. */
 export async function readLines(
-  chunks: AsyncIterable<Uint8Array>,
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   options: ReadLinesOptions,
 ): Promise<ReadLinesResult> {
   const { offset, maxLines, maxBytes, signal } = options;

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTempDir, textOf, toolContext } from "../../../test/tools/helpers.js";
 import { createReadState } from "./read-state.js";
 import { createReadTool } from "./read-tool.js";
+import { createNodeFileSystem } from "./tool-fs.js";
 
 const PNG_HEADER = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 
@@ -95,6 +96,35 @@ describe("read tool", () => {
     await expect(tool.execute({ path: "sub" }, toolContext())).rejects.toThrow(/is a directory.*Use ls/);
     await put("empty.txt", "");
     expect(textOf(await tool.execute({ path: "empty.txt" }, toolContext()))).toBe("[empty.txt is empty]");
+  });
+
+  it("reads a file of up to 8 KB once and streams larger ones, with the same window and notices", async () => {
+    const nodeFs = createNodeFileSystem();
+    let streams = 0;
+    const fs = {
+      ...nodeFs,
+      readStream: (...args: Parameters<typeof nodeFs.readStream>) => {
+        streams++;
+        return nodeFs.readStream(...args);
+      },
+    };
+    const tool = createReadTool({ cwd: dir, fs, maxLines: 3 });
+    const lines = (count: number, width: number) =>
+      Array.from({ length: count }, (_, index) => String(index + 1).padStart(width, "0")).join("\n");
+    // 1,023 numbered lines take 8,184 bytes with their newlines; the last line makes 8,192 or 8,193.
+    for (const [name, lastLine, expectedStreams] of [
+      ["exact.txt", "x".repeat(8), 0],
+      ["over.txt", "x".repeat(9), 1],
+    ] as const) {
+      await put(name, `${lines(1023, 7)}\n${lastLine}`);
+      streams = 0;
+      const result = await tool.execute({ path: name, offset: 1022 }, toolContext());
+      expect(streams).toBe(expectedStreams);
+      expect(textOf(result)).toBe(`0001022\n0001023\n${lastLine}`);
+      expect(result.details).toMatchObject({ startLine: 1022, endLine: 1024, totalLines: 1024, truncated: false });
+      const first = textOf(await tool.execute({ path: name }, toolContext()));
+      expect(first).toBe("0000001\n0000002\n0000003\n\n[lines 1-3 of 1024; use offset=4 to continue]");
+    }
   });
 
   it("records what it read in the shared read-state", async () => {

@@ -104,7 +104,10 @@ export function createReadTool(options: ReadToolOptions): AgentTool<typeof readP
 
       const offset = args.offset ?? 1;
       const windowLines = Math.min(args.limit ?? maxLines, maxLines);
-      const result = await readLines(fs.readStream(resolved.realPath, { signal }), {
+      // A file the sniff already read whole (the common small file) is not opened a second time:
+      // a stream costs several more file-system round trips than the read itself.
+      const chunks = head.length === stat.size ? [head] : fs.readStream(resolved.realPath, { signal });
+      const result = await readLines(chunks, {
         offset,
         maxLines: windowLines,
         maxBytes,
