@@ -85,4 +85,30 @@ describe("transformMessages", () => {
     expect(call?.type === "toolCall" && call.id).toBe("callwithoddchars");
     expect(result[1]?.role === "toolResult" && result[1].toolCallId).toBe("callwithoddchars");
   });
+
+  it("counts a result as answering its call wherever it stands, not only right after the call", () => {
+    const messages: Message[] = [
+      assistant([{ type: "toolCall", id: "late", name: "ls", arguments: {} }]),
+      { role: "user", content: "meanwhile", timestamp: 2 },
+      { role: "toolResult", toolCallId: "late", toolName: "ls", content: [], isError: false, timestamp: 3 },
+    ];
+    expect(transformMessages(messages, model).map((message) => message.role)).toEqual([
+      "assistant",
+      "user",
+      "toolResult",
+    ]);
+  });
+
+  it("passes unchanged messages on as the same objects and copies changed ones", () => {
+    const own = assistant([{ type: "toolCall", id: "a", name: "ls", arguments: {} }]);
+    const renamed = assistant([{ type: "toolCall", id: "b|c", name: "ls", arguments: {} }]);
+    const foreign = assistant([{ type: "thinking", thinking: "plan" }], { provider: "other", stopReason: "stop" });
+    const result = transformMessages([own, renamed, foreign], model, {
+      normalizeToolCallId: (id) => id.replace("|", "_"),
+    });
+    expect(result[0]).toBe(own);
+    expect(result[2]).not.toBe(renamed);
+    expect(result.at(-1)).not.toBe(foreign);
+    expect(renamed.content[0]).toMatchObject({ id: "b|c" });
+  });
 });

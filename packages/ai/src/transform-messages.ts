@@ -12,14 +12,24 @@ export type TransformOptions = {
  *   to the model that made them); empty thinking is dropped;
  * - tool-call ids are normalised, and results follow their call's new id;
  * - a tool call without a result gets a synthetic error result, placed right after its message.
- * Returns a new array; the input is not modified.
+ * Returns a new array; the input is not modified. Messages that need no change are the input's
+ * own objects (callers must not mutate them); changed ones are copies.
  */
 export function transformMessages(messages: Message[], model: Model, options: TransformOptions = {}): Message[] {
   const normalize = options.normalizeToolCallId ?? ((id: string) => id);
   const droppedCalls = new Set<string>();
-  const idMap = new Map<string, string>();
-  const answered = new Set<string>();
-  for (const message of messages) if (message.role === "toolResult") answered.add(message.toolCallId);
+  let allAnswered: Set<string> | undefined;
+  // Results nearly always follow their call directly; the set of every answered id is built
+  // only for a call that finds none there (per-call set operations dominate long histories).
+  const isAnswered = (callIndex: number, id: string) => {
+    for (let index = callIndex + 1; index < messages.length; index++) {
+      const next = messages[index];
+      if (next?.role !== "toolResult") break;
+      if (next.toolCallId === id) return true;
+    }
+    allAnswered ??= new Set(messages.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])));
+    return allAnswered.has(id);
+  };
 
   const result: Message[] = [];
   let pending: { id: string; name: string }[] = [];
@@ -28,7 +38,7 @@ export function transformMessages(messages: Message[], model: Model, options: Tr
     pending = [];
   };
 
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
     if (message.role === "assistant") {
       flushPending();
       if (message.stopReason === "error" || message.stopReason === "aborted") {
@@ -37,23 +47,30 @@ export function transformMessages(messages: Message[], model: Model, options: Tr
       }
       const sameModel = message.provider === model.provider && message.model === model.id;
       const content: AssistantMessage["content"] = [];
+      // A message whose blocks all pass unchanged goes on as the same object, so providers can
+      // reuse what they derived from it on earlier calls.
+      let changed = false;
       for (const block of message.content) {
         if (block.type === "thinking") {
           if (sameModel) content.push(block);
-          else if (block.thinking.trim() && !block.redacted) content.push({ type: "text", text: block.thinking });
+          else {
+            changed = true;
+            if (block.thinking.trim() && !block.redacted) content.push({ type: "text", text: block.thinking });
+          }
         } else if (block.type === "toolCall") {
           const id = normalize(block.id);
-          idMap.set(block.id, id);
+          changed ||= id !== block.id;
           content.push(id === block.id ? block : { ...block, id });
-          if (!answered.has(block.id)) pending.push({ id, name: block.name });
+          if (!isAnswered(index, block.id)) pending.push({ id, name: block.name });
         } else {
           content.push(block);
         }
       }
-      result.push({ ...message, content });
+      result.push(changed ? { ...message, content } : message);
     } else if (message.role === "toolResult") {
       if (droppedCalls.has(message.toolCallId)) continue;
-      const id = idMap.get(message.toolCallId) ?? normalize(message.toolCallId);
+      // `normalize` is deterministic, so a result maps exactly as its call did.
+      const id = normalize(message.toolCallId);
       result.push(id === message.toolCallId ? message : { ...message, toolCallId: id });
     } else {
       flushPending();

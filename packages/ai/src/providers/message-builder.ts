@@ -1,6 +1,7 @@
 import { createAssistantMessage } from "../create-assistant-message.js";
 import { describeError, isAbortError } from "../errors.js";
 import { AssistantMessageEventStream } from "../event-stream.js";
+import { freezeJson } from "../frozen-json.js";
 import type { AssistantMessage, Model, StopReason, StreamOptions, ToolCall } from "../types.js";
 import { calculateCost } from "../usage.js";
 
@@ -178,7 +179,11 @@ export class MessageBuilder {
   }
 }
 
-/** Parses streamed argument text into a tool call; invalid JSON keeps the raw text. */
+/**
+ * Parses streamed argument text into a tool call; invalid JSON keeps the raw text. The parsed
+ * arguments are deeply frozen: they are the model's words, and providers cache their
+ * serialization across calls (hooks that want other arguments return a new object).
+ */
 export function createToolCall(id: string, name: string, rawArguments: string): ToolCall {
   const toolCall: ToolCall = { type: "toolCall", id, name, arguments: {} };
   const text = rawArguments.trim();
@@ -186,7 +191,7 @@ export function createToolCall(id: string, name: string, rawArguments: string): 
   try {
     const parsed: unknown = JSON.parse(text);
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
-      toolCall.arguments = parsed as Record<string, unknown>;
+      toolCall.arguments = freezeJson(parsed as Record<string, unknown>);
       return toolCall;
     }
   } catch {

@@ -7,7 +7,10 @@ const defaultRetry: Required<RetryOptions> = { maxRetries: 3, baseDelayMs: 1000,
 export type PostOptions = {
   url: string;
   headers: Record<string, string>;
-  body: unknown;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** The body already serialized as JSON; sent instead of `body`. */
+  serializedBody?: string;
   signal?: AbortSignal;
   retry?: RetryOptions;
   onRetry?: (info: RetryInfo) => void;
@@ -23,7 +26,7 @@ export type PostOptions = {
  */
 export async function postJson(options: PostOptions): Promise<Response> {
   const retry = { ...defaultRetry, ...options.retry };
-  const body = JSON.stringify(options.body);
+  const body = options.serializedBody ?? JSON.stringify(options.body);
   for (let attempt = 0; ; attempt++) {
     let failure: { reason: string; serverDelayMs?: number; error: GyreError };
     try {

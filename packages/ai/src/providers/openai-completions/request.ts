@@ -1,6 +1,6 @@
 import type { Context, Model, ModelCompat, StreamOptions, Tool } from "../../types.js";
 import { toStrictSchema } from "../strict-schema.js";
-import { convertCompletionsMessages } from "./convert-messages.js";
+import { cachedMessageJson, convertCompletionsMessages } from "./convert-messages.js";
 import type { ChatRequest, ChatTool } from "./wire.js";
 
 /** `ModelCompat` with every switch decided, plus derived ones the type does not expose. */
@@ -68,6 +68,7 @@ export function convertCompletionsTools(tools: Tool[], supportsStrict: boolean):
 /** Builds the streaming request body for `POST {baseUrl}/chat/completions`. */
 export function buildCompletionsRequest(model: Model, context: Context, options: StreamOptions): ChatRequest {
   const compat = resolveCompletionsCompat(model);
+  // `model` and `messages` come first: `serializeCompletionsRequest` writes them itself.
   const request: ChatRequest = {
     model: model.id,
     messages: convertCompletionsMessages(model, context, compat),
@@ -84,4 +85,15 @@ export function buildCompletionsRequest(model: Model, context: Context, options:
   }
   if (options.sessionId && isOpenAIHost(model.baseUrl)) request.prompt_cache_key = options.sessionId;
   return request;
+}
+
+/**
+ * `JSON.stringify(request)`, byte for byte, but reusing each history message's serialization
+ * from earlier calls (see `convertCompletionsMessages`): a long history is joined, not walked.
+ */
+export function serializeCompletionsRequest(request: ChatRequest): string {
+  const { model, messages, ...rest } = request;
+  const parts = messages.map((message) => cachedMessageJson(message) ?? JSON.stringify(message));
+  // `rest` always holds `stream`, so its JSON is `{"stream":true…}`: the brace is dropped and the rest follows.
+  return `{"model":${JSON.stringify(model)},"messages":[${parts.join(",")}],${JSON.stringify(rest).slice(1)}`;
 }

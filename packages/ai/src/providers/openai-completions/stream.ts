@@ -5,7 +5,7 @@ import type { Context, Model, StreamFunction, StreamOptions } from "../../types.
 import { runProvider } from "../message-builder.js";
 import { collectStrictSchemas } from "../openai-shared.js";
 import { CompletionsChunkParser } from "./parse-chunks.js";
-import { buildCompletionsRequest, createOpenAIHeaders } from "./request.js";
+import { buildCompletionsRequest, createOpenAIHeaders, serializeCompletionsRequest } from "./request.js";
 import type { ChatChunk } from "./wire.js";
 
 /**
@@ -30,7 +30,7 @@ export const streamOpenAICompletions: StreamFunction = (
     const response = await postJson({
       url: `${model.baseUrl.replace(/\/+$/, "")}/chat/completions`,
       headers: createOpenAIHeaders(model, options),
-      body: request,
+      serializedBody: serializeCompletionsRequest(request),
       signal: options.signal,
       retry: options.retry,
       onRetry: options.onRetry,
