@@ -1,7 +1,9 @@
 // Resume benchmark: time and peak memory to load the current branch of 10k- and 50k-entry
 // sessions, gyre next to Pi (@mariozechner/pi-coding-agent@0.73.1) opening the same conversation
 // in its own format. Every measurement runs in a fresh Node process; medians of RUNS runs.
-// Usage: node bench/sessions.mjs [--runs 5] [--sizes 10000,50000]
+// Usage: node bench/sessions.mjs [--runs 5] [--sizes 10000,50000] [--keep]
+// --keep leaves the generated sessions and the bundled resume script in the OS temp dir
+// (gyre-bench-sessions) for profiling.
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -244,4 +246,4 @@ for (const { size, shape, mb, g, p } of rows) {
     `${pad(size, 8)}${pad(shape, 30)}${pad(`${mb.toFixed(1)} MB`, 9)}${pad(g.ms.toFixed(0), 9)}${pad(p ? p.ms.toFixed(0) : "-", 9)}${pad(p ? `${(p.ms / g.ms).toFixed(1)}x` : "-", 10)}${pad(`${g.rssMb.toFixed(0)} MiB`, 10)}${pad(p ? `${p.rssMb.toFixed(0)} MiB` : "-", 10)}${pad(delta, 16)}${g.messages}`,
   );
 }
-rmSync(work, { recursive: true, force: true });
+if (!process.argv.includes("--keep")) rmSync(work, { recursive: true, force: true });

@@ -49,22 +49,32 @@ export function repairToolResults(messages: AgentMessage[]): { messages: AgentMe
     }
     output.push(message);
     if (message.role !== "assistant") continue;
-    const calls = new Set(message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : [])));
+    const calls = toolCallsOf(message);
+    if (calls.length === 0) continue;
     const results: ToolResultMessage[] = [];
     for (; index < messages.length; index++) {
       const next = messages[index] as AgentMessage;
       if (next.role !== "toolResult") break;
-      if (!calls.has(next.toolCallId) || results.some((result) => result.toolCallId === next.toolCallId)) {
+      const call = calls.indexOf(next.toolCallId);
+      if (call < 0 || results.some((result) => result.toolCallId === next.toolCallId)) {
         changed = true;
         continue;
       }
       results.push(next);
       output.push(next);
     }
+    if (results.length === calls.length) continue;
     for (const call of findUnansweredToolCalls(message, results)) {
       output.push(createInterruptedToolResult(call, message.timestamp));
       repaired++;
     }
   }
   return { messages: changed || repaired > 0 ? output : messages, repaired };
+}
+
+/** Ids of the tool calls of `message`. A plain loop: this runs for every assistant message on resume. */
+function toolCallsOf(message: AssistantMessage): string[] {
+  const ids: string[] = [];
+  for (const block of message.content) if (block.type === "toolCall") ids.push(block.id);
+  return ids;
 }

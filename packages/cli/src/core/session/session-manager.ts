@@ -206,19 +206,8 @@ export class SessionManager {
    * from the last compaction's first kept entry on, plus the last model and thinking changes.
    */
   buildContext(): SessionContext {
-    const path = this.tree.pathIds(this.leaf);
-    let from = 0;
-    for (let index = path.length - 1; index >= 0; index--) {
-      if (this.tree.typeOf(path[index] as string) !== "compaction") continue;
-      const compaction = this.tree.get(path[index] as string);
-      const kept = compaction?.type === "compaction" ? path.indexOf(compaction.firstKeptEntryId) : -1;
-      from = kept >= 0 && kept < index ? kept : index;
-      break;
-    }
-    const entries = path
-      .slice(from)
-      .map((id) => this.tree.get(id))
-      .filter((entry) => entry !== undefined);
+    const path = this.tree.pathRows(this.leaf);
+    const entries = this.tree.entries(path.slice(this.tree.contextStart(path)));
     const context: SessionContext = { messages: buildContextMessages(entries) };
     const model = this.findLast(path, "model_change");
     if (model?.type === "model_change") context.model = { provider: model.provider, modelId: model.modelId };
@@ -227,9 +216,13 @@ export class SessionManager {
     return context;
   }
 
-  private findLast(path: string[], type: SessionEntry["type"]): SessionEntry | undefined {
-    for (let index = path.length - 1; index >= 0; index--)
-      if (this.tree.typeOf(path[index] as string) === type) return this.tree.get(path[index] as string);
+  /** The last usable entry of `type` on `path`; a line that fails to parse is passed over. */
+  private findLast(path: number[], type: SessionEntry["type"]): SessionEntry | undefined {
+    for (let index = path.length - 1; index >= 0; index--) {
+      if (this.tree.typeAt(path[index] as number) !== type) continue;
+      const entry = this.tree.entryAtRow(path[index] as number);
+      if (entry !== undefined) return entry;
+    }
     return undefined;
   }
 

@@ -1,42 +1,62 @@
 /**
- * The in-memory tree of a session's entries. Entries loaded from a file are kept as byte ranges
- * of the file's buffer and parsed on first use, so resuming a long session parses only the
- * entries the current branch needs. Lookups by id are O(1); walks are leaf→root via parentId.
+ * The in-memory tree of a session's entries. A line read from a file starts as its tree fields
+ * and its byte range; the reader then `load`s the bytes, parsing the lines the context needs at
+ * once and keeping the bytes of the others for a parse on first use. So a resume parses only the
+ * current branch's tail, and never holds a line both as bytes and as an object. Lookups by id
+ * are O(1); walks are leaf→root via parentId.
  */
+import { isAscii } from "node:buffer";
 import { parseSessionEntryLine } from "./parse-entry.js";
 import type { ReadProblem, SessionEntry, SessionEntryType } from "./types.js";
 
 /** A node of `SessionTree.toNodes()`: an entry and its children in file order. */
 export type SessionTreeNode = { entry: SessionEntry; children: SessionTreeNode[]; label?: string };
 
+/** Numbers kept per row: line number, chunk, start and end offset in the file. */
+const FIELDS = 4;
+/** Chunk of a row parsed when it was added. */
+const PARSED = -1;
+/** Chunk of a row whose bytes are still on disk (until `load`). */
+const ON_DISK = -2;
+/**
+ * Lines are decoded a run at a time (one native call instead of one per line); runs stay short
+ * because V8 keeps long strings outside its heap, which made parsing slices of them slower.
+ */
+const RUN_BYTES = 64 * 1024;
+
 export class SessionTree {
   private readonly ids: string[] = [];
   private readonly parentIds: (string | null)[] = [];
   private readonly types: string[] = [];
-  /** Line number, start and end offset of each row, three numbers per row (typed: no GC work). */
-  private positions = new Float64Array(3 * 1024);
+  /** `FIELDS` numbers per row, typed: no GC work for 50,000 rows. */
+  private positions = new Float64Array(FIELDS * 1024);
   private readonly cache: (SessionEntry | undefined)[] = [];
   private readonly byId = new Map<string, number>();
   private readonly labels = new Map<string, string>();
   private name: string | undefined;
+  /** Bytes kept for unparsed rows, with the file offset each starts at; undefined once unused. */
+  private readonly chunks: (Buffer | undefined)[] = [];
+  private readonly chunkStarts: number[] = [];
+  /** Per chunk, how many of its rows are not parsed yet. */
+  private readonly unparsed: number[] = [];
+  /** Changes whenever a path can change (a row added, a line dropped): keys `lastPath`. */
+  private version = 0;
+  private lastPath: { leafId: string | null; version: number; path: number[] } | undefined;
   /** Problems found while reading; lazily parsed lines add theirs when first used. */
   readonly problems: ReadProblem[] = [];
-
-  /** `source` is the file's bytes that `addRange` offsets point into. */
-  constructor(private readonly source: Buffer = Buffer.alloc(0)) {}
 
   get size(): number {
     return this.byId.size;
   }
 
-  /** Adds a line known only by its tree fields; it is parsed when first needed. */
+  /** Adds a line known only by its tree fields and file offsets; `load` must give its bytes. */
   addRange(prefix: { type: string; id: string; parentId: string | null }, line: number, start: number, end: number) {
-    this.push(prefix.id, prefix.parentId, prefix.type, undefined, line, start, end);
+    this.push(prefix.id, prefix.parentId, prefix.type, undefined, line, ON_DISK, start, end);
   }
 
-  /** Adds a parsed entry (appended in this process, or a line that needed a full parse). */
+  /** Adds a parsed entry (appended in this process, or a line that was parsed when read). */
   addEntry(entry: SessionEntry, line = 0): void {
-    this.push(entry.id, entry.parentId, entry.type, entry, line, 0, 0);
+    this.push(entry.id, entry.parentId, entry.type, entry, line, PARSED, 0, 0);
   }
 
   // Positional parameters: this runs once per line on resume, and objects per call cost GC time.
@@ -46,51 +66,158 @@ export class SessionTree {
     type: string,
     entry: SessionEntry | undefined,
     line: number,
+    chunk: number,
     start: number,
     end: number,
   ): void {
     const index = this.ids.length;
-    if (this.byId.has(id)) this.problems.push({ line, message: `entry id ${id} appears twice; the later line wins` });
+    this.version++;
+    const known = this.byId.size;
     this.byId.set(id, index);
+    if (this.byId.size === known)
+      this.problems.push({ line, message: `entry id ${id} appears twice; the later line wins` });
     this.ids.push(id);
     this.parentIds.push(parentId);
     this.types.push(type);
     this.cache.push(entry);
-    if (3 * index + 3 > this.positions.length) {
+    if (FIELDS * index + FIELDS > this.positions.length) {
       const grown = new Float64Array(this.positions.length * 2);
       grown.set(this.positions);
       this.positions = grown;
     }
-    this.positions[3 * index] = line;
-    this.positions[3 * index + 1] = start;
-    this.positions[3 * index + 2] = end;
-    if (type === "label" || type === "session_info") this.applyMetadata(index);
+    const at = FIELDS * index;
+    this.positions[at] = line;
+    this.positions[at + 1] = chunk;
+    this.positions[at + 2] = start;
+    this.positions[at + 3] = end;
+    if (entry !== undefined && (type === "label" || type === "session_info")) this.applyMetadata(entry);
   }
 
-  private applyMetadata(index: number): void {
-    const entry = this.entryAt(index);
-    if (entry?.type === "label") {
+  private applyMetadata(entry: SessionEntry): void {
+    if (entry.type === "label") {
       if (entry.label === undefined || entry.label === "") this.labels.delete(entry.targetId);
       else this.labels.set(entry.targetId, entry.label);
-    } else if (entry?.type === "session_info") this.name = entry.name;
+    } else if (entry.type === "session_info") this.name = entry.name;
   }
 
-  /** Parses (once) and returns the entry at `index`; a line that fails is reported and dropped. */
-  private entryAt(index: number): SessionEntry | undefined {
-    const cached = this.cache[index];
-    if (cached !== undefined) return cached;
-    const id = this.ids[index];
-    if (id === undefined || this.byId.get(id) !== index) return undefined;
-    const text = this.source.toString("utf8", this.positions[3 * index + 1], this.positions[3 * index + 2]);
+  /** Lines added so far (rows are numbered from 0 in the order they were added). */
+  get rowCount(): number {
+    return this.ids.length;
+  }
+
+  /** Rows in [from, to) whose bytes are still on disk, in file order. */
+  rowsOnDisk([from, to]: [number, number]): number[] {
+    const rows: number[] = [];
+    for (let row = from; row < to; row++) if (this.positions[FIELDS * row + 1] === ON_DISK) rows.push(row);
+    return rows;
+  }
+
+  /** File offsets of a row's line: [start, end). */
+  byteRange(row: number): [number, number] {
+    return [this.positions[FIELDS * row + 2] ?? 0, this.positions[FIELDS * row + 3] ?? 0];
+  }
+
+  /**
+   * Gives `rows` their bytes: `bytes` holds the file from offset `start` and covers every row.
+   * Rows for which `parseNow` is true are parsed now; `bytes` is kept only for the others, so
+   * the caller may reuse it when every row was parsed now (`load` returns false then).
+   */
+  load(rows: readonly number[], bytes: Buffer, start: number, parseNow: (row: number) => boolean): boolean {
+    const chunk = this.chunks.length;
+    let kept = 0;
+    for (const row of rows) {
+      if (parseNow(row)) continue;
+      this.positions[FIELDS * row + 1] = chunk;
+      kept++;
+    }
+    if (kept > 0) {
+      this.chunks.push(bytes);
+      this.chunkStarts.push(start);
+      this.unparsed.push(kept);
+    }
+    this.parseRuns(
+      rows.filter((row) => this.positions[FIELDS * row + 1] === ON_DISK),
+      bytes,
+      start,
+    );
+    return kept > 0;
+  }
+
+  /** Parses rows (in file order) whose lines are in `bytes` (the file from offset `base`). */
+  private parseRuns(rows: readonly number[], bytes: Buffer, base: number): void {
+    let index = 0;
+    while (index < rows.length) {
+      const start = this.positions[FIELDS * (rows[index] as number) + 2] ?? 0;
+      let end = this.positions[FIELDS * (rows[index] as number) + 3] ?? 0;
+      let last = index;
+      while (last + 1 < rows.length) {
+        const at = FIELDS * (rows[last + 1] as number);
+        if ((this.positions[at + 2] ?? 0) < end || (this.positions[at + 3] ?? 0) - start > RUN_BYTES) break;
+        end = this.positions[at + 3] ?? 0;
+        last++;
+      }
+      const run = bytes.subarray(start - base, end - base);
+      const text = last > index && isAscii(run) ? run.toString("latin1") : undefined;
+      for (; index <= last; index++) {
+        const row = rows[index] as number;
+        const [from, to] = this.byteRange(row);
+        const line =
+          text === undefined ? bytes.toString("utf8", from - base, to - base) : text.slice(from - start, to - start);
+        this.parseRow(row, line);
+      }
+    }
+  }
+
+  /** Parses a row's line; a line that fails is reported and dropped. Marks the row parsed. */
+  private parseRow(row: number, text: string): SessionEntry | undefined {
+    const at = FIELDS * row;
+    const id = this.ids[row] as string;
+    this.positions[at + 1] = PARSED;
+    if (this.byId.get(id) !== row) return undefined; // a later line took its id
     let parsed = parseSessionEntryLine(text);
     if (parsed.ok && parsed.value.id !== id) parsed = { ok: false, error: "the line's id changed after its start" };
     if (!parsed.ok) {
-      this.problems.push({ line: this.positions[3 * index] ?? 0, message: `${parsed.error}; skipped` });
+      this.problems.push({ line: this.positions[at] ?? 0, message: `${parsed.error}; skipped` });
       this.byId.delete(id);
+      this.version++;
       return undefined;
     }
-    this.cache[index] = parsed.value;
+    this.cache[row] = parsed.value;
     return parsed.value;
+  }
+
+  /** The entry at `row`, parsed on first use from its kept bytes. */
+  private entryAt(row: number): SessionEntry | undefined {
+    const cached = this.cache[row];
+    if (cached !== undefined) return cached;
+    const id = this.ids[row];
+    if (id === undefined || this.byId.get(id) !== row) return undefined;
+    const chunk = this.positions[FIELDS * row + 1] ?? PARSED;
+    const bytes = this.chunks[chunk];
+    if (bytes === undefined) return undefined; // parsed already, or never loaded
+    const base = this.chunkStarts[chunk] ?? 0;
+    const [from, to] = this.byteRange(row);
+    const entry = this.parseRow(row, bytes.toString("utf8", from - base, to - base));
+    const left = (this.unparsed[chunk] ?? 1) - 1;
+    this.unparsed[chunk] = left;
+    if (left === 0) this.chunks[chunk] = undefined;
+    return entry;
+  }
+
+  /**
+   * The index in `path` (rows root→leaf) where the context starts: the last compaction's first
+   * kept entry (or the compaction itself when that entry is not before it), else 0.
+   */
+  contextStart(path: readonly number[]): number {
+    for (let index = path.length - 1; index >= 0; index--) {
+      if (this.types[path[index] as number] !== "compaction") continue;
+      const compaction = this.entryAt(path[index] as number);
+      let kept = -1;
+      if (compaction?.type === "compaction")
+        kept = path.findIndex((row) => this.ids[row] === compaction.firstKeptEntryId);
+      return kept >= 0 && kept < index ? kept : index;
+    }
+    return 0;
   }
 
   has(id: string): boolean {
@@ -127,32 +254,60 @@ export class SessionTree {
    * line starts the branch there) and at a cycle (a damaged file), never looping.
    */
   pathIds(leafId: string | null): string[] {
-    const path: string[] = [];
-    let id = leafId;
-    while (id !== null && this.byId.has(id) && path.length <= this.ids.length) {
-      path.push(id);
-      id = this.parentOf(id) ?? null;
-    }
-    return path.reverse();
+    return this.pathRows(leafId).map((row) => this.ids[row] as string);
   }
 
   /** The parsed entries from the root to `leafId`; unusable lines are left out. */
   branch(leafId: string | null): SessionEntry[] {
-    return this.pathIds(leafId)
-      .map((id) => this.get(id))
-      .filter((entry) => entry !== undefined);
+    return this.entries(this.pathRows(leafId));
+  }
+
+  /**
+   * Rows from the root to `leafId` (see `pathIds`). A row is a line's place in the file; rows
+   * let callers look at a branch's types without parsing it (`typeAt`, `entries`, `contextStart`).
+   */
+  pathRows(leafId: string | null): number[] {
+    // The reader and then buildContext walk the same 50,000-row branch on resume.
+    const last = this.lastPath;
+    if (last?.leafId === leafId && last.version === this.version) return last.path.slice();
+    const path: number[] = [];
+    let id = leafId;
+    let row = id === null ? undefined : this.byId.get(id);
+    while (row !== undefined && path.length <= this.ids.length) {
+      path.push(row);
+      id = this.parentIds[row] ?? null;
+      row = id === null ? undefined : this.byId.get(id);
+    }
+    path.reverse();
+    this.lastPath = { leafId, version: this.version, path };
+    return path.slice();
+  }
+
+  typeAt(row: number): SessionEntryType | undefined {
+    return this.types[row] as SessionEntryType | undefined;
+  }
+
+  /** The parsed entries of `rows`, in order; unusable lines are left out. */
+  entries(rows: readonly number[]): SessionEntry[] {
+    const entries: SessionEntry[] = [];
+    for (const row of rows) {
+      const entry = this.entryAt(row);
+      if (entry !== undefined) entries.push(entry);
+    }
+    return entries;
+  }
+
+  /** The parsed entry at `row`, or undefined when its line is unusable. */
+  entryAtRow(row: number): SessionEntry | undefined {
+    return this.entryAt(row);
   }
 
   /** Every usable entry in file order (parses all of them). */
   all(): SessionEntry[] {
-    const entries: SessionEntry[] = [];
-    for (let index = 0; index < this.ids.length; index++) {
-      const id = this.ids[index];
-      if (id === undefined || this.byId.get(id) !== index) continue;
-      const entry = this.entryAt(index);
-      if (entry) entries.push(entry);
-    }
-    return entries;
+    const rows: number[] = [];
+    for (let index = 0; index < this.ids.length; index++)
+      if (this.byId.get(this.ids[index] as string) === index) rows.push(index);
+    return this.entries(rows);
   }
 
   /** Direct children of `parentId` (null: the roots), in file order. */
