@@ -9,6 +9,7 @@ import { Type } from "@sinclair/typebox";
 import { applyEdits } from "./apply-edits.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { createUnifiedDiff } from "./diff.js";
+import { notRegularFile } from "./file-kind.js";
 import { createFileQueue, type FileQueue } from "./file-queue.js";
 import { createPathPolicy, type PathPolicy } from "./path-policy.js";
 import { createReadState, isSameVersion, type ReadState } from "./read-state.js";
@@ -92,6 +93,7 @@ export function createEditTool(options: EditToolOptions): AgentTool<typeof editP
         signal.throwIfAborted();
         const stat = await fs.stat(resolved.realPath);
         if (stat.isDirectory) throw new Error(`${shown} is a directory. Edit a file inside it.`);
+        if (!stat.isFile) throw new Error(notRegularFile(shown));
         const seen = readState.get(resolved.realPath);
         if (seen !== undefined && !isSameVersion(seen, stat)) {
           throw new Error(

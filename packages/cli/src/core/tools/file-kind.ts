@@ -15,3 +15,11 @@ export function detectImageType(head: Uint8Array): string | undefined {
 export function looksBinary(head: Uint8Array): boolean {
   return head.includes(0);
 }
+
+/**
+ * Why a FIFO, socket or device is refused: opening a FIFO blocks until a writer appears (a
+ * thread that even `process.exit` waits for), and /dev/zero never ends.
+ */
+export function notRegularFile(shown: string): string {
+  return `${shown} is not a regular file (a FIFO, socket or device), so it cannot be read safely; use bash with a timeout (e.g. \`timeout 5 head -c 4096 ${shown}\`) if you need it.`;
+}

@@ -5,7 +5,7 @@
 import type { AgentTool } from "@gyre/agent";
 import type { ImageContent, TextContent } from "@gyre/ai";
 import { Type } from "@sinclair/typebox";
-import { detectImageType, looksBinary } from "./file-kind.js";
+import { detectImageType, looksBinary, notRegularFile } from "./file-kind.js";
 import { createPathPolicy, type PathPolicy } from "./path-policy.js";
 import { readLines } from "./read-lines.js";
 import { createReadState, type ReadState } from "./read-state.js";
@@ -71,6 +71,7 @@ export function createReadTool(options: ReadToolOptions): AgentTool<typeof readP
       if (!resolved.exists) throw new Error(`File not found: ${shown}. Use ls or find to locate the file.`);
       const stat = await fs.stat(resolved.realPath);
       if (stat.isDirectory) throw new Error(`${shown} is a directory, not a file. Use ls to list it.`);
+      if (!stat.isFile) throw new Error(notRegularFile(shown));
       const head = await fs.readHead(resolved.realPath, SNIFF_BYTES);
       const base = { path: shown, size: stat.size };
 
