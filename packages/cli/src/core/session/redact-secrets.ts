@@ -6,15 +6,20 @@
 /** What replaces a secret in the file. */
 export const REDACTED = "[REDACTED]";
 
+/**
+ * A key's start: after a non-word character, or after a JSON escape such as `\n` (in the
+ * serialised line a key at the start of an output line follows the letter "n", so `\b` missed it).
+ */
+const start = String.raw`(?:(?<![A-Za-z0-9_])|(?<=\\[nrtbf]))`;
 /** Shapes of well-known keys. Character classes exclude `"` and `\`, so JSON stays valid. */
 const keyPatterns: RegExp[] = [
-  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}/g, // OpenAI, Anthropic
-  /\bAIza[0-9A-Za-z_-]{30,}/g, // Google
-  /\bgh[pousr]_[A-Za-z0-9]{30,}/g, // GitHub
-  /\bgithub_pat_[A-Za-z0-9_]{30,}/g,
-  /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key id
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack
-];
+  /sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}/, // OpenAI, Anthropic
+  /AIza[0-9A-Za-z_-]{30,}/, // Google
+  /gh[pousr]_[A-Za-z0-9]{30,}/, // GitHub
+  /github_pat_[A-Za-z0-9_]{30,}/,
+  /AKIA[0-9A-Z]{16}\b/, // AWS access key id
+  /xox[abprs]-[A-Za-z0-9-]{10,}/, // Slack
+].map((pattern) => new RegExp(start + pattern.source, "g"));
 const bearer = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{16,}/g;
 
 /** Env var names whose values are secrets. */
