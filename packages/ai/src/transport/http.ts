@@ -9,8 +9,8 @@ export type PostOptions = {
   headers: Record<string, string>;
   /** Sent as JSON. */
   body?: unknown;
-  /** The body already serialized as JSON; sent instead of `body`. */
-  serializedBody?: string;
+  /** The body already serialized as JSON (text or UTF-8); sent instead of `body`. */
+  serializedBody?: string | Uint8Array;
   signal?: AbortSignal;
   retry?: RetryOptions;
   onRetry?: (info: RetryInfo) => void;

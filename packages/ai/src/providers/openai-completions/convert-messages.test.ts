@@ -157,17 +157,18 @@ describe("convertCompletionsMessages cache", () => {
 });
 
 describe("serializeCompletionsRequest", () => {
-  it("writes exactly what JSON.stringify writes, cached messages or not", () => {
+  it("writes exactly the UTF-8 of what JSON.stringify writes, cached messages or not", () => {
     const tools = [{ name: "read", description: "Read", parameters: { type: "object" } }];
     const contexts: Context[] = [
       { messages: history() },
-      { systemPrompt: 'quote " and \\u2028 line', messages: history(), tools },
+      { systemPrompt: 'quote " and \\u2028 line, ünïcödé 😀', messages: history(), tools },
     ];
     for (const context of contexts) {
       for (const options of [{}, { maxTokens: 10, temperature: 0.5, thinking: "high" as const, sessionId: "s" }]) {
         const request = buildCompletionsRequest({ ...model, reasoning: true }, context, options);
-        expect(serializeCompletionsRequest(request)).toBe(JSON.stringify(request));
-        expect(serializeCompletionsRequest(request)).toBe(JSON.stringify(request));
+        const expected = new TextEncoder().encode(JSON.stringify(request));
+        expect(serializeCompletionsRequest(request)).toEqual(expected);
+        expect(serializeCompletionsRequest(request)).toEqual(expected);
       }
     }
   });

@@ -52,8 +52,8 @@ export function convertCompletionsMessages(model: Model, context: Context, compa
   return messages;
 }
 
-/** The serialized form of a message this module converted (and froze); undefined for others. */
-export function cachedMessageJson(message: ChatMessage): string | undefined {
+/** The JSON of a message this module converted (and froze), as UTF-8; undefined for others. */
+export function cachedMessageJson(message: ChatMessage): Uint8Array | undefined {
   return serialized.get(message);
 }
 
@@ -84,7 +84,8 @@ type CacheEntry = { settings: string; source: unknown[]; converted: ChatMessage 
 
 /** Keyed by the (transformed) message object; an entry is used only while `readSource` still matches. */
 const cache = new WeakMap<Message, CacheEntry>();
-const serialized = new WeakMap<ChatMessage, string>();
+const serialized = new WeakMap<ChatMessage, Uint8Array>();
+const encoder = new TextEncoder();
 
 /** Records the values `readSource` reads, or compares them with a record without allocating. */
 class SourceCheck {
@@ -142,7 +143,7 @@ function convertCached(
   const converted = convertMessage(message, acceptsImages, compat);
   if (converted) {
     freezeJson(converted);
-    serialized.set(converted, JSON.stringify(converted));
+    serialized.set(converted, encoder.encode(JSON.stringify(converted)));
   }
   check.record();
   readSource(message, check);

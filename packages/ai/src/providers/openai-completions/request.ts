@@ -87,13 +87,32 @@ export function buildCompletionsRequest(model: Model, context: Context, options:
   return request;
 }
 
+const encoder = new TextEncoder();
+const comma = encoder.encode(",");
+
 /**
- * `JSON.stringify(request)`, byte for byte, but reusing each history message's serialization
- * from earlier calls (see `convertCompletionsMessages`): a long history is joined, not walked.
+ * `JSON.stringify(request)` as UTF-8, byte for byte, but reusing each history message's encoded
+ * JSON from earlier calls (see `convertCompletionsMessages`): a long history is copied, not
+ * walked, and no request-sized string is made.
  */
-export function serializeCompletionsRequest(request: ChatRequest): string {
+export function serializeCompletionsRequest(request: ChatRequest): Uint8Array {
   const { model, messages, ...rest } = request;
-  const parts = messages.map((message) => cachedMessageJson(message) ?? JSON.stringify(message));
+  const parts: Uint8Array[] = [encoder.encode(`{"model":${JSON.stringify(model)},"messages":[`)];
+  let length = (parts[0]?.length ?? 0) + Math.max(0, messages.length - 1);
+  for (const message of messages) {
+    if (parts.length > 1) parts.push(comma);
+    const part = cachedMessageJson(message) ?? encoder.encode(JSON.stringify(message));
+    parts.push(part);
+    length += part.length;
+  }
   // `rest` always holds `stream`, so its JSON is `{"stream":true…}`: the brace is dropped and the rest follows.
-  return `{"model":${JSON.stringify(model)},"messages":[${parts.join(",")}],${JSON.stringify(rest).slice(1)}`;
+  const tail = encoder.encode(`],${JSON.stringify(rest).slice(1)}`);
+  parts.push(tail);
+  const body = new Uint8Array(length + tail.length);
+  let offset = 0;
+  for (const part of parts) {
+    body.set(part, offset);
+    offset += part.length;
+  }
+  return body;
 }
