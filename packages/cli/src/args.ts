@@ -205,7 +205,7 @@ export function parseArgs(argv: string[], options: ParseOptions = {}): ParseResu
     const key = valueFlags[name];
     if (key) {
       const value = eq > 0 ? token.slice(eq + 1) : argv[++index];
-      if (value === undefined || (eq < 0 && value.startsWith("--"))) {
+      if (value === undefined || (eq < 0 && looksLikeFlag(value))) {
         return { ok: false, error: `${name} needs a value; see gyre --help.` };
       }
       const problem = applyValue(args, key, name, value);
@@ -246,6 +246,14 @@ export function parseArgs(argv: string[], options: ParseOptions = {}): ParseResu
     return { ok: false, error: "--no-session cannot be combined with --continue, --resume or --session; drop one." };
   }
   return { ok: true, value: args };
+}
+
+/**
+ * Whether the word after a value flag is another flag (`--model -c "hi"`: the value was
+ * forgotten). Values that merely start with dashes ("--- rules ---") are still taken.
+ */
+function looksLikeFlag(value: string): boolean {
+  return value in valueFlags || value in booleanFlags || /^--[A-Za-z]/.test(value);
 }
 
 function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string): string | undefined {
@@ -291,9 +299,14 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
     case "extension":
       args.extensions.push(value);
       return undefined;
+    case "baseUrl":
+      if (!/^https?:\/\/[^/\s]/i.test(value) || !URL.canParse(value)) {
+        return `${name} must be an http:// or https:// URL such as http://127.0.0.1:8000/v1; got "${value}".`;
+      }
+      args.baseUrl = value;
+      return undefined;
     case "provider":
     case "model":
-    case "baseUrl":
     case "apiKey":
     case "systemPrompt":
     case "appendSystemPrompt":

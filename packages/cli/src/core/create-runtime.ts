@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
-import { getProvider, type Model, type ThinkingLevel } from "@gyre/ai";
+import { GyreError, getProvider, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type CliArgs, parseArgs } from "../args.js";
 import { AgentSession } from "./agent-session.js";
 import { loadModelsConfig } from "./config/models-config.js";
@@ -143,7 +143,10 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     extensions,
   });
 
-  const store = await openSessionForArgs(args, { cwd, sessionsDir: getSessionsDir(gyreHome) });
+  const store = await openSessionForArgs(args, { cwd, sessionsDir: getSessionsDir(gyreHome) }).catch((error) => {
+    // A session argument that names nothing usable is bad usage (exit 2), not a failed run.
+    throw error instanceof GyreError && error.code === "usage" ? new StartupError(error.message, 2) : error;
+  });
   const restored = store.buildContext();
   const thinkingLevel: ThinkingLevel = args.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
   const session = new AgentSession({

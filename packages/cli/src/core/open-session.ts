@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { GyreError } from "@gyre/ai";
 import type { CliArgs } from "../args.js";
 import { SessionManager } from "./session/session-manager.js";
@@ -14,8 +15,10 @@ export async function openSessionForArgs(
 ): Promise<SessionManager> {
   if (args.noSession) return SessionManager.inMemory({ cwd: options.cwd });
   let path: string | undefined;
-  if (args.session) path = await resolveSessionArgument({ ...options, value: args.session });
-  else if (args.continueSession) path = await findNewestSession(options);
+  if (args.session) {
+    path = await resolveSessionArgument({ ...options, value: args.session });
+    await assertSessionFile(path);
+  } else if (args.continueSession) path = await findNewestSession(options);
   if (!path) return SessionManager.create({ sessionsDir: options.sessionsDir, cwd: options.cwd });
   if (args.fork) {
     // Read-only: the original may be open (and locked) in another gyre; the copy is ours.
@@ -35,4 +38,18 @@ export async function openSessionForArgs(
   }
   session.repairInterruptedToolCalls();
   return session;
+}
+
+/** A directory or a FIFO given as `--session` is a usage error, not a hang or an errno dump. */
+async function assertSessionFile(path: string): Promise<void> {
+  const info = await stat(path);
+  if (info.isDirectory()) {
+    throw new GyreError("usage", `${path} is a directory; pass a session .jsonl file or the start of a session id.`);
+  }
+  if (!info.isFile()) {
+    throw new GyreError(
+      "usage",
+      `${path} is not a regular file; pass a session .jsonl file or the start of a session id.`,
+    );
+  }
 }
