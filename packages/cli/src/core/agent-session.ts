@@ -37,6 +37,8 @@ export type AgentSessionOptions = {
   store: SessionManager;
   budgets?: AgentBudgets;
   retry?: RetryOptions;
+  /** A model stream that sends nothing for this long fails (default: the provider layer's 120 s). */
+  idleTimeoutMs?: number;
   /** Resolves a key for another provider after `setModel`. */
   getApiKey?: (provider: string) => string | undefined;
   /**
@@ -86,7 +88,10 @@ export class AgentSession {
       tools: options.tools,
       messages: options.messages,
       budgets: options.budgets,
-      streamOptions: options.retry ? { retry: options.retry } : {},
+      streamOptions: {
+        ...(options.retry ? { retry: options.retry } : {}),
+        ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+      },
       getApiKey: (provider) =>
         provider === this.agent.state.model.provider ? this.apiKey : options.getApiKey?.(provider),
       beforeToolCall: composeBeforeToolCall(options.beforeToolCall, extensions),
