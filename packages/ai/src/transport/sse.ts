@@ -26,8 +26,7 @@ export async function* readTextChunks(response: Response, options: ReadOptions =
   };
   // A watchdog, refreshed on every chunk, rather than a per-read race: cheap on the hot path.
   const watchdog = setTimeout(
-    () =>
-      stop(new GyreError("timeout", `The provider sent nothing for ${Math.round(idleMs / 1000)} s; gave up waiting.`)),
+    () => stop(new GyreError("timeout", `The provider sent nothing for ${formatWait(idleMs)}; gave up waiting.`)),
     idleMs,
   );
   const onAbort = () => stop(new GyreError("aborted", "Request was aborted."));
@@ -58,6 +57,11 @@ export async function* readTextChunks(response: Response, options: ReadOptions =
     options.signal?.removeEventListener("abort", onAbort);
     reader.releaseLock();
   }
+}
+
+/** "120 s", or "300 ms" for a wait under a second (which rounded to "0 s"). */
+function formatWait(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 /** Yields server-sent events from a response body (`event:` name and joined `data:` lines). */

@@ -164,6 +164,7 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
       ...(settings.maxWallTimeMs ? { maxWallTimeMs: settings.maxWallTimeMs } : {}),
     },
     ...(settings.retry ? { retry: settings.retry } : {}),
+    ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
     ...(settings.compaction ? { compaction: settings.compaction } : {}),
     getApiKey: (provider) => {
       const envName = getProvider(provider)?.apiKeyEnv;

@@ -16,6 +16,8 @@ export type Settings = {
   compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
   allowedPaths?: string[];
   bashTimeoutMs?: number;
+  /** A model stream that sends nothing for this long fails (default 120000). */
+  idleTimeoutMs?: number;
 };
 
 export type LoadedSettings = { settings: Settings; files: string[] };
@@ -34,6 +36,23 @@ const schema: Record<keyof Settings, FieldType> = {
   compaction: "object",
   allowedPaths: "string[]",
   bashTimeoutMs: "number",
+  idleTimeoutMs: "number",
+};
+
+const thinkingLevels = ["off", "low", "medium", "high"];
+const toolNames = ["read", "write", "edit", "bash", "ls", "grep", "find"];
+/** Number fields that must be positive; the integer ones say so. */
+const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
+  maxTurns: "integer",
+  maxCost: "number",
+  maxTotalTokens: "integer",
+  maxWallTimeMs: "number",
+  bashTimeoutMs: "number",
+  idleTimeoutMs: "number",
+};
+const nestedFields: Record<string, Record<string, "boolean" | "count">> = {
+  retry: { maxRetries: "count", baseDelayMs: "count", maxDelayMs: "count" },
+  compaction: { enabled: "boolean", reserveTokens: "count", keepRecentTokens: "count" },
 };
 
 /** A settings file that is missing is fine; one that is broken is a `SettingsError` naming the file and problem. */
@@ -72,8 +91,41 @@ export async function readSettingsFile(file: string): Promise<Settings | undefin
     const expected = schema[key as keyof Settings];
     if (!expected) continue;
     if (!matchesType(value, expected)) throw new SettingsError(file, `"${key}" must be ${describeType(expected)}.`);
+    const problem = checkValue(key, value);
+    if (problem) throw new SettingsError(file, problem);
   }
   return parsed as Settings;
+}
+
+/**
+ * Beyond the type: values a run cannot use (an unknown tool, a negative timeout, a
+ * `"enabled": "yes"`) fail here instead of being silently ignored or misread later.
+ */
+function checkValue(key: string, value: unknown): string | undefined {
+  const numberKind = positiveNumbers[key as keyof Settings];
+  if (numberKind) {
+    const number = value as number;
+    const valid = Number.isFinite(number) && number > 0 && (numberKind === "number" || Number.isInteger(number));
+    return valid ? undefined : `"${key}" must be a positive ${numberKind === "integer" ? "whole number" : "number"}.`;
+  }
+  if (key === "thinking" && !thinkingLevels.includes(value as string)) {
+    return `"thinking" must be one of ${thinkingLevels.join(", ")}.`;
+  }
+  if (key === "tools") {
+    const unknown = (value as string[]).filter((tool) => !toolNames.includes(tool));
+    if (unknown.length > 0) return `"tools" has unknown ${unknown.join(", ")}; choose from ${toolNames.join(", ")}.`;
+  }
+  const fields = nestedFields[key];
+  if (fields) {
+    for (const [field, fieldValue] of Object.entries(value as Record<string, unknown>)) {
+      const kind = fields[field];
+      if (kind === "boolean" && typeof fieldValue !== "boolean") return `"${key}.${field}" must be true or false.`;
+      if (kind === "count" && !(typeof fieldValue === "number" && Number.isFinite(fieldValue) && fieldValue >= 0)) {
+        return `"${key}.${field}" must be a number of at least 0.`;
+      }
+    }
+  }
+  return undefined;
 }
 
 function matchesType(value: unknown, type: FieldType): boolean {
