@@ -39,7 +39,9 @@ describe("idleTimeoutMs", () => {
   it("ends a model stream that goes silent after the user's idle timeout", async () => {
     const { cwd, home } = await createWorkspace();
     await writeFile(join(home, "settings.json"), JSON.stringify({ idleTimeoutMs: 300 }));
-    server = await startFakeModelServer({ respond: () => ({ text: "a partial answer", chunkSize: 4, delayMs: 5_000 }) });
+    server = await startFakeModelServer({
+      respond: () => ({ text: "a partial answer", chunkSize: 4, delayMs: 5_000 }),
+    });
     const started = Date.now();
     const result = await runCli(["-p", "--provider", "openai", "hi"], {
       cwd,
