@@ -8,6 +8,7 @@ import { createRuntime, type Runtime, StartupError } from "./core/create-runtime
 import { createDeferredUserInterface } from "./core/extensions/deferred-user-interface.js";
 import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
 import { loadFileArguments } from "./core/file-arguments.js";
+import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
 import type { RpcUserInterface } from "./modes/rpc/rpc-mode.js";
 import { version } from "./version.js";
@@ -141,6 +142,7 @@ async function runMode(
         images,
         stdout: process.stdout,
         stderr: process.stderr,
+        redact: createRedactor({ env: process.env, secrets: args.apiKey ? [args.apiKey] : [] }),
       });
     case "rpc":
       return await (await import("./modes/rpc/rpc-mode.js")).runRpcMode({

@@ -1,12 +1,14 @@
 import type { Writable } from "node:stream";
 import type { ImageContent } from "@gyre/ai";
 import type { AgentSession } from "../core/agent-session.js";
-import { writeJsonLine } from "./rpc/jsonl.js";
+import { createRedactor, type Redactor } from "../core/session/redact-secrets.js";
 import { describeRunFailure } from "./run-outcome.js";
 
 /**
  * JSON mode: the session header first, then every agent and harness event as one JSON line,
  * written as it happens. Events carry deltas, not snapshots, so output stays linear in size.
+ * Lines are redacted like session lines (keys held in the environment, `--api-key`, known key
+ * shapes): this output is typically piped to a log.
  */
 export async function runJsonMode(options: {
   session: AgentSession;
@@ -14,10 +16,14 @@ export async function runJsonMode(options: {
   images?: ImageContent[];
   stdout: Writable;
   stderr: Writable;
+  /** Default: the redaction of session files, over `process.env`. */
+  redact?: Redactor;
 }): Promise<number> {
   const { session, stdout } = options;
-  writeJsonLine(stdout, session.session.header);
-  const unsubscribe = session.subscribe((event) => writeJsonLine(stdout, event));
+  const redact = options.redact ?? createRedactor({ env: process.env });
+  const writeLine = (value: unknown) => stdout.write(`${redact(JSON.stringify(value))}\n`);
+  writeLine(session.session.header);
+  const unsubscribe = session.subscribe((event) => writeLine(event));
   try {
     const result = await session.prompt(options.prompt, options.images ?? []);
     const failure = describeRunFailure(session, result.reason);
