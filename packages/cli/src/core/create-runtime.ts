@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import { GyreError, getProvider, type Model, type ThinkingLevel } from "@gyre/ai";
@@ -78,6 +78,17 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
   let args = firstArgs;
   const { cwd, env } = options;
   const gyreHome = getGyreHome(env);
+  if (
+    await stat(gyreHome).then(
+      (info) => !info.isDirectory(),
+      () => false,
+    )
+  ) {
+    throw new StartupError(
+      `GYRE_HOME ${gyreHome} is not a directory; point GYRE_HOME at a directory (default ~/.gyre).`,
+      2,
+    );
+  }
   const warnings: string[] = [];
   const contextFiles = await loadContextFiles({ cwd, gyreHome });
   const decision = await decideProjectTrust({

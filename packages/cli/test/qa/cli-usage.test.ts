@@ -60,6 +60,19 @@ describe("--session that names nothing usable", () => {
   });
 });
 
+describe("GYRE_HOME", () => {
+  it("pointing at a file is bad usage that names the variable", async () => {
+    const { cwd, home } = await createWorkspace();
+    const file = join(home, "not-a-dir");
+    await writeFile(file, "x");
+    const result = await runCli(["-p", "--provider", "openai", "hi"], {
+      cwd,
+      env: { ...cliEnv(home, { OPENAI_API_KEY: "sk-test" }), GYRE_HOME: file },
+    });
+    expectUsageError(result, /GYRE_HOME .*not-a-dir is not a directory; point GYRE_HOME at a directory/);
+  });
+});
+
 describe("flag values", () => {
   it("rejects a --base-url that is not an http(s) URL before calling anything", async () => {
     const { cwd, home } = await createWorkspace();
