@@ -96,7 +96,22 @@ export function extractErrorMessage(text: string): string {
   } catch {
     // not JSON: fall through to the raw text
   }
+  const html = describeHtmlPage(trimmed);
+  if (html) return html;
   return trimmed.length > 500 ? `${trimmed.slice(0, 500)}…` : trimmed;
+}
+
+/** A proxy's or gateway's HTML error page, by its title (or text), instead of raw markup. */
+function describeHtmlPage(text: string): string | undefined {
+  if (!/^<(?:!doctype\s+html|html|head|body)\b/i.test(text)) return undefined;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  const body = text
+    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, " ")
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  const summary = (title?.trim() || body).slice(0, 200);
+  return `an HTML page${summary ? ` ("${summary}")` : ""} came back instead of an API answer; check the base URL or proxy`;
 }
 
 function parseRetryAfter(headers: Headers): number | undefined {
