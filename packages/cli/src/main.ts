@@ -75,8 +75,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const { session } = runtime;
   // The interactive screen shows warnings itself; printing them first would show them twice.
-  if (args.mode !== "interactive" && (args.verbose || process.stderr.isTTY))
-    for (const warning of runtime.warnings) process.stderr.write(`gyre: ${warning}\n`);
+  if (args.mode !== "interactive") {
+    const loud = args.verbose || !!process.stderr.isTTY;
+    for (const warning of runtime.warnings)
+      if (loud || runtime.problems.includes(warning)) process.stderr.write(`gyre: ${warning}\n`);
+  }
   installSignalHandlers(runtime);
 
   let images: ImageContent[] = [];

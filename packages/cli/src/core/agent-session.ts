@@ -17,6 +17,7 @@ import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS, shouldCompact } fro
 import type { ExtensionHost, ExtensionRunner } from "./extensions/extension-runner.js";
 import type { InputResolution } from "./extensions/resolve-input.js";
 import type { ExtensionMessage } from "./extensions/types.js";
+import { addProcessSecret } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
 import { computeSessionStats, getLastAssistantText, type SessionStats } from "./session-stats.js";
 
@@ -197,6 +198,7 @@ export class AgentSession {
     // A key given at start-up (--api-key) stays with its provider; another provider resolves its own.
     if (apiKey !== undefined) this.apiKey = apiKey;
     else if (!sameProvider) this.apiKey = this.options.getApiKey?.(model.provider);
+    addProcessSecret(this.apiKey);
     this.store.appendModelChange(model.provider, model.id);
   }
 

@@ -19,6 +19,7 @@ import {
 import { createInputResolver } from "./extensions/resolve-input.js";
 import { openSessionForArgs } from "./open-session.js";
 import { pathExists } from "./path-exists.js";
+import { addProcessSecret } from "./session/redact-secrets.js";
 import { formatSkillsSection, type Skill } from "./skills/load-skills.js";
 import { buildSystemPrompt } from "./system-prompt/build-system-prompt.js";
 import { type ContextFile, loadContextFiles } from "./system-prompt/context-files.js";
@@ -48,6 +49,8 @@ export type Runtime = {
   trusted: boolean;
   contextFiles: string[];
   warnings: string[];
+  /** Problems the user must hear about even in quiet headless runs (damaged session lines). */
+  problems: string[];
   /** Loaded extensions; undefined when none loaded. */
   extensions: ExtensionRunner | undefined;
   skills: RuntimeResources["skills"];
@@ -154,10 +157,20 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     extensions,
   });
 
+  // The key may have come from a flag or a custom env var no redaction rule knows by name.
+  addProcessSecret(model.apiKey);
   const store = await openSessionForArgs(args, { cwd, sessionsDir: getSessionsDir(gyreHome) }).catch((error) => {
     // A session argument that names nothing usable is bad usage (exit 2), not a failed run.
     throw error instanceof GyreError && error.code === "usage" ? new StartupError(error.message, 2) : error;
   });
+  const problems: string[] = [];
+  if (store.problems.length > 0) {
+    const shown = store.problems.slice(0, 3).map((problem) => `line ${problem.line}: ${problem.message}`);
+    const more = store.problems.length > 3 ? `; and ${store.problems.length - 3} more` : "";
+    problems.push(
+      `Session ${store.path}: skipped ${store.problems.length} damaged line(s) (${shown.join("; ")}${more}); the rest was loaded and the file was not changed.`,
+    );
+  }
   const restored = store.buildContext();
   const thinkingLevel: ThinkingLevel = args.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
   const session = new AgentSession({
@@ -203,7 +216,8 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     settings,
     trusted,
     contextFiles: usableContext.map((file) => file.path),
-    warnings,
+    warnings: [...warnings, ...problems],
+    problems,
     extensions,
     skills: resources.skills,
     templates: resources.templates,

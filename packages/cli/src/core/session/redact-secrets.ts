@@ -38,16 +38,35 @@ export type RedactorOptions = {
 export type Redactor = (text: string) => string;
 
 /**
- * Builds a redactor for the known key shapes plus the values of secret-named env vars and
- * `secrets`. The env is read once, here; pass `process.env` explicitly.
+ * Keys this process holds that no name or shape rule would catch (a key from `--api-key`, or from
+ * a custom provider's `apiKeyEnv`). Every redactor redacts them, including ones made before the
+ * key was registered, so no session (`/new`, RPC `new_session`, a fork, a model switch) misses them.
+ */
+const processSecrets = new Set<string>();
+
+/** Adds a secret value to every redactor created from now on. */
+export function addProcessSecret(value: string | undefined): void {
+  if (value) processSecrets.add(value);
+}
+
+/**
+ * Builds a redactor for the known key shapes plus the values of secret-named env vars,
+ * `secrets` and the process's registered secrets. The env is read once, here; pass `process.env` explicitly.
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(options.env ?? {}))
     if (value !== undefined && secretEnvName.test(name)) values.add(value);
   for (const value of options.secrets ?? []) values.add(value);
-  const literal = buildLiteralPattern([...values].filter((value) => value.length >= MIN_SECRET_LENGTH));
+  let literal: RegExp | undefined;
+  let knownProcessSecrets = -1;
   return (text) => {
+    // Secrets registered after this redactor was made (a model switch) join on the next line.
+    if (knownProcessSecrets !== processSecrets.size) {
+      knownProcessSecrets = processSecrets.size;
+      const all = [...values, ...processSecrets].filter((value) => value.length >= MIN_SECRET_LENGTH);
+      literal = buildLiteralPattern(all);
+    }
     let result = literal ? text.replace(literal, REDACTED) : text;
     for (const pattern of keyPatterns) result = result.replace(pattern, REDACTED);
     return result.replace(bearer, `$1${REDACTED}`);
