@@ -271,3 +271,34 @@ describe("openai-responses under faults", () => {
     expect(server.requests).toHaveLength(2);
   });
 });
+
+describe("servers that answer wrongly before any stream", () => {
+  it("retries a server that never sends response headers, then fails naming the wait", async () => {
+    const server = await serve(() => {
+      // Accept the request and never answer.
+    });
+    const started = Date.now();
+    const { message } = await run(modelAt(server.url), {
+      idleTimeoutMs: 150,
+      retry: { maxRetries: 1, baseDelayMs: 1 },
+    });
+    expect(message.stopReason).toBe("error");
+    expect(message.errorMessage).toMatch(/sent no response within 150 ms/);
+    expect(message.errorMessage).toMatch(/gave up after 2 attempts/);
+    expect(server.requests).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("reports a 200 HTML page (a login portal) by its title instead of a missing stream end", async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(
+        "<!doctype html><html><head><title>Sign in to the corporate network</title></head><body>…</body></html>",
+      );
+    });
+    const { message } = await run(modelAt(server.url), { retry: { maxRetries: 0 } });
+    expect(message.stopReason).toBe("error");
+    expect(message.errorMessage).toContain("Sign in to the corporate network");
+    expect(message.errorMessage).toMatch(/base URL or proxy/);
+  });
+});

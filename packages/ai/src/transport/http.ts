@@ -16,6 +16,8 @@ export type PostOptions = {
   onRetry?: (info: RetryInfo) => void;
   /** Names the provider in error messages ("OpenAI", "Anthropic"…). */
   providerLabel: string;
+  /** How long to wait for the response headers of one attempt. Default 120000 ms. */
+  responseTimeoutMs?: number;
 };
 
 /**
@@ -29,13 +31,26 @@ export async function postJson(options: PostOptions): Promise<Response> {
   const body = options.serializedBody ?? JSON.stringify(options.body);
   for (let attempt = 0; ; attempt++) {
     let failure: { reason: string; serverDelayMs?: number; error: GyreError };
+    // A watchdog for the headers only: once they arrive, the body's idle timeout takes over.
+    const waiting = new AbortController();
+    const responseTimeoutMs = options.responseTimeoutMs ?? 120_000;
+    const watchdog = setTimeout(() => waiting.abort(), responseTimeoutMs);
     try {
       const response = await fetch(options.url, {
         method: "POST",
         headers: { "content-type": "application/json", ...options.headers },
         body,
-        signal: options.signal,
+        signal: options.signal ? AbortSignal.any([options.signal, waiting.signal]) : waiting.signal,
       });
+      clearTimeout(watchdog);
+      if (response.ok && /text\/html/i.test(response.headers.get("content-type") ?? "")) {
+        const page = describeHtmlPage((await response.text().catch(() => "")).trim());
+        throw new GyreError(
+          "http",
+          `${options.providerLabel} answered ${response.status} with ${page ?? "an HTML page instead of a model stream; check the base URL or proxy"}.`,
+          { status: response.status },
+        );
+      }
       if (response.ok) return response;
       const text = await response.text().catch(() => "");
       const message = `${options.providerLabel} API error ${response.status}: ${extractErrorMessage(text) || response.statusText || "no details"}`;
@@ -47,10 +62,17 @@ export async function postJson(options: PostOptions): Promise<Response> {
         error,
       };
     } catch (error) {
+      clearTimeout(watchdog);
       if (error instanceof GyreError) throw error;
-      if (options.signal?.aborted || isAbortError(error)) throw new GyreError("aborted", "Request was aborted.");
-      const message = `Could not reach ${options.providerLabel} at ${options.url}: ${describeCause(error)}`;
-      failure = { reason: message, error: new GyreError("network", message, { cause: error }) };
+      if (options.signal?.aborted) throw new GyreError("aborted", "Request was aborted.");
+      if (waiting.signal.aborted) {
+        const message = `${options.providerLabel} at ${options.url} sent no response within ${formatDuration(responseTimeoutMs)}`;
+        failure = { reason: message, error: new GyreError("timeout", message) };
+      } else {
+        if (isAbortError(error)) throw new GyreError("aborted", "Request was aborted.");
+        const message = `Could not reach ${options.providerLabel} at ${options.url}: ${describeCause(error)}`;
+        failure = { reason: message, error: new GyreError("network", message, { cause: error }) };
+      }
     }
     if (attempt >= retry.maxRetries) {
       const suffix = retry.maxRetries > 0 ? ` (gave up after ${retry.maxRetries + 1} attempts)` : "";
@@ -69,6 +91,10 @@ export async function postJson(options: PostOptions): Promise<Response> {
     options.onRetry?.({ attempt: attempt + 1, maxRetries: retry.maxRetries, delayMs, reason: failure.reason });
     await sleep(delayMs, options.signal);
   }
+}
+
+function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }
 
 function isRetryable(status: number, body: string): boolean {

@@ -32,6 +32,7 @@ export const streamAnthropicMessages: StreamFunction = (
       signal: options.signal,
       retry: options.retry,
       onRetry: options.onRetry,
+      ...(options.idleTimeoutMs !== undefined ? { responseTimeoutMs: options.idleTimeoutMs } : {}),
       providerLabel: "Anthropic",
     });
     const reader = new AnthropicStreamReader(builder);

@@ -34,6 +34,7 @@ export const streamGoogleGemini: StreamFunction = (
       signal: options.signal,
       retry: options.retry,
       onRetry: options.onRetry,
+      ...(options.idleTimeoutMs !== undefined ? { responseTimeoutMs: options.idleTimeoutMs } : {}),
       providerLabel: "Google",
     });
     const reader = new GeminiStreamReader(builder);

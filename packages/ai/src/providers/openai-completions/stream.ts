@@ -34,6 +34,7 @@ export const streamOpenAICompletions: StreamFunction = (
       signal: options.signal,
       retry: options.retry,
       onRetry: options.onRetry,
+      ...(options.idleTimeoutMs !== undefined ? { responseTimeoutMs: options.idleTimeoutMs } : {}),
       providerLabel,
     });
     const parser = new CompletionsChunkParser(builder, strictSchemas);

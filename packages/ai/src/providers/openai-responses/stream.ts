@@ -32,6 +32,7 @@ export const streamOpenAIResponses: StreamFunction = (
       signal: options.signal,
       retry: options.retry,
       onRetry: options.onRetry,
+      ...(options.idleTimeoutMs !== undefined ? { responseTimeoutMs: options.idleTimeoutMs } : {}),
       providerLabel,
     });
     const parser = new ResponsesEventParser(builder, strictSchemas);
