@@ -11,6 +11,7 @@ import { loadFileArguments } from "./core/file-arguments.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
 import type { RpcUserInterface } from "./modes/rpc/rpc-mode.js";
+import { prepareFetch } from "./prepare-fetch.js";
 import { version } from "./version.js";
 
 type DeferredUserInterface = ReturnType<typeof createDeferredUserInterface>;
@@ -64,6 +65,7 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof StartupError) return fail(error.message, error.exitCode);
     return fail((error as Error).message, 1);
   }
+  prepareFetch();
   if (runtime.args !== args) {
     // Extension flags may have taken words the first pass read as the prompt.
     args = runtime.args;
