@@ -1,12 +1,16 @@
 // Bundles the CLI into ESM files under packages/cli/dist (start-up: Node 20 has no compile cache).
 // Workspace packages are bundled from their TypeScript sources, so this needs no prior tsc build.
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { build } from "esbuild";
 
 const at = (path) => new URL(path, import.meta.url).pathname;
 const entry = at("../packages/cli/src/main.ts");
 const entryPoints = { version: at("../packages/cli/src/version.ts"), help: at("../packages/cli/src/help-text.ts") };
 if (existsSync(entry)) entryPoints.gyre = entry;
+
+// Chunk names carry content hashes: old ones would pile up and ship with `npm pack`.
+await rm(at("../packages/cli/dist/chunks"), { recursive: true, force: true });
 
 await build({
   entryPoints,
