@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { streamAnthropicMessages } from "../src/providers/anthropic-messages/stream.js";
-import type { AssistantMessage, AssistantMessageEvent, Model } from "../src/types.js";
-import { type LocalServer, loadFixtureBody, splitBody, startLocalServer, writeChunks } from "./helpers/local-server.js";
+import type { AssistantMessage, AssistantMessageEvent } from "../src/types.js";
+import { type LocalServer, loadFixtureBody } from "./helpers/local-server.js";
+import { expectSameForEverySplit, replayHeaders, startReplayServer } from "./helpers/replay.js";
+import { run } from "./helpers/run.js";
+import { createTestModel } from "./helpers/test-model.js";
 
 /** What the fixtures README says a block must be; long strings are checked by prefix and length. */
 type Expected =
@@ -256,47 +258,18 @@ const cases: Case[] = [
   },
 ];
 
-const model: Model = {
-  id: "claude-sonnet-4-5",
-  name: "Claude Sonnet 4.5",
-  api: "anthropic-messages",
-  provider: "anthropic",
-  baseUrl: "",
-  reasoning: true,
-  input: ["text", "image"],
-  contextWindow: 200_000,
-  maxTokens: 8192,
-  cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-};
-
 let server: LocalServer;
-
 beforeAll(async () => {
-  server = await startLocalServer(async (request, response) => {
-    const file = String(request.headers["x-fixture"]);
-    const split = String(request.headers["x-split"]);
-    const mode = split === "whole" || split === "bytes" ? split : { seed: Number(split) };
-    const body = loadFixtureBody(`anthropic-messages/${file}`, "anthropic-messages");
-    await writeChunks(response, splitBody(body, mode), "text/event-stream");
-  });
-  model.baseUrl = server.url;
+  server = await startReplayServer("anthropic-messages");
 });
-
 afterAll(() => server.close());
 
-async function replay(
-  file: string,
-  split: string,
-): Promise<{ message: AssistantMessage; events: AssistantMessageEvent[] }> {
-  const stream = streamAnthropicMessages(
-    model,
-    { messages: [{ role: "user", content: "hi", timestamp: 0 }] },
-    { apiKey: "test-key", headers: { "x-fixture": file, "x-split": split }, retry: { maxRetries: 0 } },
-  );
-  const events: AssistantMessageEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return { message: await stream.result(), events };
-}
+const replay = (file: string, split: string) =>
+  run(createTestModel("anthropic-messages", server.url), {
+    apiKey: "test-key",
+    headers: replayHeaders(file, split),
+    retry: { maxRetries: 0 },
+  });
 
 function checkBlock(actual: AssistantMessage["content"][number] | undefined, expected: Expected): void {
   const matchText = (value: string, want: string | { prefix: string; length: number }) => {
@@ -349,8 +322,6 @@ function checkEvents(events: AssistantMessageEvent[], message: AssistantMessage)
   expect(events.at(-1)?.type).toBe("done");
 }
 
-const comparable = (message: AssistantMessage) => ({ ...message, timestamp: 0 });
-
 describe("anthropic-messages replays every recorded stream", () => {
   it("covers every fixture file", async () => {
     const { readdirSync } = await import("node:fs");
@@ -382,10 +353,7 @@ describe("anthropic-messages replays every recorded stream", () => {
       const large = loadFixtureBody(`anthropic-messages/${entry.file}`, "anthropic-messages").length > 64_000;
       // 1-byte chunks of the 256 KB recording alone would take seconds; random small chunks cover it.
       const splits = large ? ["1", "2"] : ["bytes", "1", "2", "3"];
-      for (const split of splits) {
-        const again = await replay(entry.file, split);
-        expect(comparable(again.message)).toEqual(comparable(message));
-      }
+      await expectSameForEverySplit((split) => replay(entry.file, split), { message, events }, { splits });
     });
   }
 });

@@ -1,15 +1,10 @@
 import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { streamGoogleGemini } from "../src/providers/google-gemini/stream.js";
-import type { AssistantMessage, AssistantMessageEvent, Model } from "../src/types.js";
-import {
-  fixturesDir,
-  type LocalServer,
-  loadFixtureBody,
-  splitBody,
-  startLocalServer,
-  writeChunks,
-} from "./helpers/local-server.js";
+import type { AssistantMessage } from "../src/types.js";
+import { fixturesDir, type LocalServer } from "./helpers/local-server.js";
+import { expectSameForEverySplit, replayHeaders, startReplayServer } from "./helpers/replay.js";
+import { run } from "./helpers/run.js";
+import { createTestModel } from "./helpers/test-model.js";
 
 type Long = string | { prefix: string; length: number };
 type Call = { name: string; args: Record<string, unknown>; id?: string };
@@ -235,51 +230,23 @@ const cases: Case[] = [
   },
 ];
 
-const model: Model = {
-  id: "gemini-2.5-flash",
-  name: "Gemini 2.5 Flash",
-  api: "google-gemini",
-  provider: "google",
-  baseUrl: "",
-  reasoning: true,
-  input: ["text", "image"],
-  contextWindow: 1_048_576,
-  maxTokens: 65_536,
-  cost: { input: 0.3, output: 2.5, cacheRead: 0.075, cacheWrite: 0 },
-};
-
 let server: LocalServer;
 beforeAll(async () => {
-  server = await startLocalServer(async (request, response) => {
-    const file = String(request.headers["x-fixture"]);
-    const split = String(request.headers["x-split"]);
-    const body = loadFixtureBody(`google-gemini/${file}`, "google-gemini");
-    if (file.includes("error-429")) {
-      response.writeHead(429, { "content-type": "application/json" });
-      response.end(body);
-      return;
-    }
-    const mode = split === "whole" || split === "bytes" ? split : { seed: Number(split) };
-    const type = file.endsWith(".json") ? "application/json" : "text/event-stream";
-    await writeChunks(response, splitBody(body, mode), type);
+  server = await startReplayServer("google-gemini", ({ file, body }, response) => {
+    if (!file.includes("error-429")) return false;
+    response.writeHead(429, { "content-type": "application/json" });
+    response.end(body);
+    return true;
   });
-  model.baseUrl = server.url;
 });
 afterAll(() => server.close());
 
-async function replay(
-  file: string,
-  split: string,
-): Promise<{ message: AssistantMessage; events: AssistantMessageEvent[] }> {
-  const stream = streamGoogleGemini(
-    model,
-    { messages: [{ role: "user", content: "hi", timestamp: 0 }] },
-    { apiKey: "g-key", headers: { "x-fixture": file, "x-split": split }, retry: { maxRetries: 0 } },
-  );
-  const events: AssistantMessageEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return { message: await stream.result(), events };
-}
+const replay = (file: string, split: string) =>
+  run(createTestModel("google-gemini", server.url), {
+    apiKey: "g-key",
+    headers: replayHeaders(file, split),
+    retry: { maxRetries: 0 },
+  });
 
 function matchLong(value: string | undefined, want: Long): void {
   if (typeof want === "string") expect(value).toBe(want);
@@ -288,8 +255,6 @@ function matchLong(value: string | undefined, want: Long): void {
     expect(value?.length).toBe(want.length);
   }
 }
-
-const comparable = (message: AssistantMessage) => ({ ...message, timestamp: 0 });
 
 describe("google-gemini replays every recorded stream", () => {
   it("covers every fixture file", () => {
@@ -344,10 +309,13 @@ describe("google-gemini replays every recorded stream", () => {
       expect(message.responseId).toBeTruthy();
       expect(events.at(-1)?.type).toBe("done");
 
-      for (const split of ["bytes", "1", "2", "3"]) {
-        const again = await replay(entry.file, split);
-        expect(comparable(again.message)).toEqual(comparable(message));
-      }
+      await expectSameForEverySplit(
+        (split) => replay(entry.file, split),
+        { message, events },
+        {
+          splits: ["bytes", "1", "2", "3"],
+        },
+      );
     });
   }
 

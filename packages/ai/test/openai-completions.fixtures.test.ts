@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stream } from "../src/index.js";
-import type { AssistantMessage, AssistantMessageEvent, Model } from "../src/types.js";
-import { type LocalServer, loadFixtureBody, splitBody, startLocalServer, writeChunks } from "./helpers/local-server.js";
+import type { AssistantMessage } from "../src/types.js";
+import type { LocalServer } from "./helpers/local-server.js";
+import { expectSameForEverySplit, replayHeaders, startReplayServer } from "./helpers/replay.js";
+import { run } from "./helpers/run.js";
+import { createTestModel } from "./helpers/test-model.js";
 
 /** What the fixtures README says the final message is, in gyre's terms. */
 type Expected = {
@@ -199,47 +201,18 @@ const expectations: Record<string, Expected> = {
 
 let server: LocalServer;
 beforeAll(async () => {
-  // URL: /<fixture>/<mode>/v1/chat/completions, mode = whole | bytes | seed-N
-  server = await startLocalServer(async (request, response) => {
-    const [, fixture = "", mode = "whole"] = request.url.split("/").map(decodeURIComponent);
-    const body = loadFixtureBody(`openai-completions/${fixture}`, "openai-completions");
-    const split = mode === "whole" || mode === "bytes" ? mode : { seed: Number(mode.slice(5)) };
-    await writeChunks(response, splitBody(body, split), "text/event-stream");
-  });
+  server = await startReplayServer("openai-completions");
 });
 afterAll(() => server.close());
 
-function modelFor(fixture: string, mode: string): Model {
-  return {
-    id: "fixture-model",
-    name: "fixture",
-    api: "openai-completions",
-    provider: "fixture",
-    baseUrl: `${server.url}/${encodeURIComponent(fixture)}/${mode}/v1`,
-    reasoning: true,
-    input: ["text", "image"],
-    contextWindow: 128_000,
-    maxTokens: 16_384,
-    cost: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 0 },
-  };
-}
-
-async function replay(
-  fixture: string,
-  mode: string,
-): Promise<{ message: AssistantMessage; events: AssistantMessageEvent[] }> {
-  let threw = false;
-  const events: AssistantMessageEvent[] = [];
-  let response: ReturnType<typeof stream> | undefined;
-  try {
-    response = stream(modelFor(fixture, mode), { messages: [{ role: "user", content: "hi", timestamp: 1 }] });
-  } catch {
-    threw = true;
-  }
-  expect(threw).toBe(false);
-  for await (const event of response!) events.push(event);
-  return { message: await response!.result(), events };
-}
+const replay = (fixture: string, split: string) =>
+  run(
+    createTestModel("openai-completions", `${server.url}/v1`, {
+      reasoning: true,
+      cost: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 0 },
+    }),
+    { headers: replayHeaders(fixture, split) },
+  );
 
 function assertExpected(message: AssistantMessage, expected: Expected): void {
   const text = message.content.filter((block) => block.type === "text").map((block) => block.text);
@@ -267,11 +240,6 @@ function assertExpected(message: AssistantMessage, expected: Expected): void {
   else expect(message.errorMessage).toBeUndefined();
 }
 
-function comparable(message: AssistantMessage): Omit<AssistantMessage, "timestamp"> {
-  const { timestamp: _timestamp, ...rest } = message;
-  return rest;
-}
-
 describe("openai-completions replays every recorded stream", () => {
   it("covers every fixture file of the folder", async () => {
     const { readdirSync } = await import("node:fs");
@@ -285,11 +253,10 @@ describe("openai-completions replays every recorded stream", () => {
       assertExpected(whole.message, expected);
       expect(whole.events[0]?.type).toBe("start");
       expect(whole.events.at(-1)?.type).toBe(expected.stopReason === "error" ? "error" : "done");
-      for (const mode of ["bytes", "seed-1", "seed-42"]) {
-        const again = await replay(fixture, mode);
-        expect(comparable(again.message)).toEqual(comparable(whole.message));
-        expect(again.events.map((event) => event.type).join()).toBe(whole.events.map((event) => event.type).join());
-      }
+      await expectSameForEverySplit((split) => replay(fixture, split), whole, {
+        splits: ["bytes", "1", "42"],
+        sameEvents: true,
+      });
     });
   }
 });

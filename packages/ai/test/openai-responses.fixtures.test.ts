@@ -1,15 +1,10 @@
 import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stream } from "../src/index.js";
-import type { AssistantMessage, AssistantMessageEvent, Model } from "../src/types.js";
-import {
-  fixturesDir,
-  type LocalServer,
-  loadFixtureBody,
-  splitBody,
-  startLocalServer,
-  writeChunks,
-} from "./helpers/local-server.js";
+import type { AssistantMessage } from "../src/types.js";
+import { fixturesDir, type LocalServer } from "./helpers/local-server.js";
+import { expectSameForEverySplit, replayHeaders, startReplayServer } from "./helpers/replay.js";
+import { run } from "./helpers/run.js";
+import { createTestModel } from "./helpers/test-model.js";
 
 /** A long string as the README shows it: its beginning and its total length. */
 type Long = { start: string; length: number };
@@ -166,55 +161,29 @@ const expectations: Record<string, Expected> = {
 
 let server: LocalServer;
 beforeAll(async () => {
-  // URL: /<fixture>/<mode>/v1/responses, mode = whole | bytes | seed-N
-  server = await startLocalServer(async (request, response) => {
-    const [, fixture = "", mode = "whole"] = request.url.split("/").map(decodeURIComponent);
-    const body = loadFixtureBody(`openai-responses/${fixture}`, "openai-responses");
-    if (mode === "bytes" && body.length > 64 * 1024) {
-      // One event-loop turn per byte costs ~4 s for the 137 KB xAI stream; writing byte by byte
-      // and yielding every 8 bytes still hands the client tiny reads at a fraction of the cost.
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      for (let at = 0; at < body.length; at++) {
-        response.write(body.subarray(at, at + 1));
-        if (at % 8 === 7) await new Promise((resolve) => setImmediate(resolve));
-      }
-      response.end();
-      return;
+  server = await startReplayServer("openai-responses", async ({ split, body }, response) => {
+    if (split !== "bytes" || body.length <= 64 * 1024) return false;
+    // One event-loop turn per byte costs ~4 s for the 137 KB xAI stream; writing byte by byte
+    // and yielding every 8 bytes still hands the client tiny reads at a fraction of the cost.
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    for (let at = 0; at < body.length; at++) {
+      response.write(body.subarray(at, at + 1));
+      if (at % 8 === 7) await new Promise((resolve) => setImmediate(resolve));
     }
-    const split = mode === "whole" || mode === "bytes" ? mode : { seed: Number(mode.slice(5)) };
-    await writeChunks(response, splitBody(body, split), "text/event-stream");
+    response.end();
+    return true;
   });
 });
 afterAll(() => server.close());
 
-function modelFor(fixture: string, mode: string): Model {
-  return {
-    id: "fixture-model",
-    name: "fixture",
-    api: "openai-responses",
-    provider: "fixture",
-    baseUrl: `${server.url}/${encodeURIComponent(fixture)}/${mode}/v1`,
-    reasoning: true,
-    input: ["text", "image"],
-    contextWindow: 128_000,
-    maxTokens: 16_384,
-    cost: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 0 },
-  };
-}
-
-async function replay(fixture: string, mode: string) {
-  let threw = false;
-  const events: AssistantMessageEvent[] = [];
-  let response: ReturnType<typeof stream> | undefined;
-  try {
-    response = stream(modelFor(fixture, mode), { messages: [{ role: "user", content: "hi", timestamp: 1 }] });
-  } catch {
-    threw = true;
-  }
-  expect(threw).toBe(false);
-  for await (const event of response!) events.push(event);
-  return { message: await response!.result(), events };
-}
+const replay = (fixture: string, split: string) =>
+  run(
+    createTestModel("openai-responses", `${server.url}/v1`, {
+      reasoning: true,
+      cost: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 0 },
+    }),
+    { headers: replayHeaders(fixture, split) },
+  );
 
 function expectLong(actual: string, expected: string | Long | undefined): void {
   if (typeof expected === "object") {
@@ -249,11 +218,6 @@ function assertExpected(message: AssistantMessage, expected: Expected): void {
   else expect(message.errorMessage).toBeUndefined();
 }
 
-function comparable(message: AssistantMessage): Omit<AssistantMessage, "timestamp"> {
-  const { timestamp: _timestamp, ...rest } = message;
-  return rest;
-}
-
 describe("openai-responses replays every recorded stream", () => {
   it("covers every fixture file of the folder", () => {
     expect(readdirSync(`${fixturesDir}/openai-responses`).sort()).toEqual(Object.keys(expectations).sort());
@@ -265,11 +229,10 @@ describe("openai-responses replays every recorded stream", () => {
       assertExpected(whole.message, expected);
       expect(whole.events[0]?.type).toBe("start");
       expect(whole.events.at(-1)?.type).toBe(expected.stopReason === "error" ? "error" : "done");
-      for (const mode of ["bytes", "seed-3", "seed-11"]) {
-        const again = await replay(fixture, mode);
-        expect(comparable(again.message)).toEqual(comparable(whole.message));
-        expect(again.events.map((event) => event.type).join()).toBe(whole.events.map((event) => event.type).join());
-      }
+      await expectSameForEverySplit((split) => replay(fixture, split), whole, {
+        splits: ["bytes", "3", "11"],
+        sameEvents: true,
+      });
     });
   }
 });
