@@ -1,6 +1,8 @@
 /**
  * @gyre/ai — one streaming API over OpenAI, Anthropic, Google, OpenAI-compatible servers and a
  * scripted faux model. `stream()` returns at once and never throws or rejects afterwards.
+ * The direct provider exports (`streamOpenAICompletions`, ...) behave the same way; each loads its
+ * provider module on first call, so importing this entry stays cheap (start-up time).
  */
 import { registerBuiltInApis } from "./providers/register-built-ins.js";
 
@@ -20,10 +22,12 @@ export {
   type ProviderInfo,
   registerProvider,
 } from "./models.js";
-export { streamAnthropicMessages } from "./providers/anthropic-messages/stream.js";
-export { streamGoogleGemini } from "./providers/google-gemini/stream.js";
-export { streamOpenAICompletions } from "./providers/openai-completions/stream.js";
-export { streamOpenAIResponses } from "./providers/openai-responses/stream.js";
+export {
+  streamAnthropicMessages,
+  streamGoogleGemini,
+  streamOpenAICompletions,
+  streamOpenAIResponses,
+} from "./providers/register-built-ins.js";
 export { parsePartialJson, reduceAssistantMessage } from "./reduce-message.js";
 export { sanitizeToolCallId, type TransformOptions, transformMessages } from "./transform-messages.js";
 export type {

@@ -1,9 +1,33 @@
 import { registerApi } from "../api-registry.js";
-import { streamAnthropicMessages } from "./anthropic-messages/stream.js";
+import { createLazyStreamFunction } from "./create-lazy-stream-function.js";
 import { streamFaux } from "./faux/stream.js";
-import { streamGoogleGemini } from "./google-gemini/stream.js";
-import { streamOpenAICompletions } from "./openai-completions/stream.js";
-import { streamOpenAIResponses } from "./openai-responses/stream.js";
+
+// Each provider loads on its first request: a run uses one of them, and compiling all of them
+// (about 110 kB) would cost every start-up. The faux provider is small and stays eager for tests.
+
+/** Anthropic Messages API; loads the provider on first call. Returns at once, never throws. */
+export const streamAnthropicMessages = createLazyStreamFunction(
+  "anthropic-messages",
+  async () => (await import("./anthropic-messages/stream.js")).streamAnthropicMessages,
+);
+
+/** Google Gemini API; loads the provider on first call. Returns at once, never throws. */
+export const streamGoogleGemini = createLazyStreamFunction(
+  "google-gemini",
+  async () => (await import("./google-gemini/stream.js")).streamGoogleGemini,
+);
+
+/** OpenAI Chat Completions API (and compatible servers); loads the provider on first call. Returns at once, never throws. */
+export const streamOpenAICompletions = createLazyStreamFunction(
+  "openai-completions",
+  async () => (await import("./openai-completions/stream.js")).streamOpenAICompletions,
+);
+
+/** OpenAI Responses API; loads the provider on first call. Returns at once, never throws. */
+export const streamOpenAIResponses = createLazyStreamFunction(
+  "openai-responses",
+  async () => (await import("./openai-responses/stream.js")).streamOpenAIResponses,
+);
 
 /** Registers the stream functions of the built-in wire APIs. Called once by the package entry. */
 export function registerBuiltInApis(): void {
