@@ -1,31 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { complete } from "../src/index.js";
 import { streamAnthropicMessages } from "../src/providers/anthropic-messages/stream.js";
-import type { AssistantMessage, Context, Model, Usage } from "../src/types.js";
-import { type LocalServer, loadFixtureBody, startLocalServer, writeChunks } from "./helpers/local-server.js";
-
-const usage: Usage = {
-  input: 0,
-  output: 0,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 0,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-
-const model: Model = {
-  id: "claude-sonnet-4-5",
-  name: "Claude Sonnet 4.5",
-  api: "anthropic-messages",
-  provider: "anthropic",
-  baseUrl: "",
-  reasoning: true,
-  input: ["text", "image"],
-  contextWindow: 200_000,
-  maxTokens: 8192,
-  cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-  headers: { "x-model-header": "m" },
-};
+import type { AssistantMessage, Context, Model } from "../src/types.js";
+import { createEmptyUsage } from "../src/usage.js";
+import type { LocalServer } from "./helpers/local-server.js";
+import { startFixtureServer } from "./helpers/replay.js";
+import { createTestModel } from "./helpers/test-model.js";
 
 const assistant = (content: AssistantMessage["content"], extra: Partial<AssistantMessage> = {}): AssistantMessage => ({
   role: "assistant",
@@ -33,7 +13,7 @@ const assistant = (content: AssistantMessage["content"], extra: Partial<Assistan
   api: "anthropic-messages",
   provider: "anthropic",
   model: "claude-sonnet-4-5",
-  usage,
+  usage: createEmptyUsage(),
   stopReason: "toolUse",
   timestamp: 1,
   ...extra,
@@ -96,12 +76,10 @@ const context: Context = {
 };
 
 let server: LocalServer;
+let model: Model;
 beforeAll(async () => {
-  server = await startLocalServer(async (_request, response) => {
-    const body = loadFixtureBody("anthropic-messages/sonnet45-short-text-padded-json.sse", "anthropic-messages");
-    await writeChunks(response, [body], "text/event-stream");
-  });
-  model.baseUrl = server.url;
+  server = await startFixtureServer("anthropic-messages", "sonnet45-short-text-padded-json.sse");
+  model = createTestModel("anthropic-messages", server.url, { headers: { "x-model-header": "m" } });
 });
 afterAll(() => server.close());
 

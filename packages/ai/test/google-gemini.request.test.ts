@@ -1,30 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { complete } from "../src/index.js";
 import { streamGoogleGemini } from "../src/providers/google-gemini/stream.js";
-import type { AssistantMessage, Context, Model, TextContent, Usage } from "../src/types.js";
-import { type LocalServer, loadFixtureBody, startLocalServer, writeChunks } from "./helpers/local-server.js";
-
-const usage: Usage = {
-  input: 0,
-  output: 0,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 0,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-
-const baseModel: Model = {
-  id: "gemini-2.5-flash",
-  name: "Gemini 2.5 Flash",
-  api: "google-gemini",
-  provider: "google",
-  baseUrl: "",
-  reasoning: true,
-  input: ["text", "image"],
-  contextWindow: 1_048_576,
-  maxTokens: 65_536,
-  cost: { input: 0.3, output: 2.5, cacheRead: 0.075, cacheWrite: 0 },
-};
+import type { AssistantMessage, Context, Model, TextContent } from "../src/types.js";
+import { createEmptyUsage } from "../src/usage.js";
+import type { LocalServer } from "./helpers/local-server.js";
+import { startFixtureServer } from "./helpers/replay.js";
+import { createTestModel } from "./helpers/test-model.js";
 
 const assistant = (content: AssistantMessage["content"], extra: Partial<AssistantMessage> = {}): AssistantMessage => ({
   role: "assistant",
@@ -32,7 +13,7 @@ const assistant = (content: AssistantMessage["content"], extra: Partial<Assistan
   api: "google-gemini",
   provider: "google",
   model: "gemini-2.5-flash",
-  usage,
+  usage: createEmptyUsage(),
   stopReason: "toolUse",
   timestamp: 1,
   ...extra,
@@ -109,12 +90,10 @@ const context: Context = {
 };
 
 let server: LocalServer;
+let baseModel: Model;
 beforeAll(async () => {
-  server = await startLocalServer(async (_request, response) => {
-    const body = loadFixtureBody("google-gemini/gemini31pro-text-thought-signature.sse", "google-gemini");
-    await writeChunks(response, [body], "text/event-stream");
-  });
-  baseModel.baseUrl = server.url;
+  server = await startFixtureServer("google-gemini", "gemini31pro-text-thought-signature.sse");
+  baseModel = createTestModel("google-gemini", server.url);
 });
 afterAll(() => server.close());
 

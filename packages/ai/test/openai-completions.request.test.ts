@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { complete } from "../src/index.js";
 import type { AssistantMessage, Context, Model, Tool } from "../src/types.js";
 import { createEmptyUsage } from "../src/usage.js";
-import { type LocalServer, loadFixtureBody, startLocalServer, writeChunks } from "./helpers/local-server.js";
+import { type LocalServer, startLocalServer, writeChunks } from "./helpers/local-server.js";
+import { startFixtureServer } from "./helpers/replay.js";
+import { createTestModel } from "./helpers/test-model.js";
 
 const servers: LocalServer[] = [];
 afterEach(async () => {
@@ -11,12 +13,11 @@ afterEach(async () => {
 
 /** A server that records the request and answers with `body` (default: a plain text answer). */
 async function serve(body?: string): Promise<LocalServer> {
-  const server = await startLocalServer(async (_request, response) => {
-    const bytes = body
-      ? Buffer.from(body)
-      : loadFixtureBody("openai-completions/openai-gpt5-simple-text-usage.sse", "openai-completions");
-    await writeChunks(response, [bytes], "text/event-stream");
-  });
+  const server = body
+    ? await startLocalServer(async (_request, response) => {
+        await writeChunks(response, [Buffer.from(body)], "text/event-stream");
+      })
+    : await startFixtureServer("openai-completions", "openai-gpt5-simple-text-usage.sse");
   servers.push(server);
   return server;
 }
@@ -26,21 +27,8 @@ function messagesOf(server: LocalServer): Record<string, unknown>[] {
   return body?.messages ?? [];
 }
 
-function model(server: LocalServer, overrides: Partial<Model> = {}): Model {
-  return {
-    id: "test-model",
-    name: "test",
-    api: "openai-completions",
-    provider: "local",
-    baseUrl: `${server.url}/v1`,
-    reasoning: false,
-    input: ["text", "image"],
-    contextWindow: 128_000,
-    maxTokens: 16_384,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    ...overrides,
-  };
-}
+const model = (server: LocalServer, overrides: Partial<Model> = {}) =>
+  createTestModel("openai-completions", `${server.url}/v1`, overrides);
 
 const readTool: Tool = {
   name: "read",

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { complete } from "../src/index.js";
 import type { Context, Model } from "../src/types.js";
-import { type LocalServer, loadFixtureBody, startLocalServer, writeChunks } from "./helpers/local-server.js";
+import { type LocalServer, startLocalServer, writeChunks } from "./helpers/local-server.js";
+import { startFixtureServer } from "./helpers/replay.js";
+import { createTestModel } from "./helpers/test-model.js";
 
 const servers: LocalServer[] = [];
 afterEach(async () => {
@@ -10,33 +12,13 @@ afterEach(async () => {
 
 /** A server answering each request with the next fixture of `fixtures`. */
 async function serve(...fixtures: string[]): Promise<LocalServer> {
-  const server = await startLocalServer(async (_request, response, index) => {
-    const fixture = fixtures[Math.min(index, fixtures.length - 1)] ?? "";
-    await writeChunks(
-      response,
-      [loadFixtureBody(`openai-responses/${fixture}`, "openai-responses")],
-      "text/event-stream",
-    );
-  });
+  const server = await startFixtureServer("openai-responses", ...fixtures);
   servers.push(server);
   return server;
 }
 
-function model(server: LocalServer, overrides: Partial<Model> = {}): Model {
-  return {
-    id: "gpt-test",
-    name: "test",
-    api: "openai-responses",
-    provider: "local",
-    baseUrl: `${server.url}/v1`,
-    reasoning: true,
-    input: ["text", "image"],
-    contextWindow: 128_000,
-    maxTokens: 16_384,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    ...overrides,
-  };
-}
+const model = (server: LocalServer, overrides: Partial<Model> = {}) =>
+  createTestModel("openai-responses", `${server.url}/v1`, { id: "gpt-test", reasoning: true, ...overrides });
 
 type Body = { input: Record<string, unknown>[]; [key: string]: unknown };
 const bodyOf = (server: LocalServer, index: number) => server.requests[index]?.body as Body;
