@@ -3,19 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { streamAnthropicMessages } from "../src/providers/anthropic-messages/stream.js";
 import type { Model, RetryInfo, StreamOptions } from "../src/types.js";
 import { type LocalServer, loadFixtureBody, startLocalServer, writeChunks } from "./helpers/local-server.js";
-
-const model: Model = {
-  id: "claude-haiku-4-5",
-  name: "Claude Haiku 4.5",
-  api: "anthropic-messages",
-  provider: "anthropic",
-  baseUrl: "",
-  reasoning: true,
-  input: ["text"],
-  contextWindow: 200_000,
-  maxTokens: 8192,
-  cost: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
-};
+import { runAbortingAtFirstText } from "./helpers/run.js";
+import { createTestModel } from "./helpers/test-model.js";
 
 const sse = (type: string, payload: Record<string, unknown>) =>
   `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`;
@@ -73,6 +62,7 @@ const scenarios: Record<string, (response: ServerResponse, attempt: number) => P
 };
 
 let server: LocalServer;
+let model: Model;
 const attempts = new Map<string, number>();
 beforeAll(async () => {
   server = await startLocalServer(async (request, response) => {
@@ -81,7 +71,7 @@ beforeAll(async () => {
     attempts.set(name, attempt + 1);
     await scenarios[name]?.(response, attempt);
   });
-  model.baseUrl = server.url;
+  model = createTestModel("anthropic-messages", server.url);
 });
 afterAll(() => server.close());
 
@@ -119,17 +109,12 @@ describe("anthropic-messages faults", () => {
   });
 
   it("ends as aborted within 200 ms of an abort mid-stream, keeping the partial text", async () => {
-    const controller = new AbortController();
-    const stream = run("hang", { signal: controller.signal });
-    let abortedAt = 0;
-    for await (const event of stream) {
-      if (event.type === "text_delta") {
-        abortedAt = performance.now();
-        controller.abort();
-      }
-    }
-    const message = await stream.result();
-    expect(performance.now() - abortedAt).toBeLessThan(200);
+    const { message, msAfterAbort } = await runAbortingAtFirstText(model, {
+      apiKey: "k",
+      retry: { maxRetries: 2, baseDelayMs: 1 },
+      headers: { "x-scenario": "hang" },
+    });
+    expect(msAfterAbort).toBeLessThan(200);
     expect(message.stopReason).toBe("aborted");
     expect(message.content).toEqual([{ type: "text", text: "Hello, wor" }]);
   });

@@ -1,7 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { stream } from "../src/index.js";
-import type { AssistantMessage, AssistantMessageEvent, Model, RetryInfo, StreamOptions } from "../src/types.js";
+import type { RetryInfo } from "../src/types.js";
 import {
   type LocalServer,
   loadFixtureBody,
@@ -10,6 +9,8 @@ import {
   startLocalServer,
   writeChunks,
 } from "./helpers/local-server.js";
+import { run, runAbortingAtFirstText } from "./helpers/run.js";
+import { createTestModel } from "./helpers/test-model.js";
 
 type Handler = (request: RecordedRequest, response: ServerResponse, index: number) => void | Promise<void>;
 
@@ -24,44 +25,8 @@ async function serve(handler: Handler): Promise<LocalServer> {
   return server;
 }
 
-function modelAt(baseUrl: string, api: "openai-completions" | "openai-responses" = "openai-completions"): Model {
-  return {
-    id: "test-model",
-    name: "test",
-    api,
-    provider: "testprovider",
-    baseUrl: `${baseUrl}/v1`,
-    reasoning: false,
-    input: ["text"],
-    contextWindow: 128_000,
-    maxTokens: 16_384,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-  };
-}
-
-/** Runs one request, asserting the never-throw contract, and collects the events. */
-async function run(
-  model: Model,
-  options: StreamOptions = {},
-  onEvent?: (event: AssistantMessageEvent) => void,
-): Promise<{ message: AssistantMessage; events: AssistantMessageEvent[] }> {
-  let threw = false;
-  let response: ReturnType<typeof stream> | undefined;
-  try {
-    response = stream(model, { messages: [{ role: "user", content: "hi", timestamp: 1 }] }, options);
-  } catch {
-    threw = true;
-  }
-  expect(threw).toBe(false);
-  const events: AssistantMessageEvent[] = [];
-  for await (const event of response!) {
-    events.push(event);
-    onEvent?.(event);
-  }
-  const message = await response!.result();
-  expect(message.role).toBe("assistant");
-  return { message, events };
-}
+const modelAt = (baseUrl: string, api: "openai-completions" | "openai-responses" = "openai-completions") =>
+  createTestModel(api, `${baseUrl}/v1`, { provider: "testprovider", input: ["text"] });
 
 const okBody = () => loadFixtureBody("openai-completions/openai-gpt5-simple-text-usage.sse", "openai-completions");
 const textChunk = (text: string) =>
@@ -226,15 +191,8 @@ describe("openai-completions under faults", () => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.write(textChunk("partial answer"));
     });
-    const controller = new AbortController();
-    let abortedAt = 0;
-    const { message, events } = await run(modelAt(server.url), { signal: controller.signal }, (event) => {
-      if (event.type === "text_delta") {
-        abortedAt = Date.now();
-        controller.abort();
-      }
-    });
-    expect(Date.now() - abortedAt).toBeLessThan(200);
+    const { message, events, msAfterAbort } = await runAbortingAtFirstText(modelAt(server.url));
+    expect(msAfterAbort).toBeLessThan(200);
     expect(message.stopReason).toBe("aborted");
     expect(message.content).toEqual([{ type: "text", text: "partial answer" }]);
     expect(events.at(-1)).toMatchObject({ type: "error", reason: "aborted" });

@@ -3,19 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { streamGoogleGemini } from "../src/providers/google-gemini/stream.js";
 import type { Model, StreamOptions } from "../src/types.js";
 import { type LocalServer, startLocalServer } from "./helpers/local-server.js";
-
-const model: Model = {
-  id: "gemini-2.5-flash",
-  name: "Gemini 2.5 Flash",
-  api: "google-gemini",
-  provider: "google",
-  baseUrl: "",
-  reasoning: true,
-  input: ["text"],
-  contextWindow: 1_048_576,
-  maxTokens: 65_536,
-  cost: { input: 0.3, output: 2.5, cacheRead: 0.075, cacheWrite: 0 },
-};
+import { runAbortingAtFirstText } from "./helpers/run.js";
+import { createTestModel } from "./helpers/test-model.js";
 
 const chunk = (parts: Record<string, unknown>[], extra: Record<string, unknown> = {}) => ({
   candidates: [{ content: { role: "model", parts }, ...extra }],
@@ -60,11 +49,12 @@ const scenarios: Record<string, (response: ServerResponse) => void> = {
 };
 
 let server: LocalServer;
+let model: Model;
 beforeAll(async () => {
   server = await startLocalServer((request, response) => {
     scenarios[String(request.headers["x-scenario"])]?.(response);
   });
-  model.baseUrl = server.url;
+  model = createTestModel("google-gemini", server.url);
 });
 afterAll(() => server.close());
 
@@ -124,17 +114,12 @@ describe("google-gemini faults and finish reasons", () => {
   });
 
   it("ends as aborted within 200 ms of an abort mid-stream, keeping the partial text", async () => {
-    const controller = new AbortController();
-    const stream = run("hang", { signal: controller.signal });
-    let abortedAt = 0;
-    for await (const event of stream) {
-      if (event.type === "text_delta") {
-        abortedAt = performance.now();
-        controller.abort();
-      }
-    }
-    const message = await stream.result();
-    expect(performance.now() - abortedAt).toBeLessThan(200);
+    const { message, msAfterAbort } = await runAbortingAtFirstText(model, {
+      apiKey: "k",
+      retry: { maxRetries: 0 },
+      headers: { "x-scenario": "hang" },
+    });
+    expect(msAfterAbort).toBeLessThan(200);
     expect(message.stopReason).toBe("aborted");
     expect(message.content).toEqual([{ type: "text", text: "Partial ans" }]);
   });
