@@ -1,6 +1,18 @@
 import type { Model } from "../../src/types.js";
 import type { WireApi } from "./local-server.js";
 
+/** A model served by a local OpenAI-style server: no reasoning, free. */
+const localModel = {
+  id: "test-model",
+  name: "test",
+  provider: "local",
+  reasoning: false,
+  input: ["text", "image"],
+  contextWindow: 128_000,
+  maxTokens: 16_384,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+} satisfies Omit<Model, "api" | "baseUrl">;
+
 /** One model record per API, as the provider tests expect them (ids, limits, prices). */
 const testModels: Record<WireApi, Omit<Model, "baseUrl">> = {
   "anthropic-messages": {
@@ -25,28 +37,8 @@ const testModels: Record<WireApi, Omit<Model, "baseUrl">> = {
     maxTokens: 65_536,
     cost: { input: 0.3, output: 2.5, cacheRead: 0.075, cacheWrite: 0 },
   },
-  "openai-completions": {
-    id: "test-model",
-    name: "test",
-    api: "openai-completions",
-    provider: "local",
-    reasoning: false,
-    input: ["text", "image"],
-    contextWindow: 128_000,
-    maxTokens: 16_384,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-  },
-  "openai-responses": {
-    id: "test-model",
-    name: "test",
-    api: "openai-responses",
-    provider: "local",
-    reasoning: false,
-    input: ["text", "image"],
-    contextWindow: 128_000,
-    maxTokens: 16_384,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-  },
+  "openai-completions": { ...localModel, api: "openai-completions" },
+  "openai-responses": { ...localModel, api: "openai-responses" },
 };
 
 /** A fresh test model for `api` that sends to `baseUrl`; `overrides` replace single fields. */
