@@ -1,4 +1,5 @@
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "@gyre/ai";
+import { loadValidateArguments } from "./load-validate-arguments.js";
 import {
   describeAborted,
   describeBadResult,
@@ -11,7 +12,6 @@ import {
   errorText,
 } from "./tool-error-texts.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentToolResult, AnyAgentTool } from "./types.js";
-import { validateArguments } from "./validate-arguments.js";
 
 /** Everything one tool batch needs from the running loop. */
 export type ToolBatchOptions = {
@@ -156,6 +156,15 @@ async function preflight(batch: Batch, record: CallRecord): Promise<boolean> {
     } catch (error) {
       return fail(describePrepareFailure(tool.name, error));
     }
+  }
+  let validateArguments: Awaited<ReturnType<typeof loadValidateArguments>>;
+  try {
+    validateArguments = await loadValidateArguments();
+  } catch (error) {
+    // A missing bundle chunk, not the model's fault: say so rather than blame its arguments.
+    return fail(
+      `The arguments of "${tool.name}" could not be checked (${errorText(error)}); tell the user gyre's installation looks broken.`,
+    );
   }
   const validation = validateArguments(tool.parameters, args);
   if (!validation.ok) return fail(describeInvalidArguments(tool.name, validation.problems, args));

@@ -1,5 +1,7 @@
 /**
  * @gyre/agent — the agent loop: tools, validation, hooks, queues, budgets and Agent state.
+ * Argument validation (ajv) loads on first use: `(await loadValidateArguments())(schema, args)`,
+ * so importing this entry stays cheap (start-up time).
  */
 export {
   Agent,
@@ -11,6 +13,7 @@ export {
 } from "./agent.js";
 export { applyStreamEvent } from "./apply-stream-event.js";
 export { describeBudget } from "./budgets.js";
+export { loadValidateArguments } from "./load-validate-arguments.js";
 export { type AgentEventListener, runAgentLoop, runAgentLoopWithListener } from "./run-agent-loop.js";
 export { convertToLlm } from "./stream-assistant.js";
 export type {
@@ -34,4 +37,4 @@ export type {
   ToolExecutionContext,
   TurnEndContext,
 } from "./types.js";
-export { type ValidationOutcome, validateArguments } from "./validate-arguments.js";
+export type { ValidationOutcome } from "./validate-arguments.js";

@@ -6,7 +6,7 @@ import type {
   BeforeToolCallInput,
   BeforeToolCallResult,
 } from "@gyre/agent";
-import { validateArguments } from "@gyre/agent";
+import { loadValidateArguments } from "@gyre/agent";
 import type { ImageContent, Model } from "@gyre/ai";
 import type { UserInterface } from "../user-interface.js";
 import type {
@@ -190,7 +190,7 @@ export class ExtensionRunner {
       if (isObject(verdict.args)) {
         const tool = input.context.tools?.find((candidate) => candidate.name === toolName);
         const checked = tool
-          ? validateArguments(tool.parameters, verdict.args)
+          ? (await loadValidateArguments())(tool.parameters, verdict.args)
           : { ok: true as const, value: verdict.args };
         if (!checked.ok) {
           return {

@@ -35,7 +35,6 @@ export async function importExtensionModule(path: string): Promise<ImportResult>
 async function importTypeScript(path: string): Promise<{ default?: unknown }> {
   // esbuild is only needed for TypeScript extensions; loading it lazily keeps start-up fast.
   const esbuild = await import("esbuild");
-  await exposeHostModules();
   const outfile = join(tmpdir(), `gyre-extension-${randomBytes(6).toString("hex")}.mjs`);
   const built = await esbuild.build({
     entryPoints: [path],
@@ -56,8 +55,8 @@ async function importTypeScript(path: string): Promise<{ default?: unknown }> {
             path: args.path,
             namespace: "gyre-host",
           }));
-          build.onLoad({ filter: /.*/, namespace: "gyre-host" }, (args) => ({
-            contents: hostModuleSource(args.path),
+          build.onLoad({ filter: /.*/, namespace: "gyre-host" }, async (args) => ({
+            contents: await hostModuleSource(args.path),
             loader: "js",
           }));
         },
@@ -78,24 +77,29 @@ async function importTypeScript(path: string): Promise<{ default?: unknown }> {
 
 type HostModules = Record<string, Record<string, unknown>>;
 
-async function exposeHostModules(): Promise<void> {
-  const holder = globalThis as unknown as Record<string, HostModules | undefined>;
-  if (holder[hostModulesKey]) return;
-  const [typebox, ai, agent] = await Promise.all([
-    import("@sinclair/typebox"),
-    import("@gyre/ai"),
-    import("@gyre/agent"),
-  ]);
-  holder[hostModulesKey] = {
-    "@sinclair/typebox": { ...typebox },
-    "@gyre/ai": { ...ai },
-    "@gyre/agent": { ...agent },
-  };
-}
+/** The host packages a TypeScript extension may import, each loaded when one first imports it. */
+const hostModuleLoaders: Record<string, () => Promise<Record<string, unknown>>> = {
+  "@sinclair/typebox": async () => ({ ...(await import("@sinclair/typebox")) }),
+  "@gyre/ai": async () => ({ ...(await import("@gyre/ai")) }),
+  "@gyre/agent": async () => {
+    const agent = await import("@gyre/agent");
+    // Extensions get validateArguments as a plain function; its ajv loads only for an extension
+    // that imports @gyre/agent, not at every start-up (start-up time).
+    return { ...agent, validateArguments: await agent.loadValidateArguments() };
+  },
+};
+const hostModuleLoads = new Map<string, Promise<Record<string, unknown>>>();
 
-function hostModuleSource(name: string): string {
+/** The host module's source for esbuild: named exports read from a global set before the import. */
+async function hostModuleSource(name: string): Promise<string> {
   const holder = globalThis as unknown as Record<string, HostModules | undefined>;
-  const module = holder[hostModulesKey]?.[name] ?? {};
+  let loading = hostModuleLoads.get(name);
+  if (!loading) {
+    loading = hostModuleLoaders[name]?.() ?? Promise.resolve({});
+    hostModuleLoads.set(name, loading);
+  }
+  const module = await loading;
+  holder[hostModulesKey] = { ...holder[hostModulesKey], [name]: module };
   const names = Object.keys(module).filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key));
   const access = `globalThis.${hostModulesKey}[${JSON.stringify(name)}]`;
   return `const __gyreHostModule = ${access};\nexport const { ${names.join(", ")} } = __gyreHostModule;\nexport default __gyreHostModule;\n`;
