@@ -5,7 +5,13 @@ import { SessionManager } from "../../core/session/session-manager.js";
 import { resolveSessionArgument } from "../../core/session/session-store.js";
 import type { UserInterface } from "../../core/user-interface.js";
 import { readLines, writeJsonLine } from "./jsonl.js";
-import { parseRpcCommand, type RpcCommand, type RpcResponse, type RpcUiRequest } from "./rpc-types.js";
+import {
+  parseRpcCommand,
+  type RpcCommand,
+  type RpcResponse,
+  type RpcUiNotice,
+  type RpcUiRequest,
+} from "./rpc-types.js";
 
 export type RpcModeOptions = {
   session: AgentSession;
@@ -64,8 +70,9 @@ export function createRpcUserInterface(stdout: Writable): RpcUserInterface {
       const answer = await ask({ method: "input", title, ...(placeholder ? { placeholder } : {}) }, signal);
       return !answer.cancelled && typeof answer.value === "string" ? answer.value : undefined;
     },
-    notify: (message, level = "info") => writeJsonLine(stdout, { type: "notify", message, level }),
-    setStatus: (key, text) => writeJsonLine(stdout, { type: "status", key, text: text ?? null }),
+    notify: (message, level = "info") =>
+      writeJsonLine(stdout, { type: "notify", message, level } satisfies RpcUiNotice),
+    setStatus: (key, text) => writeJsonLine(stdout, { type: "status", key, text: text ?? null } satisfies RpcUiNotice),
     answer(requestId, answer) {
       const resolve = waiting.get(requestId);
       if (!resolve) return false;

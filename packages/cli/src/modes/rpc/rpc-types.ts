@@ -44,6 +44,11 @@ export type RpcUiRequest = {
   placeholder?: string;
 };
 
+/** One-way notices from extensions: a message, and a keyed status-line text (`null` clears it). */
+export type RpcUiNotice =
+  | { type: "notify"; message: string; level: "info" | "warning" | "error" }
+  | { type: "status"; key: string; text: string | null };
+
 export const rpcCommandTypes: readonly RpcCommandType[] = [
   "prompt",
   "steer",
