@@ -3,7 +3,7 @@
  * holds only complete lines, so a crash loses at most what was being written. A new session's
  * file is created (with its header) by the first write, never earlier: no empty files.
  */
-import { type FileHandle, mkdir, open } from "node:fs/promises";
+import { type FileHandle, mkdir, open, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { describeError, GyreError } from "@gyre/ai";
 import { acquireSessionLock, type SessionLock } from "./session-lock.js";
@@ -15,7 +15,14 @@ export class SessionFile {
   private lock: SessionLock | undefined;
   private pending: string[] = [];
   private queue: Promise<void> = Promise.resolve();
+  private scheduled = false;
+  /** The bytes a failed write did not write; the next write starts with them. */
+  private unwritten: Buffer = Buffer.alloc(0);
   private failure: unknown;
+  /** The last write failed (and was reported); the next failure is the same outage. */
+  private failing = false;
+  /** The path no longer names the open file (reported once). */
+  private detached = false;
   private needsNewline: boolean;
   private closed = false;
 
@@ -52,27 +59,52 @@ export class SessionFile {
   append(lines: string[]): void {
     if (this.closed) throw new GyreError("usage", `Session ${this.path} is closed; open it again to append.`);
     this.pending.push(...lines);
-    if (this.pending.length === lines.length) this.queue = this.queue.then(() => this.drain());
+    this.schedule();
   }
 
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.queue = this.queue.then(() => this.drain());
+  }
+
+  /**
+   * Writes what is pending. A failed write keeps what did not reach the file (the bytes after the
+   * last one written, or every line when the file could not be created) and the next drain writes
+   * it first, so a passing failure (disk full) leaves no gap in the file: no entry loses its parent.
+   */
   private async drain(): Promise<void> {
-    const lines = this.pending;
+    this.scheduled = false;
+    let lines = this.pending;
     this.pending = [];
-    if (lines.length === 0) return;
+    if (lines.length === 0 && this.unwritten.length === 0) return;
     try {
       let handle = this.handle;
       if (!handle) {
-        handle = await this.create();
-        lines.unshift(JSON.stringify(this.header));
+        try {
+          handle = await this.create();
+        } catch (error) {
+          this.pending = lines.concat(this.pending);
+          throw error;
+        }
+        lines = [JSON.stringify(this.header), ...lines];
       }
-      const text = (this.needsNewline ? "\n" : "") + lines.join("\n") + "\n";
-      this.needsNewline = true; // until the write is known complete
-      const bytes = Buffer.from(text);
-      let written = 0;
-      while (written < bytes.length) written += (await handle.write(bytes, written)).bytesWritten;
-      this.needsNewline = false;
+      if (lines.length > 0) {
+        this.unwritten = Buffer.concat([
+          this.unwritten,
+          Buffer.from(`${this.needsNewline ? "\n" : ""}${lines.join("\n")}\n`),
+        ]);
+        this.needsNewline = false;
+      }
+      while (this.unwritten.length > 0) {
+        const { bytesWritten } = await handle.write(this.unwritten);
+        this.unwritten = this.unwritten.subarray(bytesWritten);
+      }
+      this.failing = false;
     } catch (error) {
-      this.failure ??= error;
+      // One report per outage: while writes keep failing, flush() rejects only for the first failure.
+      if (!this.failing) this.failure ??= error;
+      this.failing = true;
     }
   }
 
@@ -85,10 +117,13 @@ export class SessionFile {
   }
 
   /**
-   * Waits for queued lines and fsyncs them. Rejects with a `GyreError` when a write failed
-   * (disk full, permissions); the entries stay in memory and later appends still try.
+   * Retries what an earlier write could not write, waits for queued lines and fsyncs them.
+   * Rejects with a `GyreError` when a write failed (disk full, permissions) — once per outage; the
+   * lines are kept and written first once writing works again — or when the file was deleted or
+   * replaced on disk while open (what is written then reaches no file anyone can find).
    */
   async flush(): Promise<void> {
+    if (this.pending.length > 0 || this.unwritten.length > 0) this.schedule();
     await this.queue;
     if (this.failure !== undefined) {
       const failure = this.failure;
@@ -97,7 +132,24 @@ export class SessionFile {
         cause: failure,
       });
     }
-    await this.handle?.sync();
+    if (!this.handle) return;
+    await this.handle.sync();
+    if (!this.detached && !(await this.stillAtPath(this.handle))) {
+      this.detached = true;
+      throw new GyreError(
+        "usage",
+        `Session ${this.path} was deleted or replaced while gyre was writing it; what this run adds is not saved there.`,
+      );
+    }
+  }
+
+  private async stillAtPath(handle: FileHandle): Promise<boolean> {
+    try {
+      const [opened, onDisk] = await Promise.all([handle.stat(), stat(this.path)]);
+      return opened.ino === onDisk.ino && opened.dev === onDisk.dev;
+    } catch {
+      return false;
+    }
   }
 
   /** Flushes, closes the file and releases the lock. Safe to call twice. */
