@@ -159,11 +159,15 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
 
   // The key may have come from a flag or a custom env var no redaction rule knows by name.
   addProcessSecret(model.apiKey);
-  const store = await openSessionForArgs(args, { cwd, sessionsDir: getSessionsDir(gyreHome) }).catch((error) => {
+  const problems: string[] = [];
+  const store = await openSessionForArgs(args, {
+    cwd,
+    sessionsDir: getSessionsDir(gyreHome),
+    onSkippedSession: (message) => problems.push(message),
+  }).catch((error) => {
     // A session argument that names nothing usable is bad usage (exit 2), not a failed run.
     throw error instanceof GyreError && error.code === "usage" ? new StartupError(error.message, 2) : error;
   });
-  const problems: string[] = [];
   if (store.problems.length > 0) {
     const shown = store.problems.slice(0, 3).map((problem) => `line ${problem.line}: ${problem.message}`);
     const more = store.problems.length > 3 ? `; and ${store.problems.length - 3} more` : "";

@@ -11,14 +11,26 @@ import { findNewestSession, resolveSessionArgument } from "./session/session-sto
  */
 export async function openSessionForArgs(
   args: Pick<CliArgs, "noSession" | "continueSession" | "session" | "fork">,
-  options: { cwd: string; sessionsDir: string },
+  options: {
+    cwd: string;
+    sessionsDir: string;
+    /** Told of each session file `--continue` passes over because it cannot be read. */
+    onSkippedSession?: (message: string) => void;
+  },
 ): Promise<SessionManager> {
   if (args.noSession) return SessionManager.inMemory({ cwd: options.cwd });
   let path: string | undefined;
   if (args.session) {
     path = await resolveSessionArgument({ ...options, value: args.session });
     await assertSessionFile(path);
-  } else if (args.continueSession) path = await findNewestSession(options);
+  } else if (args.continueSession) {
+    const { onSkippedSession } = options;
+    path = await findNewestSession({
+      ...options,
+      onSkip: (skipped, reason) =>
+        onSkippedSession?.(`--continue passed over ${skipped}: ${reason}. The file was not changed.`),
+    });
+  }
   if (!path) return SessionManager.create({ sessionsDir: options.sessionsDir, cwd: options.cwd });
   if (args.fork) {
     // Read-only: the original may be open (and locked) in another gyre; the copy is ours.

@@ -2,12 +2,12 @@
  * Finding sessions on disk: the newest of a working directory (`--continue`), all of them newest
  * first (`--resume`), and one by path or id prefix (`--session`). Only reads; never locks.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
+import { open, readdir, readFile, stat } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { GyreError } from "@gyre/ai";
 import { parseSessionEntryLine, parseSessionHeader } from "./parse-entry.js";
 import { sessionDirFor, sessionIdFromFileName } from "./session-paths.js";
-import type { SessionSummary } from "./types.js";
+import { SESSION_FORMAT_VERSION, type SessionSummary } from "./types.js";
 
 const NEWLINE = 0x0a;
 const FIRST_MESSAGE_CHARS = 200;
@@ -44,11 +44,58 @@ async function allSessionFiles(sessionsDir: string): Promise<SessionFileRef[]> {
   return groups.flat();
 }
 
-/** Path of the most recently written session of `cwd`, or undefined when it has none. */
-export async function findNewestSession(options: { sessionsDir: string; cwd: string }): Promise<string | undefined> {
+/**
+ * Path of the most recently written session of `cwd` that can be opened, or undefined when it has
+ * none. A file whose header cannot be read (empty, or torn by a crash while it was being created)
+ * is passed over, and `onSkip` told why, so one such file never hides the older sessions. A
+ * session of a newer format version is not passed over: opening it says to update gyre.
+ */
+export async function findNewestSession(options: {
+  sessionsDir: string;
+  cwd: string;
+  onSkip?: (path: string, reason: string) => void;
+}): Promise<string | undefined> {
   const refs = await sessionFilesIn(sessionDirFor(options.sessionsDir, options.cwd));
   refs.sort((a, b) => b.modified.getTime() - a.modified.getTime() || b.path.localeCompare(a.path));
-  return refs[0]?.path;
+  for (const ref of refs) {
+    const problem = await unreadableHeader(ref.path);
+    if (problem === undefined) return ref.path;
+    options.onSkip?.(ref.path, problem);
+  }
+  return undefined;
+}
+
+const HEADER_BYTES = 64 * 1024;
+
+/** Why the header of `path` cannot be read; undefined when it can, or when opening will say better. */
+async function unreadableHeader(path: string): Promise<string | undefined> {
+  let text: string;
+  try {
+    const handle = await open(path, "r");
+    try {
+      const buffer = Buffer.alloc(HEADER_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, HEADER_BYTES, 0);
+      const end = buffer.subarray(0, bytesRead).indexOf(NEWLINE);
+      text = buffer.toString("utf8", 0, end < 0 ? bytesRead : end);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined; // opening it reports the error
+  }
+  if (text.trim() === "") return "the file is empty";
+  const header = parseSessionHeader(text);
+  if (header.ok || isNewerVersion(text)) return undefined;
+  return header.error;
+}
+
+function isNewerVersion(text: string): boolean {
+  try {
+    const version = (JSON.parse(text) as { version?: unknown }).version;
+    return typeof version === "number" && version > SESSION_FORMAT_VERSION;
+  } catch {
+    return false;
+  }
 }
 
 /**
