@@ -10,6 +10,7 @@ import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
 import { loadFileArguments } from "./core/file-arguments.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
+import { limitYoungGeneration } from "./limit-young-generation.js";
 import type { RpcUserInterface } from "./modes/rpc/rpc-mode.js";
 import { prepareFetch } from "./prepare-fetch.js";
 import { version } from "./version.js";
@@ -66,6 +67,7 @@ async function main(argv: string[]): Promise<number> {
     return fail((error as Error).message, 1);
   }
   prepareFetch();
+  limitYoungGeneration();
   if (runtime.args !== args) {
     // Extension flags may have taken words the first pass read as the prompt.
     args = runtime.args;
