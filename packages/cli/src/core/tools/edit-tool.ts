@@ -11,10 +11,10 @@ import { writeFileAtomic } from "./atomic-write.js";
 import { createUnifiedDiff } from "./diff.js";
 import { notRegularFile } from "./file-kind.js";
 import { createFileQueue, type FileQueue } from "./file-queue.js";
-import { createPathPolicy, type PathPolicy } from "./path-policy.js";
+import { type PathPolicy, resolveFileAccess } from "./path-policy.js";
 import { createReadState, isSameVersion, type ReadState } from "./read-state.js";
 import { decodeText, encodeText } from "./text-encoding.js";
-import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
+import type { ToolFileSystem } from "./tool-fs.js";
 import { formatSize } from "./truncate.js";
 
 const editParameters = Type.Object({
@@ -68,8 +68,7 @@ export function prepareEditArguments(args: Record<string, unknown>): Record<stri
 
 /** Creates the edit tool. */
 export function createEditTool(options: EditToolOptions): AgentTool<typeof editParameters, EditToolDetails> {
-  const fs = options.fs ?? createNodeFileSystem();
-  const policy = options.pathPolicy ?? createPathPolicy({ cwd: options.cwd, allowedPaths: options.allowedPaths, fs });
+  const { fs, policy } = resolveFileAccess(options);
   const readState = options.readState ?? createReadState();
   const queue = options.fileQueue ?? createFileQueue();
   const maxFileBytes = options.maxFileBytes ?? 16 * 1024 * 1024;

@@ -3,9 +3,9 @@ import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 import { rgPath as bundledRgPath } from "@vscode/ripgrep";
 import { listFiles } from "./list-files.js";
-import { createPathPolicy, type PathPolicy } from "./path-policy.js";
+import { type PathPolicy, resolveFileAccess } from "./path-policy.js";
 import { displayResultPath, resolveSearchTarget } from "./search-target.js";
-import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
+import type { ToolFileSystem } from "./tool-fs.js";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
 
 const findParameters = Type.Object({
@@ -35,8 +35,7 @@ const MAX_COLLECTED = 200_000;
  * would override .gitignore), so it never reaches rg's command line at all.
  */
 export function createFindTool(options: FindToolOptions): AgentTool<typeof findParameters, FindToolDetails> {
-  const fs = options.fs ?? createNodeFileSystem();
-  const policy = options.pathPolicy ?? createPathPolicy({ cwd: options.cwd, allowedPaths: options.allowedPaths, fs });
+  const { fs, policy } = resolveFileAccess(options);
   const rg = options.rgPath ?? bundledRgPath;
   const defaultLimit = options.defaultLimit ?? 1000;
 

@@ -4,10 +4,10 @@ import { Type } from "@sinclair/typebox";
 import { rgPath as bundledRgPath } from "@vscode/ripgrep";
 import { isNameGlob } from "./glob-match.js";
 import { COMMON_RG_ARGS, listFiles } from "./list-files.js";
-import { createPathPolicy, type PathPolicy } from "./path-policy.js";
+import { type PathPolicy, resolveFileAccess } from "./path-policy.js";
 import { runRipgrep } from "./run-ripgrep.js";
 import { displayResultPath, resolveSearchTarget } from "./search-target.js";
-import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
+import type { ToolFileSystem } from "./tool-fs.js";
 import { cutLine, DEFAULT_MAX_BYTES, formatSize, MAX_LINE_CHARS, truncateHead } from "./truncate.js";
 
 const grepParameters = Type.Object({
@@ -41,8 +41,7 @@ export type GrepToolOptions = {
 
 /** Creates the grep tool. The pattern and globs are passed to rg as data, never as options. */
 export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepParameters, GrepToolDetails> {
-  const fs = options.fs ?? createNodeFileSystem();
-  const policy = options.pathPolicy ?? createPathPolicy({ cwd: options.cwd, allowedPaths: options.allowedPaths, fs });
+  const { fs, policy } = resolveFileAccess(options);
   const rg = options.rgPath ?? bundledRgPath;
   const defaultLimit = options.defaultLimit ?? 100;
 

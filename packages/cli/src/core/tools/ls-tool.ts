@@ -1,8 +1,8 @@
 /** The ls tool: a directory's entries, sorted, directories marked with "/", dotfiles included. */
 import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
-import { createPathPolicy, type PathPolicy } from "./path-policy.js";
-import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
+import { type PathPolicy, resolveFileAccess } from "./path-policy.js";
+import type { ToolFileSystem } from "./tool-fs.js";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
 
 const lsParameters = Type.Object({
@@ -22,8 +22,7 @@ export type LsToolOptions = {
 
 /** Creates the ls tool. */
 export function createLsTool(options: LsToolOptions): AgentTool<typeof lsParameters, LsToolDetails> {
-  const fs = options.fs ?? createNodeFileSystem();
-  const policy = options.pathPolicy ?? createPathPolicy({ cwd: options.cwd, allowedPaths: options.allowedPaths, fs });
+  const { fs, policy } = resolveFileAccess(options);
   const defaultLimit = options.defaultLimit ?? 500;
 
   return {

@@ -6,7 +6,7 @@
  */
 import { homedir } from "node:os";
 import * as nodePath from "node:path";
-import { errorCode, type ToolFileSystem } from "./tool-fs.js";
+import { createNodeFileSystem, errorCode, type ToolFileSystem } from "./tool-fs.js";
 
 /** Longer paths are refused outright: no real file needs them and they hint at abuse. */
 export const MAX_PATH_LENGTH = 4096;
@@ -143,4 +143,19 @@ function refusal(path: string, realPath: string, workspace: string): string {
     `Work inside the workspace, or ask the user to allow the directory with --allow-path ${nodePath.dirname(realPath)} ` +
     `(or an "allowedPaths" entry in settings).`
   );
+}
+
+/**
+ * The file system and path policy a file tool uses: the ones given (a tool set shares them),
+ * else the real file system and a policy for `cwd` and `allowedPaths`.
+ */
+export function resolveFileAccess(options: {
+  cwd: string;
+  allowedPaths?: readonly string[];
+  fs?: ToolFileSystem;
+  pathPolicy?: PathPolicy;
+}): { fs: ToolFileSystem; policy: PathPolicy } {
+  const fs = options.fs ?? createNodeFileSystem();
+  const policy = options.pathPolicy ?? createPathPolicy({ cwd: options.cwd, allowedPaths: options.allowedPaths, fs });
+  return { fs, policy };
 }

@@ -6,10 +6,10 @@ import type { AgentTool } from "@gyre/agent";
 import type { ImageContent, TextContent } from "@gyre/ai";
 import { Type } from "@sinclair/typebox";
 import { detectImageType, looksBinary, notRegularFile } from "./file-kind.js";
-import { createPathPolicy, type PathPolicy } from "./path-policy.js";
+import { type PathPolicy, resolveFileAccess } from "./path-policy.js";
 import { readLines } from "./read-lines.js";
 import { createReadState, type ReadState } from "./read-state.js";
-import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
+import type { ToolFileSystem } from "./tool-fs.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "./truncate.js";
 
 const readParameters = Type.Object({
@@ -49,8 +49,7 @@ const SNIFF_BYTES = 8192;
 
 /** Creates the read tool. Throws (for the model) on missing files, directories and refused paths. */
 export function createReadTool(options: ReadToolOptions): AgentTool<typeof readParameters, ReadToolDetails> {
-  const fs = options.fs ?? createNodeFileSystem();
-  const policy = options.pathPolicy ?? createPathPolicy({ cwd: options.cwd, allowedPaths: options.allowedPaths, fs });
+  const { fs, policy } = resolveFileAccess(options);
   const readState = options.readState ?? createReadState();
   const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;

@@ -4,9 +4,9 @@ import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 import { writeFileAtomic } from "./atomic-write.js";
 import { createFileQueue, type FileQueue } from "./file-queue.js";
-import { createPathPolicy, type PathPolicy } from "./path-policy.js";
+import { type PathPolicy, resolveFileAccess } from "./path-policy.js";
 import { createReadState, type ReadState } from "./read-state.js";
-import { createNodeFileSystem, errorCode, type ToolFileSystem } from "./tool-fs.js";
+import { errorCode, type ToolFileSystem } from "./tool-fs.js";
 import { formatSize } from "./truncate.js";
 
 const writeParameters = Type.Object({
@@ -30,8 +30,7 @@ export type WriteToolOptions = {
 
 /** Creates the write tool. Refuses oversized content, directories and paths outside the policy. */
 export function createWriteTool(options: WriteToolOptions): AgentTool<typeof writeParameters, WriteToolDetails> {
-  const fs = options.fs ?? createNodeFileSystem();
-  const policy = options.pathPolicy ?? createPathPolicy({ cwd: options.cwd, allowedPaths: options.allowedPaths, fs });
+  const { fs, policy } = resolveFileAccess(options);
   const readState = options.readState ?? createReadState();
   const queue = options.fileQueue ?? createFileQueue();
   const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
