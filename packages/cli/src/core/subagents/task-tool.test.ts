@@ -14,21 +14,26 @@ const lastUserText = (context: Context) => {
 };
 
 /** A tool that records how many of its calls overlap, and which agent called it. */
-function createProbeTool(log: { active: number; peak: number; calls: string[] }, gate?: Promise<void>): AgentTool {
+const probeParameters = Type.Object({ name: Type.String() });
+
+function createProbeTool(
+  log: { active: number; peak: number; calls: string[] },
+  gate?: Promise<void>,
+): AgentTool<typeof probeParameters> {
   return {
     name: "probe",
     label: "Probe",
     description: "probe",
-    parameters: Type.Object({ name: Type.String() }),
+    parameters: probeParameters,
     async execute(args, { signal }) {
       log.active++;
       log.peak = Math.max(log.peak, log.active);
-      log.calls.push(String(args.name));
+      log.calls.push(args.name);
       try {
         const aborted = new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
         await Promise.race([gate ?? new Promise((resolve) => setTimeout(resolve, 30)), aborted]);
         signal.throwIfAborted();
-        return { content: [{ type: "text", text: `probed ${String(args.name)}` }] };
+        return { content: [{ type: "text", text: `probed ${args.name}` }] };
       } finally {
         log.active--;
       }
