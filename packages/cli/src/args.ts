@@ -3,7 +3,7 @@
  * error sentence that says what to do; the caller prints it and exits 2.
  */
 
-import { CODING_TOOL_NAMES, isCodingToolName } from "./core/tools/tool-names.js";
+import { BUILT_IN_TOOL_NAMES, isBuiltInToolName } from "./core/tools/tool-names.js";
 
 export type Mode = "interactive" | "print" | "json" | "rpc";
 export type ThinkingFlag = "off" | "low" | "medium" | "high";
@@ -31,6 +31,8 @@ export type CliArgs = {
   session?: string;
   noSession: boolean;
   fauxScript?: string;
+  /** `--output-schema`: a JSON Schema file the final answer must match (print and JSON modes). */
+  outputSchema?: string;
   allowPaths: string[];
   extensions: string[];
   noExtensions: boolean;
@@ -65,6 +67,7 @@ type ValueFlag =
   | "maxCost"
   | "session"
   | "fauxScript"
+  | "outputSchema"
   | "allowPath"
   | "extension"
   | "mode";
@@ -83,6 +86,7 @@ const valueFlags: Record<string, ValueFlag> = {
   "--max-cost": "maxCost",
   "--session": "session",
   "--faux-script": "fauxScript",
+  "--output-schema": "outputSchema",
   "--allow-path": "allowPath",
   "--extension": "extension",
   "-e": "extension",
@@ -272,9 +276,9 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
         .split(",")
         .map((tool) => tool.trim())
         .filter(Boolean);
-      const unknown = tools.filter((tool) => !isCodingToolName(tool));
+      const unknown = tools.filter((tool) => !isBuiltInToolName(tool));
       if (unknown.length > 0) {
-        return `Unknown tool ${unknown.join(", ")} in --tools; choose from ${CODING_TOOL_NAMES.join(",")}.`;
+        return `Unknown tool ${unknown.join(", ")} in --tools; choose from ${BUILT_IN_TOOL_NAMES.join(",")}.`;
       }
       args.tools = tools;
       return undefined;
@@ -315,6 +319,7 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
     case "appendSystemPrompt":
     case "session":
     case "fauxScript":
+    case "outputSchema":
       args[key] = value;
       return undefined;
     default: {

@@ -215,9 +215,7 @@ describe("task tool", () => {
     const run = await agent.prompt("go");
     const [first, second] = results(run.messages);
     expect(first?.isError).toBe(true);
-    expect(text(first)).toMatch(
-      /The subagent did not finish: The model calls budget of the agent tree is reached \(2 of 2\)/,
-    );
+    expect(text(first)).toMatch(/The subagent did not finish: The turn budget of the agent tree is reached \(2 of 2\)/);
     expect(text(second)).toMatch(/budget of the agent tree is reached.*No subagent was started\./);
     expect(tree.spawned).toBe(1);
     expect(budget.total().turns).toBe(3);

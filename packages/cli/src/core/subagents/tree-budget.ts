@@ -22,6 +22,8 @@ export type TreeBudget = {
   breakdown(): AgentSpend[];
   /** The whole tree's use. */
   total(): Omit<AgentSpend, "agent"> & { durationMs: number };
+  /** Starts over: nothing spent, the clock from now, the same limits (a new user request). */
+  reset(): void;
   /** Replaces some limits (a user who raised the budget); undefined removes a limit. */
   raise(limits: Partial<AgentBudgets>): void;
   readonly limits: Readonly<AgentBudgets>;
@@ -32,7 +34,7 @@ export function createTreeBudget(limits: AgentBudgets = {}, now: () => number = 
   const current: AgentBudgets = { ...limits };
   const spend = new Map<string, AgentSpend>();
   const totals = { turns: 0, tokens: 0, cost: 0 };
-  const startedAt = now();
+  let startedAt = now();
   return {
     charge(agent, message) {
       const entry = spend.get(agent) ?? { agent, turns: 0, tokens: 0, cost: 0 };
@@ -54,6 +56,13 @@ export function createTreeBudget(limits: AgentBudgets = {}, now: () => number = 
       if (maxWallTimeMs !== undefined && elapsed >= maxWallTimeMs) return reached("time", maxWallTimeMs, elapsed);
       return undefined;
     },
+    reset() {
+      spend.clear();
+      totals.turns = 0;
+      totals.tokens = 0;
+      totals.cost = 0;
+      startedAt = now();
+    },
     breakdown: () => [...spend.values()].map((entry) => ({ ...entry })),
     total: () => ({ ...totals, durationMs: now() - startedAt }),
     raise(next) {
@@ -69,7 +78,7 @@ export function createTreeBudget(limits: AgentBudgets = {}, now: () => number = 
 function reached(budget: BudgetName, limit: number, used: number): TreeBudgetReached {
   const shown = (value: number) =>
     budget === "cost" ? `$${value.toFixed(4)}` : budget === "time" ? `${Math.round(value / 1000)} s` : String(value);
-  const noun = { turns: "model calls", tokens: "tokens", cost: "spend", time: "wall time" }[budget];
+  const noun = { turns: "turn", tokens: "token", cost: "spend", time: "wall time" }[budget];
   return {
     budget,
     limit,
