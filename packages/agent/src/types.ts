@@ -164,7 +164,8 @@ export type AgentLoopConfig = {
   convertToLlm?: (messages: AgentMessage[]) => MaybePromise<Message[]>;
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => MaybePromise<BeforeToolCallResult | undefined>;
   afterToolCall?: (input: AfterToolCallInput, signal: AbortSignal) => MaybePromise<AfterToolCallResult | undefined>;
-  shouldStopAfterTurn?: (context: TurnEndContext) => MaybePromise<boolean>;
+  /** Asked after each turn; `signal` is the run's, aborted when the run is. */
+  shouldStopAfterTurn?: (context: TurnEndContext, signal: AbortSignal) => MaybePromise<boolean>;
   /** Polled after each tool batch and before the next model call. */
   getSteeringMessages?: () => MaybePromise<AgentMessage[]>;
   /** Polled when the agent would stop; messages returned start a new turn. */

@@ -111,13 +111,16 @@ export function streamFaux(model: Model, context: Context, options: StreamOption
       const key = String(index);
       if (block.type === "text" || block.type === "thinking") {
         const text = block.type === "text" ? block.text : block.thinking;
-        if (block.type === "text") builder.text(key, "");
-        else builder.thinking(key, "");
+        const append = (piece: string) =>
+          block.type === "text" ? builder.text(key, piece) : builder.thinking(key, piece);
+        // The block opens with its first token, so an abort before it leaves no empty block behind.
+        if (text === "") {
+          if (signal?.aborted) throw new GyreError("aborted", "Request was aborted.");
+          append("");
+        }
         for (let at = 0; at < text.length; at += size) {
           await pace();
-          const piece = text.slice(at, at + size);
-          if (block.type === "text") builder.text(key, piece);
-          else builder.thinking(key, piece);
+          append(text.slice(at, at + size));
         }
         if (block.type === "thinking" && block.signature) builder.signature(key, block.signature);
         outputChars += text.length;
