@@ -29,7 +29,8 @@ export {
   streamOpenAIResponses,
 } from "./providers/register-built-ins.js";
 export { parsePartialJson, reduceAssistantMessage } from "./reduce-message.js";
-export { sanitizeToolCallId, type TransformOptions, transformMessages } from "./transform-messages.js";
+export { sanitizeToolCallId } from "./tool-call-ids.js";
+export { type TransformOptions, transformMessages } from "./transform-messages.js";
 export type {
   Api,
   AssistantMessage,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { complete } from "../src/index.js";
+import { complete, sanitizeToolCallId } from "../src/index.js";
 import { streamAnthropicMessages } from "../src/providers/anthropic-messages/stream.js";
 import type { AssistantMessage, Context, Model } from "../src/types.js";
 import { createEmptyUsage } from "../src/usage.js";
@@ -18,6 +18,9 @@ const assistant = (content: AssistantMessage["content"], extra: Partial<Assistan
   timestamp: 1,
   ...extra,
 });
+
+/** The Paris call's id made acceptable: characters replaced, a hash of the original appended. */
+const parisId = sanitizeToolCallId("call|paris/1");
 
 const context: Context = {
   systemPrompt: "You are terse.",
@@ -125,14 +128,14 @@ describe("anthropic-messages request", () => {
             { type: "thinking", thinking: "Two cities, two calls.", signature: "sig-abc" },
             { type: "redacted_thinking", data: "opaque-data" },
             { type: "text", text: "Checking both." },
-            { type: "tool_use", id: "call_paris_1", name: "weather", input: { city: "Paris" } },
+            { type: "tool_use", id: parisId, name: "weather", input: { city: "Paris" } },
             { type: "tool_use", id: "toolu_rome", name: "weather", input: { city: "Rome" } },
           ],
         },
         {
           role: "user",
           content: [
-            { type: "tool_result", tool_use_id: "call_paris_1", content: [{ type: "text", text: "Sunny, 24°C" }] },
+            { type: "tool_result", tool_use_id: parisId, content: [{ type: "text", text: "Sunny, 24°C" }] },
             {
               type: "tool_result",
               tool_use_id: "toolu_rome",

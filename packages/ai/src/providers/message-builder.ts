@@ -8,7 +8,16 @@ import { calculateCost } from "../usage.js";
 type OpenBlock =
   | { kind: "text"; index: number; parts: string[] }
   | { kind: "thinking"; index: number; parts: string[]; signature?: string; redacted?: boolean }
-  | { kind: "toolCall"; index: number; parts: string[]; id: string; name: string; signature?: string };
+  | {
+      kind: "toolCall";
+      index: number;
+      parts: string[];
+      id: string;
+      name: string;
+      signature?: string;
+      /** The id is ours (the wire sent none, or a repeat); a real id arriving later replaces it. */
+      generatedId?: boolean;
+    };
 
 /**
  * Builds an assistant message while emitting the matching DESIGN §3 events. Providers call
@@ -19,6 +28,8 @@ type OpenBlock =
 export class MessageBuilder {
   readonly message: AssistantMessage;
   private readonly open = new Map<string, OpenBlock>();
+  /** Every tool-call id given out in this message: each call's id must be unique within it. */
+  private readonly toolCallIds = new Set<string>();
   private terminated = false;
 
   constructor(
@@ -79,19 +90,47 @@ export class MessageBuilder {
     block.signature = append ? (block.signature ?? "") + signature : signature;
   }
 
-  /** Opens tool-call block `key`. A second call for an open key only fills a missing id/name. */
+  /**
+   * Opens tool-call block `key`. A second call for an open key only fills a missing name, or
+   * replaces a generated id. An empty id, or one already used in this message (some
+   * OpenAI-compatible servers repeat `call_0`), gets a generated unique one: tool results are
+   * matched by id, so two calls sharing one would make every later request invalid.
+   */
   toolCallStart(key: string, id: string, name: string): void {
     const existing = this.open.get(key);
     if (existing?.kind === "toolCall") {
-      if (!existing.id && id) existing.id = id;
+      if (existing.generatedId && id && !this.toolCallIds.has(id)) {
+        this.toolCallIds.delete(existing.id);
+        this.toolCallIds.add(id);
+        existing.id = id;
+        existing.generatedId = false;
+      }
       if (!existing.name && name) existing.name = name;
       return;
     }
     if (existing) this.end(key);
-    const block: OpenBlock = { kind: "toolCall", index: this.message.content.length, parts: [], id, name };
-    this.message.content.push({ type: "toolCall", id, name, arguments: {} });
+    const generatedId = !id || this.toolCallIds.has(id);
+    const uniqueId = generatedId ? this.generateToolCallId() : id;
+    this.toolCallIds.add(uniqueId);
+    const block: OpenBlock = {
+      kind: "toolCall",
+      index: this.message.content.length,
+      parts: [],
+      id: uniqueId,
+      name,
+      ...(generatedId ? { generatedId } : {}),
+    };
+    this.message.content.push({ type: "toolCall", id: uniqueId, name, arguments: {} });
     this.open.set(key, block);
-    this.stream.push({ type: "toolcall_start", contentIndex: block.index, id, name });
+    this.stream.push({ type: "toolcall_start", contentIndex: block.index, id: uniqueId, name });
+  }
+
+  /** `call_gyre_` and random characters: unique within the message and, in practice, the session. */
+  private generateToolCallId(): string {
+    let id: string;
+    do id = `call_gyre_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+    while (this.toolCallIds.has(id));
+    return id;
   }
 
   /** Appends raw argument JSON text to tool-call block `key`. */

@@ -1,6 +1,6 @@
+import { shortenToolCallId } from "../../tool-call-ids.js";
 import { transformMessages } from "../../transform-messages.js";
 import type { AssistantMessage, ImageContent, Message, Model, TextContent } from "../../types.js";
-import { shortenToolCallId } from "../openai-completions/tool-call-ids.js";
 import { convertToolResultText } from "../openai-shared.js";
 import type { ResponsesInputContent, ResponsesInputItem, ResponsesReasoningItem } from "./wire.js";
 
