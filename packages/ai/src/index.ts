@@ -9,6 +9,7 @@ import { registerBuiltInApis } from "./providers/register-built-ins.js";
 registerBuiltInApis();
 
 export { complete, getRegisteredApis, registerApi, stream } from "./api-registry.js";
+export { isContextOverflow } from "./context-overflow.js";
 export { createAssistantMessage } from "./create-assistant-message.js";
 export { describeError, GyreError, type GyreErrorCode, isAbortError } from "./errors.js";
 export { AssistantMessageEventStream } from "./event-stream.js";

@@ -53,7 +53,11 @@ export async function postJson(options: PostOptions): Promise<Response> {
       }
       if (response.ok) return response;
       const text = await response.text().catch(() => "");
-      const message = `${options.providerLabel} API error ${response.status}: ${extractErrorMessage(text) || response.statusText || "no details"}`;
+      // "(no body)" is a signal of its own: some servers (Cerebras) answer an overflow with a bare 400.
+      const detail = extractErrorMessage(text);
+      const message = detail
+        ? `${options.providerLabel} API error ${response.status}: ${detail}`
+        : `${options.providerLabel} API error ${response.status} (no body)${response.statusText ? `: ${response.statusText}` : ""}`;
       const error = new GyreError("http", message, { status: response.status });
       if (!isRetryable(response.status, text)) throw error;
       failure = {

@@ -80,7 +80,10 @@ export class CompletionsChunkParser {
     }
     const stopReason = mapCompletionsStopReason(this.finishReason, hasToolCalls);
     if (stopReason === "error") {
-      builder.message.errorMessage = `The provider stopped the response (finish_reason "${this.finishReason}").`;
+      builder.message.errorMessage =
+        this.finishReason === "model_context_window_exceeded"
+          ? `The prompt is longer than the model's context window (finish_reason "${this.finishReason}").`
+          : `The provider stopped the response (finish_reason "${this.finishReason}").`;
     }
     builder.finish(stopReason, this.finishReason);
   }
