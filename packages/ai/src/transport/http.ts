@@ -1,5 +1,6 @@
 import { describeError, GyreError, isAbortError } from "../errors.js";
 import type { RetryInfo, RetryOptions } from "../types.js";
+import { stringifyRequest } from "./request-json.js";
 
 const retryableStatuses = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 const defaultRetry: Required<RetryOptions> = { maxRetries: 3, baseDelayMs: 1000, maxDelayMs: 60_000 };
@@ -9,7 +10,7 @@ export type PostOptions = {
   headers: Record<string, string>;
   /** Sent as JSON. */
   body?: unknown;
-  /** The body already serialized as JSON (text or UTF-8); sent instead of `body`. */
+  /** The body already serialized as JSON (text or UTF-8, lone surrogates already replaced); sent instead of `body`. */
   serializedBody?: string | Uint8Array;
   signal?: AbortSignal;
   retry?: RetryOptions;
@@ -28,7 +29,7 @@ export type PostOptions = {
  */
 export async function postJson(options: PostOptions): Promise<Response> {
   const retry = { ...defaultRetry, ...options.retry };
-  const body = options.serializedBody ?? JSON.stringify(options.body);
+  const body = options.serializedBody ?? stringifyRequest(options.body);
   for (let attempt = 0; ; attempt++) {
     let failure: { reason: string; serverDelayMs?: number; error: GyreError };
     // A watchdog for the headers only: once they arrive, the body's idle timeout takes over.
