@@ -1,9 +1,8 @@
 import { createAssistantMessage } from "../create-assistant-message.js";
-import { describeError, isAbortError } from "../errors.js";
-import { AssistantMessageEventStream } from "../event-stream.js";
+import type { AssistantMessageEventStream } from "../event-stream.js";
 import { freezeJson } from "../frozen-json.js";
-import type { AssistantMessage, Model, StopReason, StreamOptions, ToolCall } from "../types.js";
-import { calculateCost } from "../usage.js";
+import type { AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
+import { calculateCost, createEmptyUsage } from "../usage.js";
 
 type OpenBlock =
   | { kind: "text"; index: number; parts: string[] }
@@ -41,6 +40,21 @@ export class MessageBuilder {
 
   get isTerminated(): boolean {
     return this.terminated;
+  }
+
+  /** Whether the response headers arrived (set by `postProviderRequest`): faults from here on are "after the headers". */
+  responseStarted = false;
+
+  /**
+   * Forgets a failed attempt that emitted no block, so the request can be sent again on the same
+   * stream: usage, response id and the headers mark. Only valid while `message.content` is empty.
+   */
+  resetForRetry(): void {
+    if (this.message.content.length > 0 || this.terminated)
+      throw new Error("Only an attempt without output can be retried.");
+    this.message.usage = createEmptyUsage();
+    delete this.message.responseId;
+    this.responseStarted = false;
   }
 
   /** Emits `start`. Call once, before any block. */
@@ -238,40 +252,4 @@ export function createToolCall(id: string, name: string, rawArguments: string): 
   }
   toolCall.rawArguments = rawArguments;
   return toolCall;
-}
-
-/**
- * Runs a provider body with the never-throw contract: returns a stream at once; whatever the
- * body throws or however it returns, the stream ends with exactly one terminal event. A body
- * that returns without calling `finish` ends as an error (a stream that lost its terminal event
- * is never a successful answer).
- */
-export function runProvider(
-  model: Model,
-  options: StreamOptions,
-  body: (builder: MessageBuilder) => Promise<void>,
-): AssistantMessageEventStream {
-  const stream = new AssistantMessageEventStream();
-  const builder = new MessageBuilder(model, stream);
-  const run = async () => {
-    try {
-      builder.start();
-      await body(builder);
-      if (!builder.isTerminated) {
-        if (options.signal?.aborted) builder.fail("Request was aborted.", true);
-        else builder.fail("The stream ended before the provider sent its final event; the answer may be incomplete.");
-      }
-    } catch (error) {
-      if (options.signal?.aborted || isAbortError(error)) {
-        builder.fail(
-          options.signal?.aborted ? "Request was aborted." : describeError(error),
-          !!options.signal?.aborted,
-        );
-      } else {
-        builder.fail(describeError(error));
-      }
-    }
-  };
-  queueMicrotask(() => void run());
-  return stream;
 }

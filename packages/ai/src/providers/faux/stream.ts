@@ -2,7 +2,7 @@ import { GyreError } from "../../errors.js";
 import type { AssistantMessageEventStream } from "../../event-stream.js";
 import { sleep } from "../../transport/http.js";
 import type { Context, Message, Model, StreamOptions } from "../../types.js";
-import { runProvider } from "../message-builder.js";
+import { runProvider } from "../run-provider.js";
 
 /** One block of a scripted response. A tool call's `arguments` may be raw text to simulate bad JSON. */
 export type FauxBlock =

@@ -13,6 +13,8 @@ import type { ChatChunk, ChatDelta, ChatDeltaContentPart, ChatError, ChatToolCal
 export class CompletionsChunkParser {
   /** Set when the server reported an error in-stream; the caller ends the stream with it. */
   errorMessage: string | undefined;
+  /** For an in-stream error that would be retryable as an HTTP status (rate limit, overload), that status. */
+  errorStatus: number | undefined;
   private finishReason: string | undefined;
   private current: { kind: "text" | "thinking"; key: string } | undefined;
   private blockCount = 0;
@@ -45,13 +47,21 @@ export class CompletionsChunkParser {
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
     if (chunk.usage) applyCompletionsUsage(chunk.usage, message.usage);
-    if (chunk.error) this.errorMessage = formatChatError(chunk.error);
+    if (chunk.error) this.recordError(chunk.error);
   }
 
   /** Records an `event: error` record's payload. */
   onErrorEvent(payload: unknown): void {
     const error = (payload as { error?: ChatError | string } | null)?.error ?? payload;
-    this.errorMessage = formatChatError(error as ChatError | string);
+    this.recordError(error as ChatError | string);
+  }
+
+  private recordError(error: ChatError | string): void {
+    this.errorMessage = formatChatError(error);
+    const text = typeof error === "string" ? error : `${error.code ?? ""} ${error.type ?? ""} ${error.message ?? ""}`;
+    if (/rate.?limit|too many requests|\b429\b/i.test(text)) this.errorStatus = 429;
+    else if (/overload|capacity|\b529\b/i.test(text)) this.errorStatus = 529;
+    else if (/server_error|unavailable|\b50[0234]\b/i.test(text)) this.errorStatus = 503;
   }
 
   /**
