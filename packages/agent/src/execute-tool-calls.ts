@@ -173,6 +173,14 @@ async function preflight(batch: Batch, record: CallRecord): Promise<boolean> {
     try {
       const verdict = await batch.config.beforeToolCall(hookInput(batch, record), batch.signal);
       if (verdict?.block) return fail(describeBlocked(tool.name, verdict.reason));
+      if (verdict?.args) {
+        const rewritten = validateArguments(tool.parameters, verdict.args);
+        if (!rewritten.ok) {
+          const problem = describeInvalidArguments(tool.name, rewritten.problems, verdict.args);
+          return fail(`The beforeToolCall hook rewrote the arguments into invalid ones. ${problem}`);
+        }
+        record.args = rewritten.value;
+      }
     } catch (error) {
       return fail(describeHookFailure("beforeToolCall", tool.name, error));
     }
