@@ -42,6 +42,12 @@ export class MessageBuilder {
     return this.terminated;
   }
 
+  /**
+   * Applied to each finished tool call before its `toolcall_end` is pushed (e.g. removing the
+   * nulls strict mode forces on optional arguments), so every consumer sees the final call.
+   */
+  finalizeToolCall: ((toolCall: ToolCall) => ToolCall) | undefined;
+
   /** Whether the response headers arrived (set by `postProviderRequest`): faults from here on are "after the headers". */
   responseStarted = false;
 
@@ -182,8 +188,9 @@ export class MessageBuilder {
         return;
       }
       case "toolCall": {
-        const toolCall = createToolCall(block.id, block.name, joined);
+        let toolCall = createToolCall(block.id, block.name, joined);
         if (block.signature !== undefined) toolCall.signature = block.signature;
+        if (this.finalizeToolCall) toolCall = this.finalizeToolCall(toolCall);
         this.message.content[block.index] = toolCall;
         this.stream.push({ type: "toolcall_end", contentIndex: block.index, toolCall });
         return;

@@ -1,6 +1,6 @@
 import type { Usage } from "../../types.js";
 import type { MessageBuilder } from "../message-builder.js";
-import { removeStrictNulls } from "../openai-shared.js";
+import { createStrictNullRemover } from "../openai-shared.js";
 import { mapCompletionsStopReason } from "./map-stop-reason.js";
 import type { ChatChunk, ChatDelta, ChatDeltaContentPart, ChatError, ChatToolCallDelta, ChatUsage } from "./wire.js";
 
@@ -32,8 +32,11 @@ export class CompletionsChunkParser {
    */
   constructor(
     private readonly builder: MessageBuilder,
-    private readonly strictSchemas: Map<string, Record<string, unknown>> = new Map(),
-  ) {}
+    strictSchemas: Map<string, Record<string, unknown>> = new Map(),
+  ) {
+    const finalize = createStrictNullRemover(strictSchemas);
+    if (finalize) builder.finalizeToolCall = finalize;
+  }
 
   /** Applies one parsed `data:` payload. */
   onChunk(chunk: ChatChunk): void {
@@ -72,7 +75,6 @@ export class CompletionsChunkParser {
   complete(sawDone: boolean): void {
     const builder = this.builder;
     this.builder.endAll();
-    removeStrictNulls(this.builder.message, this.strictSchemas);
     if (this.errorMessage !== undefined) {
       builder.message.errorMessage = this.errorMessage;
       builder.finish("error", this.finishReason);
