@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createTestModel } from "../test/helpers/test-model.js";
 import {
   convertAnthropicMessages,
   normalizeAnthropicToolCallId,
@@ -6,7 +7,7 @@ import {
 import { normalizeCompletionsToolCallId } from "./providers/openai-completions/tool-call-ids.js";
 import { convertResponsesMessages } from "./providers/openai-responses/convert-messages.js";
 import { sanitizeToolCallId } from "./tool-call-ids.js";
-import type { AssistantMessage, Message, Model } from "./types.js";
+import type { AssistantMessage, Message } from "./types.js";
 import { createEmptyUsage } from "./usage.js";
 
 const long = "call_".padEnd(64, "x");
@@ -44,18 +45,7 @@ describe("tool-call id normalisation", () => {
   });
 
   it("sends two look-alike calls and their results under distinct ids on Anthropic and Responses", () => {
-    const model = (api: string): Model => ({
-      id: "m",
-      name: "m",
-      api,
-      provider: "p",
-      baseUrl: "http://127.0.0.1:1",
-      reasoning: false,
-      input: ["text"],
-      contextWindow: 1000,
-      maxTokens: 100,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    });
+    const model = (api: "anthropic-messages" | "openai-responses") => createTestModel(api, "http://127.0.0.1:1");
     const call: AssistantMessage = {
       role: "assistant",
       content: [

@@ -1,21 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { createTestModel } from "../../test/helpers/test-model.js";
 import { AssistantMessageEventStream } from "../event-stream.js";
-import type { AssistantMessageEvent, Model } from "../types.js";
+import type { AssistantMessageEvent } from "../types.js";
 import { MessageBuilder } from "./message-builder.js";
 import { createStrictNullRemover } from "./openai-shared.js";
 
-const model: Model = {
-  id: "m",
-  name: "m",
-  api: "openai-completions",
-  provider: "p",
-  baseUrl: "http://127.0.0.1:1",
-  reasoning: false,
-  input: ["text"],
-  contextWindow: 1000,
-  maxTokens: 100,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-};
+const model = createTestModel("openai-completions", "http://127.0.0.1:1");
 
 /** A stream that records each event as JSON the moment it is pushed, as an eager consumer sees it. */
 class SnapshotStream extends AssistantMessageEventStream {
