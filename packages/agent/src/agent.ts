@@ -1,5 +1,6 @@
 import {
   type AssistantMessage,
+  applyAssistantMessageEvent,
   describeError,
   type ImageContent,
   type Model,
@@ -7,7 +8,6 @@ import {
   type TextContent,
   type ThinkingLevel,
 } from "@gyre/ai";
-import { applyStreamEvent } from "./apply-stream-event.js";
 import { runAgentLoopWithListener } from "./run-agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentRunResult, AnyAgentTool } from "./types.js";
 
@@ -266,7 +266,7 @@ export class Agent {
           state.streamingMessage = { ...event.message, content: [...event.message.content] };
         return;
       case "message_update":
-        if (state.streamingMessage) applyStreamEvent(state.streamingMessage, event.event);
+        if (state.streamingMessage) applyAssistantMessageEvent(state.streamingMessage, event.event);
         return;
       case "message_end":
         state.messages.push(event.message);

@@ -9,6 +9,7 @@ import { registerBuiltInApis } from "./providers/register-built-ins.js";
 registerBuiltInApis();
 
 export { complete, getRegisteredApis, registerApi, stream } from "./api-registry.js";
+export { applyAssistantMessageEvent } from "./apply-assistant-message-event.js";
 export { isContextOverflow } from "./context-overflow.js";
 export { createAssistantMessage } from "./create-assistant-message.js";
 export { describeError, GyreError, type GyreErrorCode, isAbortError } from "./errors.js";
@@ -23,13 +24,13 @@ export {
   type ProviderInfo,
   registerProvider,
 } from "./models.js";
+export { parsePartialJson } from "./partial-json.js";
 export {
   streamAnthropicMessages,
   streamGoogleGemini,
   streamOpenAICompletions,
   streamOpenAIResponses,
 } from "./providers/register-built-ins.js";
-export { parsePartialJson, reduceAssistantMessage } from "./reduce-message.js";
 export { sanitizeToolCallId } from "./tool-call-ids.js";
 export { type TransformOptions, transformMessages } from "./transform-messages.js";
 export type {

@@ -161,7 +161,7 @@ export type StreamOptions = {
   sessionId?: string;
 };
 
-/** Provider stream events (DESIGN §3). Deltas carry only the delta; see `reduceAssistantMessage`. */
+/** Provider stream events (DESIGN §3). Deltas carry only the delta; see `applyAssistantMessageEvent`. */
 export type AssistantMessageEvent =
   | { type: "start"; message: AssistantMessage }
   | { type: "text_start"; contentIndex: number }
