@@ -58,4 +58,5 @@ export type {
   Usage,
   UserMessage,
 } from "./types.js";
+export { isThinkingLevel, THINKING_LEVELS } from "./types.js";
 export { calculateCost, createEmptyUsage } from "./usage.js";

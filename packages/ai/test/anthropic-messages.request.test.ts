@@ -208,17 +208,18 @@ describe("anthropic-messages request", () => {
     expect(body.messages[2]?.content[0]).toMatchObject({ tool_use_id: "toolu_x", is_error: true });
   });
 
-  it("fails with a clear message when no API key is available", async () => {
+  it("reads the key only from options, never from the environment, and says how to pass one", async () => {
     const saved = process.env.ANTHROPIC_API_KEY;
-    delete process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = "sk-ant-from-the-environment";
     try {
       const before = server.requests.length;
       const message = await streamAnthropicMessages(model, { messages: [] }, {}).result();
       expect(message.stopReason).toBe("error");
-      expect(message.errorMessage).toMatch(/No API key for Anthropic.*ANTHROPIC_API_KEY/);
+      expect(message.errorMessage).toMatch(/No API key for Anthropic: pass apiKey.*ANTHROPIC_API_KEY/);
       expect(server.requests.length).toBe(before);
     } finally {
-      if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
     }
   });
   it("is what the package's stream() uses for the anthropic-messages API", async () => {

@@ -43,14 +43,15 @@ export const streamAnthropicMessages: StreamFunction = (
 
 function createHeaders(model: Model, options: StreamOptions): Record<string, string> {
   const headers: Record<string, string> = { "anthropic-version": "2023-06-01", accept: "text/event-stream" };
-  const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
+  // Only the caller's key: a library must not pick up secrets from the process on its own.
+  const apiKey = options.apiKey;
   if (apiKey) headers["x-api-key"] = apiKey;
   Object.assign(headers, model.headers, options.headers);
   const hasAuth = Object.keys(headers).some((name) => /^(x-api-key|authorization)$/i.test(name));
   if (!hasAuth) {
     throw new GyreError(
       "missing_api_key",
-      "No API key for Anthropic: pass apiKey, set ANTHROPIC_API_KEY, or give an x-api-key/authorization header.",
+      "No API key for Anthropic: pass apiKey (for example from ANTHROPIC_API_KEY) or give an x-api-key/authorization header.",
     );
   }
   return headers;

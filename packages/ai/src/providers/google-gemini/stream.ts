@@ -40,14 +40,15 @@ export const streamGoogleGemini: StreamFunction = (
 
 function createHeaders(model: Model, options: StreamOptions): Record<string, string> {
   const headers: Record<string, string> = {};
-  const apiKey = options.apiKey ?? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY;
+  // Only the caller's key: a library must not pick up secrets from the process on its own.
+  const apiKey = options.apiKey;
   if (apiKey) headers["x-goog-api-key"] = apiKey;
   Object.assign(headers, model.headers, options.headers);
   const hasAuth = Object.keys(headers).some((name) => /^(x-goog-api-key|authorization)$/i.test(name));
   if (!hasAuth) {
     throw new GyreError(
       "missing_api_key",
-      "No API key for Google: pass apiKey, set GEMINI_API_KEY, or give an x-goog-api-key/authorization header.",
+      "No API key for Google: pass apiKey (for example from GEMINI_API_KEY) or give an x-goog-api-key/authorization header.",
     );
   }
   return headers;
