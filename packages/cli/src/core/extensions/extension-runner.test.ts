@@ -41,8 +41,8 @@ describe("ExtensionRunner", () => {
       api.on("tool_call", (event) => (event.args.count === 3 ? { block: true, reason: "three" } : undefined)),
     );
     const input = callInput({ count: 1 });
-    expect(await runner.beforeToolCall(input)).toBeUndefined();
-    expect(input.args).toEqual({ count: 2 });
+    expect(await runner.beforeToolCall(input)).toEqual({ args: { count: 2 } });
+    expect(input.args).toEqual({ count: 1 });
     expect(await runner.beforeToolCall(callInput({ count: 2 }))).toEqual({ block: true, reason: "three" });
   });
 

@@ -175,13 +175,15 @@ export class ExtensionRunner {
   /** `tool_call`: the first block wins; rewritten arguments are validated again and passed on. */
   async beforeToolCall(input: BeforeToolCallInput): Promise<BeforeToolCallResult | undefined> {
     const toolName = input.toolCall.name;
+    // Each handler sees what the previous ones made of the arguments; the loop gets them back as `args`.
+    let args: Record<string, unknown> | undefined;
     for (const { extension, handler } of this.handlersOf("tool_call")) {
       const refusalsBefore = extension.headlessRefusals;
       const event: ExtensionEventMap["tool_call"] = {
         type: "tool_call",
         toolCallId: input.toolCall.id,
         toolName,
-        args: structuredClone(input.args),
+        args: structuredClone(args ?? input.args),
       };
       const outcome = await this.invoke(extension, "tool_call", (context) => handler(event, context));
       if (!outcome.ok || !isObject(outcome.value)) continue;
@@ -204,12 +206,10 @@ export class ExtensionRunner {
             reason: `The extension ${extension.path} rewrote the ${toolName} arguments into invalid ones: ${checked.problems.join("; ")}`,
           };
         }
-        // The loop hands the tool this same object, so replacing its fields in place rewrites the call.
-        for (const key of Object.keys(input.args)) delete input.args[key];
-        Object.assign(input.args, checked.value);
+        args = checked.value;
       }
     }
-    return undefined;
+    return args ? { args } : undefined;
   }
 
   /** `tool_result`: each handler may replace content, details or isError; later handlers see the change. */

@@ -2,6 +2,7 @@ import type { AgentToolResult } from "@gyre/agent";
 import { type Component, truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
 import { sanitizeText } from "../sanitize-text.js";
 import { style } from "../theme.js";
+import { scanStreamingArguments } from "./streaming-arguments.js";
 
 /** Lines of a collapsed result; the rest is one Ctrl+O away. */
 export const COLLAPSED_LINES = 10;
@@ -12,6 +13,8 @@ type ToolState = {
   toolCallId: string;
   name: string;
   args: Record<string, unknown>;
+  /** The argument text while the call still streams (its `arguments` are `{}` until it ends). */
+  rawArguments?: string;
   partial?: AgentToolResult;
   result?: AgentToolResult;
   isError: boolean;
@@ -46,6 +49,14 @@ export class ToolCallView implements Component {
     this.invalidate();
   }
 
+  /** Keeps the streaming argument text; it is scanned for the header only when rendered. */
+  setRawArguments(rawArguments: string | undefined): void {
+    if (this.state.rawArguments === rawArguments) return;
+    if (rawArguments === undefined) delete this.state.rawArguments;
+    else this.state.rawArguments = rawArguments;
+    this.invalidate();
+  }
+
   setPartialResult(partial: AgentToolResult): void {
     this.state.partial = partial;
     this.invalidate();
@@ -62,6 +73,11 @@ export class ToolCallView implements Component {
     if (this.expanded === expanded) return;
     this.expanded = expanded;
     this.invalidate();
+  }
+
+  private headerArgs(): Record<string, unknown> {
+    const { args, rawArguments } = this.state;
+    return rawArguments !== undefined && Object.keys(args).length === 0 ? scanStreamingArguments(rawArguments) : args;
   }
 
   invalidate(): void {
@@ -81,7 +97,7 @@ export class ToolCallView implements Component {
   private renderHeader(): string {
     const { name, done, isError } = this.state;
     const bullet = !done ? style.yellow("●") : isError ? style.red("●") : style.green("●");
-    return `${bullet} ${style.bold(name)} ${style.gray(sanitizeText(describeArgs(name, this.state.args)).replace(/\n/g, " "))}`;
+    return `${bullet} ${style.bold(name)} ${style.gray(sanitizeText(describeArgs(name, this.headerArgs())).replace(/\n/g, " "))}`;
   }
 
   private renderBody(): string[] {

@@ -1,12 +1,13 @@
-import type { AssistantMessage, AssistantMessageEvent } from "@gyre/ai";
+import type { AssistantMessage, AssistantMessageEvent } from "./types.js";
 
 /**
- * Applies one provider delta to a partial assistant message in place, in constant time per event
- * (strings are appended, nothing is re-parsed), so keeping a live message for UIs stays linear in
- * the response length. A streaming tool call keeps its argument text in `rawArguments` until its
+ * The one reducer of the event stream: applies one provider delta to a partial assistant message
+ * in place, in constant time per event (strings are appended, nothing is re-parsed), so keeping a
+ * live message for UIs stays linear in the response length. Start from a copy of the `start`
+ * event's message (with its own content array); `start`, `done` and `error` change nothing. A streaming tool call keeps its argument text in `rawArguments` until its
  * `toolcall_end` replaces it with the parsed call; UIs may show it with `parsePartialJson`.
  */
-export function applyStreamEvent(message: AssistantMessage, event: AssistantMessageEvent): void {
+export function applyAssistantMessageEvent(message: AssistantMessage, event: AssistantMessageEvent): void {
   const content = message.content;
   const index = "contentIndex" in event ? event.contentIndex : -1;
   const block = content[index];

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { applyAssistantMessageEvent } from "./apply-assistant-message-event.js";
 import { stream } from "./index.js";
+import { parsePartialJson } from "./partial-json.js";
 import { createFauxModel } from "./providers/faux/stream.js";
-import { parsePartialJson, reduceAssistantMessage } from "./reduce-message.js";
 import type { AssistantMessage, AssistantMessageEvent } from "./types.js";
 
-describe("reduceAssistantMessage", () => {
+describe("applyAssistantMessageEvent", () => {
   it("rebuilds the final message from deltas alone", async () => {
     const faux = createFauxModel([
       {
@@ -20,9 +21,11 @@ describe("reduceAssistantMessage", () => {
     const response = stream(faux.model, { messages: [] });
     for await (const event of response) {
       events.push(event);
-      if (event.type !== "done" && event.type !== "error") partial = reduceAssistantMessage(partial, event);
+      if (event.type === "start") partial = { ...event.message, content: [...event.message.content] };
+      else if (partial) applyAssistantMessageEvent(partial, event);
     }
     const final = await response.result();
+    // Tool calls are whole once their toolcall_end arrived; the rest is the deltas appended.
     expect(partial?.content).toEqual(final.content);
   });
 
@@ -46,5 +49,15 @@ describe("parsePartialJson", () => {
     expect(parsePartialJson('{"a": [1, 2')).toEqual({ a: [1, 2] });
     expect(parsePartialJson('{"a": 1, "b"')).toEqual({ a: 1 });
     expect(parsePartialJson("")).toEqual({});
+  });
+
+  it("keeps literals and numbers cut mid-stream instead of dropping everything", () => {
+    expect(parsePartialJson('{"a":"x","b":tr')).toEqual({ a: "x", b: true });
+    expect(parsePartialJson('{"a":{"b":nul')).toEqual({ a: { b: null } });
+    expect(parsePartialJson('{"a":"x","b":fal')).toEqual({ a: "x", b: false });
+    expect(parsePartialJson('{"a":"x","n":12')).toEqual({ a: "x", n: 12 });
+    expect(parsePartialJson('{"a":"x","n":1.')).toEqual({ a: "x", n: 1 });
+    expect(parsePartialJson('{"a":"x","n":-')).toEqual({ a: "x" });
+    expect(parsePartialJson('{"a":[true,fa')).toEqual({ a: [true, false] });
   });
 });
