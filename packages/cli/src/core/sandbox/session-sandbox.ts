@@ -5,6 +5,7 @@
  * process group, cwd and environment. Ending the session (or gyre) ends every process inside.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { rmdirSync } from "node:fs";
 import { rmdir } from "node:fs/promises";
 import { PassThrough } from "node:stream";
 import type { LaunchedCommand, LaunchRequest } from "../tools/run-command.js";
@@ -28,7 +29,14 @@ type Pending = {
   killed?: (value: { signal: "SIGTERM" | "SIGKILL"; survivors: boolean }) => void;
 };
 
-type Running = { child: ChildProcess; plan: BwrapPlan; cgroup: PidsCgroup | undefined; pending: Map<number, Pending> };
+type Running = {
+  child: ChildProcess;
+  plan: BwrapPlan;
+  cgroup: PidsCgroup | undefined;
+  pending: Map<number, Pending>;
+  /** Removes the created mount points if gyre exits without disposing (bwrap dies with it). */
+  onProcessExit: () => void;
+};
 
 export type SessionSandbox = {
   /** Starts a command inside the sandbox (starting the sandbox first if needed). */
@@ -117,6 +125,7 @@ async function stopSupervisor(state: Running): Promise<void> {
   const timer = setTimeout(() => state.child.kill("SIGKILL"), 2000);
   await gone;
   clearTimeout(timer);
+  process.off("exit", state.onProcessExit);
   await state.cgroup?.remove();
   // Only the empty directories made as mount points; anything the user put there stays.
   for (const dir of state.plan.createdMountPoints.reverse()) await rmdir(dir).catch(() => undefined);
@@ -134,13 +143,25 @@ async function startSupervisor(options: { policy: SandboxPolicy; bwrapPath: stri
     ? ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, options.bwrapPath, ...inner]]
     : [options.bwrapPath, inner];
   const child = spawn(file, args, { stdio: ["pipe", "pipe", "pipe"], env: { PATH: policy.hostEnv.PATH ?? "" } });
-  const state: Running = { child, plan, cgroup, pending: new Map() };
+  const onProcessExit = () => {
+    for (const dir of [...plan.createdMountPoints].reverse()) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // Not empty or already gone: leave it.
+      }
+    }
+  };
+  process.once("exit", onProcessExit);
+  const state: Running = { child, plan, cgroup, pending: new Map(), onProcessExit };
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString("utf8")).slice(-4000);
   });
   await new Promise<void>((ready, fail) => {
     const onExit = (code: number | null) => {
+      process.off("exit", onProcessExit);
+      onProcessExit();
       void cgroup?.remove();
       fail(new Error(`The sandbox could not start (bwrap exited with ${code}): ${stderr.trim() || "no message"}`));
     };
