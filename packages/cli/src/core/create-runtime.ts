@@ -19,6 +19,7 @@ import {
 import { createInputResolver } from "./extensions/resolve-input.js";
 import { openSessionForArgs } from "./open-session.js";
 import { pathExists } from "./path-exists.js";
+import { createSafety, PLAN_MODE_NOTE, type Safety } from "./permissions/create-safety.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
 import { formatSkillsSection, type Skill } from "./skills/load-skills.js";
 import { buildSystemPrompt } from "./system-prompt/build-system-prompt.js";
@@ -55,6 +56,8 @@ export type Runtime = {
   extensions: ExtensionRunner | undefined;
   skills: RuntimeResources["skills"];
   templates: RuntimeResources["templates"];
+  /** The sandbox, rules and approval gate of this run (plan mode switches here). */
+  safety: Safety;
 };
 
 export type RuntimeOptions = {
@@ -135,10 +138,26 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
   }
   const model = await resolveRuntimeModel(args, settings, gyreHome, env);
   const toolNames = args.noTools ? [] : (args.tools ?? settings.tools ?? defaultTools);
+  const safety = createSafety({
+    args,
+    settings,
+    cwd,
+    gyreHome,
+    env,
+    ui: options.ui,
+    allowPaths: [...args.allowPaths, ...(settings.allowedPaths ?? [])],
+  });
+  // Probed now, in parallel with the rest of start-up, so the notice comes once and early.
+  const sandboxWarning = toolNames.includes("bash") ? safety.startupWarning() : Promise.resolve(undefined);
   const allTools = createCodingTools({
     cwd,
     allowedPaths: [...args.allowPaths, ...(settings.allowedPaths ?? []), ...resources.readablePaths],
-    ...(settings.bashTimeoutMs ? { bash: { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } } : {}),
+    bash: {
+      sandbox: safety.sandbox,
+      escalation: "gated",
+      env,
+      ...(settings.bashTimeoutMs ? { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } : {}),
+    },
   });
   const builtInTools = toolNames
     .map((name) => allTools.find((tool) => tool.name === name))
@@ -147,7 +166,9 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
   const tools = mergeTools(builtInTools, extensionTools);
   const usableContext = trusted ? contextFiles : contextFiles.filter((file) => file.path.startsWith(gyreHome));
   const systemPrompt = await buildRuntimeSystemPrompt({
-    args,
+    args: args.plan
+      ? { ...args, appendSystemPrompt: [args.appendSystemPrompt, PLAN_MODE_NOTE].filter(Boolean).join("\n\n") }
+      : args,
     cwd,
     trusted,
     tools,
@@ -199,6 +220,7 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
       return envName ? env[envName] : undefined;
     },
     ...(extensions ? { extensions } : {}),
+    beforeToolCall: (input, signal) => safety.gate.beforeToolCall(input, signal),
     resolveInput: createInputResolver({
       ...(extensions ? { extensions } : {}),
       templates: resources.templates,
@@ -211,8 +233,11 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     sessionFile: session.sessionFile,
     cwd,
   });
+  const sandboxNotice = await sandboxWarning;
+  if (sandboxNotice) warnings.push(sandboxNotice);
   return {
     args,
+    safety,
     session,
     model: model.model,
     cwd,

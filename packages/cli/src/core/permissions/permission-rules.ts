@@ -7,7 +7,7 @@
 import { realpath } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { createGlobMatcher } from "../tools/glob-match.js";
-import { type SimpleCommand, splitBashCommand } from "./split-bash-command.js";
+import { splitBashCommand } from "./split-bash-command.js";
 
 export type PermissionRules = { allow?: string[]; ask?: string[]; deny?: string[] };
 export type RuleKind = "allow" | "ask" | "deny";
@@ -130,7 +130,7 @@ function matchesTarget(rule: ParsedRule, target: { absolute: string; relative: s
 async function evaluateBash(command: string, rulesOf: (kind: RuleKind) => ParsedRule[]): Promise<RuleVerdict> {
   const split = await splitBashCommand(command);
   if (!split.ok) return { decision: "ask", reason: `the permission rules cannot check this command (${split.reason})` };
-  const matching = (kind: RuleKind, part: SimpleCommand, texts: string[]) =>
+  const matching = (kind: RuleKind, texts: string[]) =>
     rulesOf(kind).find(
       (rule) => rule.pattern === undefined || texts.some((text) => matchesBashPattern(rule.pattern as string, text)),
     );
@@ -138,13 +138,13 @@ async function evaluateBash(command: string, rulesOf: (kind: RuleKind) => Parsed
   let ask: RuleVerdict | undefined;
   for (const part of split.commands) {
     // Deny and ask see the command with and without its wrappers: `sudo rm` is still `rm`.
-    const deny = matching("deny", part, [part.text, part.rawText]);
+    const deny = matching("deny", [part.text, part.rawText]);
     if (deny) return { decision: "deny", reason: `\`${part.rawText}\` matches the rule deny: ${deny.source}` };
-    const askRule = matching("ask", part, [part.text, part.rawText]);
+    const askRule = matching("ask", [part.text, part.rawText]);
     if (askRule) ask ??= { decision: "ask", reason: `\`${part.rawText}\` matches the rule ask: ${askRule.source}` };
     else if (part.opaque)
       ask ??= { decision: "ask", reason: `\`${part.rawText}\` runs code the permission rules cannot see` };
-    const allowed = !part.assignments && !part.privileged && matching("allow", part, [part.text]) !== undefined;
+    const allowed = !part.assignments && !part.privileged && matching("allow", [part.text]) !== undefined;
     allAllowed &&= allowed;
   }
   if (ask) return ask;
