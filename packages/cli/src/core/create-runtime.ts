@@ -234,7 +234,8 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     cwd,
   });
   const sandboxNotice = await sandboxWarning;
-  if (sandboxNotice) warnings.push(sandboxNotice);
+  // A problem, not a warning: quiet headless runs must hear it too (DESIGN §8: say so once at start-up).
+  if (sandboxNotice) problems.push(sandboxNotice);
   return {
     args,
     safety,

@@ -100,6 +100,10 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
     }
     writableRoots.sort((a, b) => a.length - b.length);
     for (const root of writableRoots) args.push("--bind", root, root);
+  } else {
+    // Read-only still needs the workspace in view when it lives under /tmp, which is private here.
+    const cwd = await canonical(policy.cwd);
+    if ((await kindOf(cwd)) === "dir") args.push("--ro-bind", cwd, cwd);
   }
 
   const protectedPaths: string[] = [];
