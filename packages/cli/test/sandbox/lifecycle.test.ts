@@ -90,3 +90,21 @@ describe("the session sandbox", () => {
     expect(await readdir(workspace.cwd)).toEqual([]);
   });
 });
+
+describe("a command ended before the sandbox started", () => {
+  it("never runs", async () => {
+    const fresh = await createWorkspace();
+    const cold = await startSandbox(policyFor(fresh));
+    try {
+      const controller = new AbortController();
+      controller.abort();
+      const result = await runIn(cold, "touch ran", { cwd: fresh.cwd, signal: controller.signal });
+      expect(result.code).toBeNull();
+      await runIn(cold, "true", { cwd: fresh.cwd });
+      expect(await readdir(fresh.cwd)).toEqual([".gyre"]);
+    } finally {
+      await cold.dispose();
+      await fresh.cleanup();
+    }
+  });
+});

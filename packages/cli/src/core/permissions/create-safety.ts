@@ -6,8 +6,8 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { CliArgs } from "../../args.js";
 import type { Settings } from "../config/settings.js";
+import type { RuntimeConfig } from "../runtime-config.js";
 import { type BashSandbox, createBashSandbox } from "../sandbox/bash-sandbox.js";
 import type { SandboxMode } from "../sandbox/types.js";
 import type { ApprovalAnswer, ApprovalRequest, UserInterface } from "../user-interface.js";
@@ -25,7 +25,7 @@ export type Safety = {
 };
 
 export type SafetyOptions = {
-  args: CliArgs;
+  config: RuntimeConfig;
   settings: Settings;
   cwd: string;
   gyreHome: string;
@@ -40,7 +40,7 @@ export const PLAN_MODE_NOTE =
   "You are in plan mode: investigate with the read-only tools and bash (its sandbox is read-only), then present a " +
   "step-by-step plan. Do not try to change files; write and edit are withheld until the user leaves plan mode.";
 
-function defaultApproval(mode: CliArgs["mode"]): ApprovalMode {
+function defaultApproval(mode: RuntimeConfig["mode"]): ApprovalMode {
   return mode === "print" || mode === "json" ? "deny" : "ask";
 }
 
@@ -76,18 +76,18 @@ export async function saveProjectAllowRule(cwd: string, rule: string): Promise<v
 
 /** Builds the safety of a run. Starts nothing: the sandbox starts with the first command. */
 export function createSafety(options: SafetyOptions): Safety {
-  const { args, settings, cwd, gyreHome, env } = options;
+  const { config, settings, cwd, gyreHome, env } = options;
   const sandboxSettings = settings.sandbox ?? {};
-  const chosen: SandboxMode = args.sandbox ?? sandboxSettings.mode ?? "workspace-write";
+  const chosen: SandboxMode = config.sandbox ?? sandboxSettings.mode ?? "workspace-write";
   const homeDir = env.HOME ?? homedir();
   const sandbox = createBashSandbox({
-    mode: args.plan ? "read-only" : chosen,
+    mode: config.plan ? "read-only" : chosen,
     policy: {
       cwd,
       writableRoots: [...options.allowPaths, ...(sandboxSettings.writableRoots ?? [])],
       protectedPaths: sandboxSettings.protectedPaths ?? [],
       denyRead: sandboxSettings.denyRead ?? [],
-      network: args.allowNetwork || sandboxSettings.network === true,
+      network: config.allowNetwork === true || sandboxSettings.network === true,
       gyreHome,
       homeDir,
       hostEnv: env,
@@ -95,7 +95,7 @@ export function createSafety(options: SafetyOptions): Safety {
       maxMemoryMb: 8192,
     },
   });
-  const approval = args.approval ?? defaultApproval(args.mode);
+  const approval = config.approval ?? defaultApproval(config.mode);
   const gate = createApprovalGate(
     {
       rules: createRuleSet(settings.permissions ?? {}, { cwd, homeDir }),
@@ -104,7 +104,7 @@ export function createSafety(options: SafetyOptions): Safety {
       protectedFiles: { cwd, homeDir, gyreHome, extra: sandboxSettings.protectedPaths ?? [] },
       saveAllowRule: (rule) => saveProjectAllowRule(cwd, rule),
     },
-    args.plan,
+    config.plan === true,
   );
   return {
     gate,

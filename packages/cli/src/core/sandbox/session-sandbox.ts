@@ -73,8 +73,14 @@ export function createSessionSandbox(options: { policy: SandboxPolicy; bwrapPath
     const id = nextId++;
     const output = new PassThrough();
     let state: Running | undefined;
+    // Ended (timeout, abort) while the sandbox was still starting: never start it at all.
+    let cancelled = false;
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((exit, fail) => {
       start().then((started) => {
+        if (cancelled) {
+          output.end();
+          return exit({ code: null, signal: "SIGTERM" });
+        }
         state = started;
         started.pending.set(id, { output, exit, fail });
         write(started, { t: "run", id, ...request });
@@ -86,6 +92,7 @@ export function createSessionSandbox(options: { policy: SandboxPolicy; bwrapPath
       terminate: (graceMs) =>
         new Promise((done) => {
           const pending = state?.pending.get(id);
+          if (!state) cancelled = true;
           if (!state || !pending) return done({ signal: "SIGTERM", survivors: false });
           pending.killed = done;
           write(state, { t: "kill", id, graceMs });
