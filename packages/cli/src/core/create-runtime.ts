@@ -158,6 +158,12 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   // A problem, not a warning: quiet headless runs must hear it too (DESIGN §8: say so once at start-up).
   const unavailable = await sandboxNotice;
   if (unavailable) notices.push({ level: "problem", text: unavailable });
+  if ((settings.sandbox?.allowedDomains ?? []).length > 0) {
+    notices.push({
+      level: "warning",
+      text: "sandbox.allowedDomains is not enforced yet (no filtering proxy): the sandbox's network stays off unless sandbox.network or --allow-network turns it all on.",
+    });
+  }
   return {
     session,
     safety,
