@@ -1,5 +1,5 @@
 // `npm run bench [-- item...] [--rounds N] [--no-build]`: gyre against Pi on this machine, one table.
-// Items: startup, loop, streaming (here), sessions, tools, providers, tui (their own scripts, spawned).
+// Items: startup, loop, streaming (here), sessions, tools, sandbox, providers, tui (their own scripts, spawned).
 // Pi 0.73.1 is installed into the OS temp dir (bench/lib/pi-install.mjs), never into the repo.
 // The table goes to stdout and bench/results/latest.md; the exit code is 0 even when a target is
 // missed, because benchmarks inform and tests decide. Only a broken set-up exits non-zero.
@@ -15,7 +15,7 @@ import { renderTable } from "./lib/table.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const OWN_ITEMS = { startup: "./startup.mjs", loop: "./loop.mjs", streaming: "./streaming.mjs" };
-const ORDER = ["startup", "loop", "loop-in-process", "streaming", "sessions", "tools", "providers", "tui"];
+const ORDER = ["startup", "loop", "loop-in-process", "streaming", "sessions", "tools", "sandbox", "providers", "tui"];
 const ALIASES = { loop: ["loop", "loop-in-process"], providers: ["providers"], sse: ["providers"] };
 const EXTERNAL_TIMEOUT_MS = 15 * 60_000;
 

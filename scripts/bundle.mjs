@@ -27,7 +27,8 @@ await build({
     "@gyre/ai": at("../packages/ai/src/index.ts"),
     "@gyre/agent": at("../packages/agent/src/index.ts"),
   },
-  external: ["@vscode/ripgrep", "@mariozechner/pi-tui", "esbuild"],
+  // web-tree-sitter finds its wasm next to its own module, so it stays a real package.
+  external: ["@vscode/ripgrep", "@mariozechner/pi-tui", "esbuild", "web-tree-sitter", "tree-sitter-bash"],
   banner: {
     js: "import { createRequire as __gyreCreateRequire } from 'node:module'; const require = __gyreCreateRequire(import.meta.url);",
   },

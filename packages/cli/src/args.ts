@@ -34,6 +34,14 @@ export type CliArgs = {
   /** `--output-schema`: a JSON Schema file the final answer must match (print and JSON modes). */
   outputSchema?: string;
   allowPaths: string[];
+  /** `--sandbox`: what the OS lets a bash command touch (DESIGN §8); default from settings, else workspace-write. */
+  sandbox?: "workspace-write" | "read-only" | "off";
+  /** `--allow-network`: network inside the sandbox. */
+  allowNetwork: boolean;
+  /** `--approval`: who decides calls that need more than the sandbox gives. */
+  approval?: "ask" | "deny" | "allow";
+  /** `--plan`: read-only sandbox, write/edit withheld. */
+  plan: boolean;
   extensions: string[];
   noExtensions: boolean;
   trust: boolean;
@@ -69,6 +77,8 @@ type ValueFlag =
   | "fauxScript"
   | "outputSchema"
   | "allowPath"
+  | "sandbox"
+  | "approval"
   | "extension"
   | "mode";
 
@@ -88,6 +98,8 @@ const valueFlags: Record<string, ValueFlag> = {
   "--faux-script": "fauxScript",
   "--output-schema": "outputSchema",
   "--allow-path": "allowPath",
+  "--sandbox": "sandbox",
+  "--approval": "approval",
   "--extension": "extension",
   "-e": "extension",
   "--mode": "mode",
@@ -124,6 +136,12 @@ const booleanFlags: Record<string, (args: CliArgs) => void> = {
   "--fork": (args) => {
     args.fork = true;
   },
+  "--allow-network": (args) => {
+    args.allowNetwork = true;
+  },
+  "--plan": (args) => {
+    args.plan = true;
+  },
   "--trust": (args) => {
     args.trust = true;
   },
@@ -158,6 +176,8 @@ function createDefaults(): CliArgs {
     resume: false,
     noSession: false,
     allowPaths: [],
+    allowNetwork: false,
+    plan: false,
     extensions: [],
     noExtensions: false,
     trust: false,
@@ -305,6 +325,18 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
       return undefined;
     case "extension":
       args.extensions.push(value);
+      return undefined;
+    case "sandbox":
+      if (value !== "workspace-write" && value !== "read-only" && value !== "off") {
+        return `${name} must be one of workspace-write, read-only, off; got "${value}".`;
+      }
+      args.sandbox = value;
+      return undefined;
+    case "approval":
+      if (value !== "ask" && value !== "deny" && value !== "allow") {
+        return `${name} must be one of ask, deny, allow; got "${value}".`;
+      }
+      args.approval = value;
       return undefined;
     case "baseUrl":
       if (!/^https?:\/\/[^/\s]/i.test(value) || !URL.canParse(value)) {

@@ -23,6 +23,10 @@ export function toRuntimeConfig(args: CliArgs): RuntimeConfig {
     allowPaths: args.allowPaths,
     trust: args.trust,
     ...(args.fauxScript !== undefined ? { fauxScript: args.fauxScript } : {}),
+    ...(args.sandbox !== undefined ? { sandbox: args.sandbox } : {}),
+    ...(args.approval !== undefined ? { approval: args.approval } : {}),
+    allowNetwork: args.allowNetwork,
+    plan: args.plan,
   };
 }
 

@@ -22,6 +22,11 @@ Tools and context:
                              (default read,write,edit,bash)
   --no-tools                 no tools
   --allow-path <dir>         let file tools reach outside the workspace (repeatable)
+  --sandbox <mode>           bash under bubblewrap: workspace-write (default), read-only, off
+  --allow-network            network inside the sandbox (default off)
+  --approval <who>           calls needing more than the sandbox or matching an "ask" rule:
+                             ask (interactive default), deny (print/json default), allow
+  --plan                     plan mode: read-only sandbox, write and edit withheld
   --system-prompt <text>     replace the system prompt
   --append-system-prompt <text>
   @file                      inline a file (or image) into the first message

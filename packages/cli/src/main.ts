@@ -217,6 +217,7 @@ async function runMode(
         stdin: process.stdin,
         stdout: process.stdout,
         ...(rpcUi ? { ui: rpcUi } : {}),
+        safety: runtime.safety,
       });
     case "interactive":
       // Loaded only here so the TUI stays off the print/json/rpc start-up path.

@@ -12,6 +12,7 @@ import { createInputResolver } from "./extensions/resolve-input.js";
 import { createGovernor } from "./governor/governor.js";
 import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome } from "./inspect-project.js";
 import { openSessionStore } from "./open-session.js";
+import { createSafety, PLAN_MODE_NOTE, type Safety } from "./permissions/create-safety.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
 import type { SessionEvent } from "./session-events.js";
@@ -66,6 +67,8 @@ export type Runtime = {
   extensions: ExtensionRunner | undefined;
   skills: RuntimeResources["skills"];
   templates: RuntimeResources["templates"];
+  /** The sandbox, rules and approval gate of this run (plan mode switches here). */
+  safety: Safety;
   /** The todo list the todo tool writes (empty when the tool is off). */
   todos: TodoStore;
 };
@@ -110,6 +113,15 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   const extensions = resources.extensions;
   const model = await resolveRuntimeModel({ config, settings, home, env: io.env });
   const extensionTools = extensions?.getTools() ?? [];
+  const safety = createSafety({
+    config,
+    settings,
+    cwd: io.cwd,
+    gyreHome: home,
+    env: io.env,
+    ui: io.ui,
+    allowPaths: [...config.allowPaths, ...(settings.allowedPaths ?? [])],
+  });
   const names = selectToolNames(config, settings);
   const sessionsDir = getSessionsDir(home);
   const governor = createGovernor({ budgets: mergeBudgets(config, settings) });
@@ -124,18 +136,28 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     governor,
     sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
     parentSessionFile: () => session?.state.sessionFile,
+    // Subagents obey the same rules and approvals as the main agent; bash is the same sandboxed tool.
     loop: {
       getApiKey: (provider) =>
         provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env }),
+      beforeToolCall: (input, signal) => safety.gate.beforeToolCall(input, signal),
     },
-    network: { allowed: true, allowedDomains: [] },
+    network: {
+      allowed: config.allowNetwork === true || settings.sandbox?.network === true,
+      allowedDomains: settings.sandbox?.allowedDomains ?? [],
+    },
   });
-  const tools = mergeTools(
-    [...selectTools(names, config, settings, resources, io.cwd), ...harness.tools],
-    extensionTools,
-  );
+  const builtIn = [
+    ...selectTools(names, settings, resources, { cwd: io.cwd, env: io.env, safety, allowPaths: config.allowPaths }),
+    ...harness.tools,
+  ];
+  // Probed now, in parallel with the rest of start-up, so the notice comes once and early.
+  const sandboxNotice = builtIn.some((tool) => tool.name === "bash") ? safety.startupWarning() : undefined;
+  const tools = mergeTools(builtIn, extensionTools);
   const systemPrompt = await buildRuntimeSystemPrompt({
-    config,
+    config: config.plan
+      ? { ...config, appendSystemPrompt: [config.appendSystemPrompt, PLAN_MODE_NOTE].filter(Boolean).join("\n\n") }
+      : config,
     project,
     tools,
     extensionTools,
@@ -164,6 +186,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     ...(settings.compaction ? { compaction: settings.compaction } : {}),
     getApiKey: (provider) => resolveApiKey({ provider, env: io.env }),
     ...(extensions ? { extensions } : {}),
+    beforeToolCall: (input, signal) => safety.gate.beforeToolCall(input, signal),
     resolveInput: createInputResolver({
       ...(extensions ? { extensions } : {}),
       templates: resources.templates,
@@ -172,15 +195,26 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   });
   const { sessionId, sessionFile } = session.state;
   await extensions?.emit({ type: "session_start", sessionId, sessionFile, cwd: io.cwd });
+  const notices = [...base.notices, ...harness.notices, ...opened.notices];
+  // A problem, not a warning: quiet headless runs must hear it too (DESIGN §8: say so once at start-up).
+  const unavailable = await sandboxNotice;
+  if (unavailable) notices.push({ level: "problem", text: unavailable });
+  if ((settings.sandbox?.allowedDomains ?? []).length > 0) {
+    notices.push({
+      level: "warning",
+      text: "sandbox.allowedDomains is not enforced yet (no filtering proxy): the sandbox's network stays off unless sandbox.network or --allow-network turns it all on.",
+    });
+  }
   return {
     session,
+    safety,
     model: model.model,
     cwd: io.cwd,
     gyreHome: home,
     settings,
     trusted: project.trusted,
     contextFiles: project.contextFiles.map((file) => file.path),
-    notices: [...base.notices, ...harness.notices, ...opened.notices],
+    notices,
     extensions,
     skills: resources.skills,
     templates: resources.templates,
@@ -202,18 +236,22 @@ function attachHarnessEvents(harness: HarnessTools, emit: (event: SessionEvent) 
 /** The built-in tools a run gets: the config's, else settings', else the defaults; "none" for none. */
 function selectTools(
   names: readonly BuiltInToolName[],
-  config: RuntimeConfig,
   settings: Settings,
   resources: RuntimeResources,
-  cwd: string,
+  where: { cwd: string; env: NodeJS.ProcessEnv; safety: Safety; allowPaths: readonly string[] },
 ): AnyAgentTool[] {
   const coding = names.filter(isCodingToolName);
   if (coding.length === 0) return [];
   return createCodingTools({
-    cwd,
+    cwd: where.cwd,
     tools: coding,
-    allowedPaths: [...config.allowPaths, ...(settings.allowedPaths ?? []), ...resources.readablePaths],
-    ...(settings.bashTimeoutMs ? { bash: { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } } : {}),
+    allowedPaths: [...where.allowPaths, ...(settings.allowedPaths ?? []), ...resources.readablePaths],
+    bash: {
+      sandbox: where.safety.sandbox,
+      escalation: "gated",
+      env: where.env,
+      ...(settings.bashTimeoutMs ? { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } : {}),
+    },
   });
 }
 

@@ -1,5 +1,7 @@
 import type { ThinkingLevel } from "@gyre/ai";
 import type { ExtensionMode } from "./extensions/types.js";
+import type { ApprovalMode } from "./permissions/approval-gate.js";
+import type { SandboxMode } from "./sandbox/types.js";
 import type { BuiltInToolName } from "./tools/tool-names.js";
 
 /** Which session a run continues. */
@@ -40,4 +42,12 @@ export type RuntimeConfig = {
   trust: boolean;
   /** The faux provider's script (tests and demos). */
   fauxScript?: string;
+  /** What bash may touch (DESIGN §8); default: settings, then workspace-write. */
+  sandbox?: SandboxMode;
+  /** Network inside the sandbox. */
+  allowNetwork?: boolean;
+  /** Who decides calls needing approval; default ask (interactive, rpc) or deny (print, json). */
+  approval?: ApprovalMode;
+  /** Start in plan mode: read-only sandbox, write/edit withheld. */
+  plan?: boolean;
 };

@@ -49,13 +49,20 @@ describe("bash tool", () => {
     expect(error.message).toBe("partial\n\nCommand exited with code 3.");
   });
 
-  it("does not pass secret-looking variables to the command", async () => {
-    const env = { PATH: process.env.PATH, OPENAI_API_KEY: "sk-1", GITHUB_TOKEN: "t", DB_PASSWORD: "p", HARMLESS: "ok" };
+  it("passes only allowlisted variables to the command, never secrets", async () => {
+    const env = {
+      PATH: process.env.PATH,
+      OPENAI_API_KEY: "sk-1",
+      GITHUB_TOKEN: "t",
+      DATABASE_URL: "p",
+      UNLISTED: "x",
+      LANG: "ok",
+    };
     const result = await bash({ env }).execute(
-      { command: 'echo "[$OPENAI_API_KEY|$GITHUB_TOKEN|$DB_PASSWORD|$HARMLESS]"' },
+      { command: 'echo "[$OPENAI_API_KEY|$GITHUB_TOKEN|$DATABASE_URL|$UNLISTED|$LANG]"' },
       toolContext(),
     );
-    expect(textOf(result)).toBe("[|||ok]");
+    expect(textOf(result)).toBe("[||||ok]");
   });
 
   it("streams output to onUpdate while the command runs", async () => {

@@ -54,6 +54,24 @@ describe("ExtensionRunner", () => {
     expect(verdict?.reason).toContain("/a.ts rewrote the echo arguments into invalid ones: /count: must be number");
   });
 
+  it("blocks the call when a tool_call gate throws, rejects or hangs (fails closed, audit F3)", async () => {
+    for (const gate of [
+      () => {
+        throw new Error("gate broke");
+      },
+      () => Promise.reject(new Error("gate rejected")),
+      () => new Promise<undefined>(() => {}),
+    ]) {
+      const { runner, add } = createRunner();
+      add("/gate.ts", (api) => api.on("tool_call", gate));
+      const verdict = await runner.beforeToolCall(callInput({ count: 1 }));
+      expect(verdict?.block).toBe(true);
+      expect(verdict?.reason).toMatch(
+        /tool_call gate of the extension \/gate\.ts could not decide \((it failed: gate (broke|rejected)|it did not finish within 50 ms)\)/,
+      );
+    }
+  });
+
   it("isolates throwing and hanging handlers and reports each once", async () => {
     const { runner, reports, add } = createRunner();
     const seen: string[] = [];

@@ -68,7 +68,7 @@ export type ExtensionRunnerOptions = {
   report: (message: string) => void;
 };
 
-type Outcome = { ok: true; value: unknown } | { ok: false };
+type Outcome = { ok: true; value: unknown } | { ok: false; error: string };
 
 /**
  * Dispatches events to extensions' handlers in load order. A handler that throws, rejects or
@@ -186,7 +186,14 @@ export class ExtensionRunner {
         args: structuredClone(args ?? input.args),
       };
       const outcome = await this.invoke(extension, "tool_call", (context) => handler(event, context));
-      if (!outcome.ok || !isObject(outcome.value)) continue;
+      // A gate that cannot answer blocks (audit F3): letting the call through would fail open.
+      if (!outcome.ok) {
+        return {
+          block: true,
+          reason: `The ${toolName} call was blocked because the tool_call gate of the extension ${extension.path} could not decide (${outcome.error}). Tell the user; do not retry it until the extension is fixed.`,
+        };
+      }
+      if (!isObject(outcome.value)) continue;
       const verdict = outcome.value as ExtensionResultMap["tool_call"];
       if (verdict.block) {
         let reason = verdict.reason ?? `The extension ${extension.path} blocked this ${toolName} call.`;
@@ -323,13 +330,13 @@ export class ExtensionRunner {
       if (outcome === "timeout") {
         controller.abort(new Error(`timed out after ${timeoutMs} ms`));
         this.report(`${extension.path}: the "${label}" handler did not finish within ${timeoutMs} ms; skipped it.`);
-        return { ok: false };
+        return { ok: false, error: `it did not finish within ${timeoutMs} ms` };
       }
       return { ok: true, value: outcome.value };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.report(`${extension.path}: the "${label}" handler failed: ${message}; skipped it.`);
-      return { ok: false };
+      return { ok: false, error: `it failed: ${message}` };
     } finally {
       clearTimeout(timer);
     }
