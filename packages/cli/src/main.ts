@@ -10,9 +10,7 @@ import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
 import { loadFileArguments } from "./core/file-arguments.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
-import { limitYoungGeneration } from "./limit-young-generation.js";
 import type { RpcUserInterface } from "./modes/rpc/rpc-mode.js";
-import { prepareFetch } from "./prepare-fetch.js";
 import { version } from "./version.js";
 
 type DeferredUserInterface = ReturnType<typeof createDeferredUserInterface>;
@@ -66,8 +64,6 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof StartupError) return fail(error.message, error.exitCode);
     return fail((error as Error).message, 1);
   }
-  prepareFetch();
-  limitYoungGeneration();
   if (runtime.args !== args) {
     // Extension flags may have taken words the first pass read as the prompt.
     args = runtime.args;

@@ -13,7 +13,9 @@ export async function parseFrontmatter(text: string, source = "the file"): Promi
   if (!normalized.startsWith("---")) return { fields: {}, body: normalized };
   const match = /^---\n([\s\S]*?)\n?---(?:\n|$)/.exec(normalized);
   if (!match) return { fields: {}, body: normalized };
-  const { parse } = await import("yaml");
+  const yaml = await import("yaml");
+  // yaml is CommonJS for Node: bundled, its exports arrive only on `default`.
+  const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
   let data: unknown;
   try {
     data = parse(match[1] ?? "");
