@@ -16,9 +16,7 @@ import { describeOutputSchema, loadOutputSchema } from "./core/output-schema.js"
 import type { RuntimeConfig } from "./core/runtime-config.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
-import { limitYoungGeneration } from "./limit-young-generation.js";
 import type { RpcUserInterface } from "./modes/rpc/rpc-mode.js";
-import { prepareFetch } from "./prepare-fetch.js";
 import { version } from "./version.js";
 
 type DeferredUserInterface = ReturnType<typeof createDeferredUserInterface>;
@@ -83,8 +81,6 @@ async function main(argv: string[]): Promise<number> {
   let prompt = joinPrompt(args.prompt.join(" "), piped);
   if (lacksPrompt(args, prompt)) throw new CliError("bad_usage", noPromptMessage);
   const runtime = await createRuntime(withSchemaPrompt(toRuntimeConfig(args), outputSchema), base, io);
-  prepareFetch();
-  limitYoungGeneration();
   const { session } = runtime;
   // The interactive screen shows notices itself; printing them first would show them twice.
   if (args.mode !== "interactive") {

@@ -1,5 +1,6 @@
 import { describeError, GyreError, isAbortError } from "../errors.js";
 import type { RetryInfo, RetryOptions } from "../types.js";
+import { nodeHttpFetch } from "./node-http.js";
 import { stringifyRequest } from "./request-json.js";
 
 const retryableStatuses = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
@@ -61,7 +62,7 @@ export async function postJson(options: PostOptions): Promise<Response> {
     const responseTimeoutMs = options.responseTimeoutMs ?? 120_000;
     const watchdog = setTimeout(() => waiting.abort(), responseTimeoutMs);
     try {
-      const response = await fetch(options.url, {
+      const response = await nodeHttpFetch(options.url, {
         method: "POST",
         headers: { "content-type": "application/json", ...options.headers },
         body,

@@ -147,11 +147,11 @@ describe("templates and frontmatter", () => {
     expect(expandPromptTemplate("$1|$2|$3|$@|$ARGUMENTS|$x", ["a", "b c"])).toBe("a|b c||a b c|a b c|$x");
   });
 
-  it("reads frontmatter fields and the body; text without frontmatter is all body", () => {
-    expect(parseFrontmatter('---\nname: x\ndescription: "Does y"\n---\nBody\n')).toEqual({
+  it("reads frontmatter fields and the body; text without frontmatter is all body", async () => {
+    expect(await parseFrontmatter('---\nname: x\ndescription: "Does y"\n---\nBody\n')).toEqual({
       fields: { name: "x", description: "Does y" },
       body: "Body\n",
     });
-    expect(parseFrontmatter("Just text")).toEqual({ fields: {}, body: "Just text" });
+    expect(await parseFrontmatter("Just text")).toEqual({ fields: {}, body: "Just text" });
   });
 });

@@ -97,8 +97,9 @@ export function createRuleSet(rules: PermissionRules, options: { cwd: string; ho
       }
       const target = FILE_TOOLS.has(toolName) ? await fileTarget(args, options) : undefined;
       for (const kind of ["deny", "ask", "allow"] as const) {
-        const rule = forTool(kind, toolName).find((candidate) => matchesTarget(candidate, target));
-        if (rule) return { decision: kind, reason: `the rule ${kind}: ${rule.source}` };
+        for (const rule of forTool(kind, toolName)) {
+          if (await matchesTarget(rule, target)) return { decision: kind, reason: `the rule ${kind}: ${rule.source}` };
+        }
       }
       return none;
     },
@@ -119,12 +120,15 @@ async function fileTarget(
   return { absolute, relative: inside ? relative(cwd, absolute) || "." : absolute };
 }
 
-function matchesTarget(rule: ParsedRule, target: { absolute: string; relative: string } | undefined): boolean {
+async function matchesTarget(
+  rule: ParsedRule,
+  target: { absolute: string; relative: string } | undefined,
+): Promise<boolean> {
   if (rule.pattern === undefined || rule.pattern === "*" || rule.pattern === "**") return true;
   if (!target) return false;
   const pattern = rule.pattern;
   if (pattern.startsWith("/") || pattern.startsWith("~")) return wildcard(pattern).test(target.absolute);
-  return createGlobMatcher(pattern)(target.relative);
+  return (await createGlobMatcher(pattern))(target.relative);
 }
 
 async function evaluateBash(command: string, rulesOf: (kind: RuleKind) => ParsedRule[]): Promise<RuleVerdict> {
