@@ -4,7 +4,7 @@
  */
 
 import { type ParseArgsConfig, parseArgs as parseTokens } from "node:util";
-import { CODING_TOOL_NAMES, isCodingToolName } from "./core/tools/tool-names.js";
+import { BUILT_IN_TOOL_NAMES, isBuiltInToolName } from "./core/tools/tool-names.js";
 
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 
@@ -34,6 +34,8 @@ export type CliArgs = {
   session?: string;
   noSession: boolean;
   fauxScript?: string;
+  /** `--output-schema`: a JSON Schema file the final answer must match (print and JSON modes). */
+  outputSchema?: string;
   allowPaths: string[];
   extensions: string[];
   noExtensions: boolean;
@@ -68,6 +70,7 @@ type ValueFlag =
   | "maxCost"
   | "session"
   | "fauxScript"
+  | "outputSchema"
   | "allowPath"
   | "extension"
   | "mode";
@@ -86,6 +89,7 @@ const valueFlags: Record<string, { key: ValueFlag; short?: string }> = {
   "max-cost": { key: "maxCost" },
   session: { key: "session" },
   "faux-script": { key: "fauxScript" },
+  "output-schema": { key: "outputSchema" },
   "allow-path": { key: "allowPath" },
   extension: { key: "extension", short: "e" },
   mode: { key: "mode" },
@@ -289,9 +293,9 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
         .split(",")
         .map((tool) => tool.trim())
         .filter(Boolean);
-      const unknown = tools.filter((tool) => !isCodingToolName(tool));
+      const unknown = tools.filter((tool) => !isBuiltInToolName(tool));
       if (unknown.length > 0) {
-        return `Unknown tool ${unknown.join(", ")} in --tools; choose from ${CODING_TOOL_NAMES.join(",")}.`;
+        return `Unknown tool ${unknown.join(", ")} in --tools; choose from ${BUILT_IN_TOOL_NAMES.join(",")}.`;
       }
       args.tools = tools;
       return undefined;
@@ -332,6 +336,7 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
     case "appendSystemPrompt":
     case "session":
     case "fauxScript":
+    case "outputSchema":
       args[key] = value;
       return undefined;
     default: {

@@ -18,7 +18,8 @@ Model:
   --list-models              print the configured providers and models
 
 Tools and context:
-  --tools <list>             comma list of read,write,edit,bash,ls,grep,find (default read,write,edit,bash)
+  --tools <list>             comma list of read,write,edit,bash,ls,grep,find,todo,task,web_fetch
+                             (default read,write,edit,bash)
   --no-tools                 no tools
   --allow-path <dir>         let file tools reach outside the workspace (repeatable)
   --system-prompt <text>     replace the system prompt
@@ -39,6 +40,7 @@ Sessions:
   --no-session               keep nothing on disk
 
 Other:
+  --output-schema <file>     print/json: the answer must be JSON matching this JSON Schema (asked to fix once, else exit 1)
   --verbose                  progress on stderr in print mode
   -v, --version              print the version
   -h, --help                 this help

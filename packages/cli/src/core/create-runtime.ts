@@ -5,16 +5,26 @@ import { getSessionsDir } from "./config/paths.js";
 import { resolveApiKey } from "./config/resolve-api-key.js";
 import { resolveRuntimeModel } from "./config/resolve-runtime-model.js";
 import { loadSettings, type Settings } from "./config/settings.js";
+import { createHarnessTools, type HarnessTools } from "./create-harness-tools.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import { loadRuntimeResources, mergeTools, type RuntimeResources } from "./extensions/load-runtime-resources.js";
 import { createInputResolver } from "./extensions/resolve-input.js";
+import { createGovernor } from "./governor/governor.js";
 import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome } from "./inspect-project.js";
 import { openSessionStore } from "./open-session.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
+import type { SessionEvent } from "./session-events.js";
 import { buildRuntimeSystemPrompt } from "./system-prompt/build-runtime-system-prompt.js";
 import { createCodingTools } from "./tools/index.js";
-import { DEFAULT_TOOL_NAMES, isCodingToolName } from "./tools/tool-names.js";
+import type { TodoStore } from "./tools/todo-tool.js";
+import {
+  type BuiltInToolName,
+  DEFAULT_TOOL_NAMES,
+  isBuiltInToolName,
+  isCodingToolName,
+  isHarnessToolName,
+} from "./tools/tool-names.js";
 import type { UserInterface } from "./user-interface.js";
 
 export type { RuntimeNotice } from "./inspect-project.js";
@@ -62,6 +72,8 @@ export type Runtime = {
   extensions: ExtensionRunner | undefined;
   skills: RuntimeResources["skills"];
   templates: RuntimeResources["templates"];
+  /** The todo list the todo tool writes (empty when the tool is off). */
+  todos: TodoStore;
 };
 
 /**
@@ -115,7 +127,30 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     : await resolveRuntimeModel({ config, settings, home, env: io.env });
   // Tools added in code count as extension tools: their description stands in the prompt.
   const extensionTools = [...(extensions?.getTools() ?? []), ...(io.customTools ?? [])];
-  const tools = mergeTools(selectTools(config, settings, resources, io.cwd), extensionTools);
+  const names = selectToolNames(config, settings);
+  const sessionsDir = getSessionsDir(home);
+  const governor = createGovernor({ budgets: mergeBudgets(config, settings) });
+  let session: AgentSession | undefined;
+  const harness = await createHarnessTools({
+    names: names.filter(isHarnessToolName),
+    cwd: io.cwd,
+    home,
+    trusted: project.trusted,
+    baseTools: () => tools.filter((tool) => tool.name !== "task"),
+    model: () => session?.state.model ?? model.model,
+    governor,
+    sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
+    parentSessionFile: () => session?.state.sessionFile,
+    loop: {
+      getApiKey: (provider) =>
+        provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env }),
+    },
+    network: { allowed: true, allowedDomains: [] },
+  });
+  const tools = mergeTools(
+    [...selectTools(names, config, settings, resources, io.cwd), ...harness.tools],
+    extensionTools,
+  );
   const systemPrompt = await buildRuntimeSystemPrompt({
     config,
     project,
@@ -126,11 +161,10 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   });
   // The key may have come from a flag or a custom env var no redaction rule knows by name.
   addProcessSecret(model.apiKey);
-  const sessionsDir = getSessionsDir(home);
   const opened = await openSessionStore(config.session, { cwd: io.cwd, sessionsDir });
   const restored = opened.store.buildContext();
   const thinkingLevel: ThinkingLevel = config.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
-  const session = new AgentSession({
+  session = new AgentSession({
     model: model.model,
     apiKey: model.apiKey,
     systemPrompt,
@@ -140,6 +174,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     store: opened.store,
     sessionsDir,
     budgets: mergeBudgets(config, settings),
+    governor,
+    eventSources: [(emit) => attachHarnessEvents(harness, emit)],
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
     ...(settings.compaction ? { compaction: settings.compaction } : {}),
@@ -162,24 +198,38 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     settings,
     trusted: project.trusted,
     contextFiles: project.contextFiles.map((file) => file.path),
-    notices: [...base.notices, ...opened.notices],
+    notices: [...base.notices, ...harness.notices, ...opened.notices],
     extensions,
     skills: resources.skills,
     templates: resources.templates,
+    todos: harness.todos,
   };
+}
+
+/** The tool names of a run: the config's, else settings', else the defaults. */
+function selectToolNames(config: RuntimeConfig, settings: Settings): readonly BuiltInToolName[] {
+  if (config.tools === "none") return [];
+  return config.tools ?? settings.tools?.filter(isBuiltInToolName) ?? DEFAULT_TOOL_NAMES;
+}
+
+function attachHarnessEvents(harness: HarnessTools, emit: (event: SessionEvent) => void): void {
+  harness.todos.subscribe((todos) => emit({ type: "todo_update", todos: [...todos] }));
+  harness.setSubagentListener((event) => emit({ type: "subagent_event", ...event }));
 }
 
 /** The built-in tools a run gets: the config's, else settings', else the defaults; "none" for none. */
 function selectTools(
+  names: readonly BuiltInToolName[],
   config: RuntimeConfig,
   settings: Settings,
   resources: RuntimeResources,
   cwd: string,
 ): AnyAgentTool[] {
-  if (config.tools === "none") return [];
+  const coding = names.filter(isCodingToolName);
+  if (coding.length === 0) return [];
   return createCodingTools({
     cwd,
-    tools: config.tools ?? settings.tools?.filter(isCodingToolName) ?? DEFAULT_TOOL_NAMES,
+    tools: coding,
     allowedPaths: [...config.allowPaths, ...(settings.allowedPaths ?? []), ...resources.readablePaths],
     ...(settings.bashTimeoutMs ? { bash: { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } } : {}),
   });

@@ -1,7 +1,7 @@
 import type { ThinkingLevel } from "@gyre/ai";
 import type { Settings } from "./config/settings.js";
 import type { ExtensionMode } from "./extensions/types.js";
-import type { CodingToolName } from "./tools/tool-names.js";
+import type { BuiltInToolName } from "./tools/tool-names.js";
 
 /** Which session a run continues. */
 export type SessionChoice =
@@ -27,7 +27,7 @@ export type RuntimeConfig = {
   apiKey?: string;
   thinking?: ThinkingLevel;
   /** Built-in tools to enable, or "none"; default: settings, then `DEFAULT_TOOL_NAMES`. */
-  tools?: readonly CodingToolName[] | "none";
+  tools?: readonly BuiltInToolName[] | "none";
   systemPrompt?: string;
   appendSystemPrompt?: string;
   /** Budgets given for this run; settings fill the rest. */

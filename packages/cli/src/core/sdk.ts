@@ -11,7 +11,7 @@ import { createRuntime, loadRuntimeBase, type RuntimeIo, type RuntimeNotice } fr
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import type { ExtensionMode } from "./extensions/types.js";
 import type { RuntimeConfig, SessionChoice } from "./runtime-config.js";
-import type { CodingToolName } from "./tools/tool-names.js";
+import type { BuiltInToolName } from "./tools/tool-names.js";
 import { createHeadlessUserInterface, type UserInterface } from "./user-interface.js";
 
 /** Which session the agent continues: see `CreateAgentSessionOptions.session`. */
@@ -30,8 +30,8 @@ export type CreateAgentSessionOptions = {
   /** The key for the model's provider; default: its environment variable in `env`. */
   apiKey?: string;
   baseUrl?: string;
-  /** Built-in tools to enable, or "none"; default: settings, then read, bash, edit, write. */
-  tools?: readonly CodingToolName[] | "none";
+  /** Built-in tools to enable (the coding tools, todo, task, web_fetch), or "none"; default: settings, then read, bash, edit, write. */
+  tools?: readonly BuiltInToolName[] | "none";
   /** Tools of your own; one with a built-in's name replaces the built-in. */
   customTools?: readonly AnyAgentTool[];
   /** Replaces the built-in system prompt (tools, context files and skills are still listed). */

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ThinkingLevel } from "@gyre/ai";
 import { CliError } from "../errors.js";
-import { CODING_TOOL_NAMES, isCodingToolName } from "../tools/tool-names.js";
+import { BUILT_IN_TOOL_NAMES, isBuiltInToolName } from "../tools/tool-names.js";
 
 /** User and project settings (`$GYRE_HOME/settings.json`, `.gyre/settings.json`; project wins). */
 export type Settings = {
@@ -107,9 +107,9 @@ function checkValue(key: string, value: unknown): string | undefined {
     return `"thinking" must be one of ${thinkingLevels.join(", ")}.`;
   }
   if (key === "tools") {
-    const unknown = (value as string[]).filter((tool) => !isCodingToolName(tool));
+    const unknown = (value as string[]).filter((tool) => !isBuiltInToolName(tool));
     if (unknown.length > 0)
-      return `"tools" has unknown ${unknown.join(", ")}; choose from ${CODING_TOOL_NAMES.join(", ")}.`;
+      return `"tools" has unknown ${unknown.join(", ")}; choose from ${BUILT_IN_TOOL_NAMES.join(", ")}.`;
   }
   const fields = nestedFields[key];
   if (fields) {
