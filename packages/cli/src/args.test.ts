@@ -63,16 +63,16 @@ describe("parseArgs", () => {
   });
 
   it("collects unknown flags on the first pass and reads extension flags on the second", () => {
-    const argv = ["--plan", "--ticket", "T-1", "fix", "it"];
+    const argv = ["--draft", "--ticket", "T-1", "fix", "it"];
     const first = parseArgs(argv, { allowUnknownFlags: true });
-    expect(first.ok && first.value.unknownFlags).toEqual(["--plan", "--ticket"]);
+    expect(first.ok && first.value.unknownFlags).toEqual(["--draft", "--ticket"]);
     expect(first.ok && first.value.prompt).toEqual(["T-1", "fix", "it"]);
-    const second = parsed2(argv, { plan: "boolean", ticket: "string" });
-    expect(second.extensionFlags).toEqual({ plan: true, ticket: "T-1" });
+    const second = parsed2(argv, { draft: "boolean", ticket: "string" });
+    expect(second.extensionFlags).toEqual({ draft: true, ticket: "T-1" });
     expect(second.prompt).toEqual(["fix", "it"]);
-    expect(parseArgs(["--plan=maybe"], { extensionFlags: { plan: "boolean" } })).toEqual({
+    expect(parseArgs(["--draft=maybe"], { extensionFlags: { draft: "boolean" } })).toEqual({
       ok: false,
-      error: "--plan takes no value or true/false.",
+      error: "--draft takes no value or true/false.",
     });
   });
 });
