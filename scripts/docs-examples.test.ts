@@ -90,7 +90,9 @@ describe("documentation examples", () => {
         target: "node20",
         alias: sources,
         external: ["@vscode/ripgrep", "esbuild", "koffi"],
-        banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+        banner: {
+          js: "import { createRequire as __docsCreateRequire } from 'node:module'; const require = __docsCreateRequire(import.meta.url);",
+        },
         logLevel: "silent",
       });
       const result = await run(process.execPath, [file], { cwd: dir, env: exampleEnv(), timeout: 60_000 });

@@ -1,8 +1,18 @@
 /**
- * The library entry of the `gyre` package: the types extension authors compile against, the
- * client for driving `gyre --mode rpc` from another program, and the coding tools for an agent of
- * your own. The CLI itself is `bin/gyre.js`; importing this module starts nothing.
+ * The library entry of the `gyre` package: `createAgentSession` (the whole coding agent — tools,
+ * sessions, compaction, settings, extensions — for a program of its own, without the CLI), the
+ * types extension authors compile against, the client for driving `gyre --mode rpc` from another
+ * program, and the coding tools. The CLI itself is `bin/gyre.js`; importing this module starts nothing.
  */
+
+export {
+  AgentSession,
+  type AgentSessionOptions,
+  type SessionSnapshot,
+} from "./core/agent-session.js";
+export type { Settings } from "./core/config/settings.js";
+export type { RuntimeNotice } from "./core/create-runtime.js";
+export { CliError, type CliErrorCode } from "./core/errors.js";
 export type {
   AgentMessage,
   AgentTool,
@@ -26,6 +36,12 @@ export type {
   TSchema,
   UserInterface,
 } from "./core/extensions/types.js";
+export {
+  type CreateAgentSessionOptions,
+  type CreatedAgentSession,
+  createAgentSession,
+  type SdkSessionChoice,
+} from "./core/sdk.js";
 export {
   CODING_TOOL_NAMES,
   type CodingToolName,

@@ -334,6 +334,7 @@ export class AgentSession {
       store: this.store,
       model: this.agent.state.model,
       apiKey: this.apiKey,
+      ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       emit: (event) => this.events.emit(event),
       apply: async (messages) => {
         this.agent.replaceMessages(messages);

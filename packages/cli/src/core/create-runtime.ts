@@ -1,5 +1,5 @@
 import type { AnyAgentTool } from "@gyre/agent";
-import type { Model, ThinkingLevel } from "@gyre/ai";
+import type { Model, StreamFunction, ThinkingLevel } from "@gyre/ai";
 import { AgentSession } from "./agent-session.js";
 import { getSessionsDir } from "./config/paths.js";
 import { resolveApiKey } from "./config/resolve-api-key.js";
@@ -41,6 +41,12 @@ export type RuntimeIo = {
   ui?: UserInterface;
   /** The host's own flag names, which extensions may not register. */
   reservedFlags?: ReadonlySet<string>;
+  /** A model object to use instead of resolving `config.provider`/`config.model` (an embedder's own). */
+  model?: Model;
+  /** Tools besides the built-in and extension ones; one with a built-in's name replaces it. */
+  customTools?: readonly AnyAgentTool[];
+  /** Replaces @gyre/ai `stream` for every model call of the session. */
+  streamFn?: StreamFunction;
 };
 
 /** What start-up has settled before the model and session: home, project, settings, extensions. */
@@ -86,7 +92,8 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
     trust: config.trust,
     ...(io.ui && config.mode === "interactive" ? { ui: io.ui } : {}),
   });
-  const settings = (await loadSettings({ gyreHome: home, cwd: io.cwd, includeProject: project.trusted })).settings;
+  const loaded = await loadSettings({ gyreHome: home, cwd: io.cwd, includeProject: project.trusted });
+  const settings: Settings = { ...loaded.settings, ...config.settings };
   const notices: RuntimeNotice[] = [...project.notices];
   const timeout = Number(io.env.GYRE_EXTENSION_TIMEOUT_MS);
   const resources = await loadRuntimeResources({
@@ -111,8 +118,18 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
 export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io: RuntimeIo): Promise<Runtime> {
   const { home, project, settings, resources } = base;
   const extensions = resources.extensions;
-  const model = await resolveRuntimeModel({ config, settings, home, env: io.env });
-  const extensionTools = extensions?.getTools() ?? [];
+  const model = io.model
+    ? {
+        model: io.model,
+        apiKey: resolveApiKey({
+          provider: io.model.provider,
+          ...(config.apiKey ? { explicit: config.apiKey } : {}),
+          env: io.env,
+        }),
+      }
+    : await resolveRuntimeModel({ config, settings, home, env: io.env });
+  // Tools added in code count as extension tools: their description stands in the prompt.
+  const extensionTools = [...(extensions?.getTools() ?? []), ...(io.customTools ?? [])];
   const safety = createSafety({
     config,
     settings,
@@ -184,6 +201,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
     ...(settings.compaction ? { compaction: settings.compaction } : {}),
+    ...(io.streamFn ? { streamFn: io.streamFn } : {}),
     getApiKey: (provider) => resolveApiKey({ provider, env: io.env }),
     ...(extensions ? { extensions } : {}),
     beforeToolCall: (input, signal) => safety.gate.beforeToolCall(input, signal),

@@ -1,4 +1,5 @@
 import type { ThinkingLevel } from "@gyre/ai";
+import type { Settings } from "./config/settings.js";
 import type { ExtensionMode } from "./extensions/types.js";
 import type { ApprovalMode } from "./permissions/approval-gate.js";
 import type { SandboxMode } from "./sandbox/types.js";
@@ -40,6 +41,8 @@ export type RuntimeConfig = {
   allowPaths: readonly string[];
   /** Trust the project folder without asking. */
   trust: boolean;
+  /** Settings that win over settings.json, field by field at the top level (an embedder's own). */
+  settings?: Settings;
   /** The faux provider's script (tests and demos). */
   fauxScript?: string;
   /** What bash may touch (DESIGN §8); default: settings, then workspace-write. */
