@@ -194,6 +194,8 @@ export class Agent {
           model,
           streamOptions: { ...this.options.streamOptions, thinking: thinkingLevel },
           context: { systemPrompt, messages, tools },
+          // setTools during a run (a server's tool list changed) reaches the next turn.
+          getTools: () => this.current.tools,
           prompts,
           signal: controller.signal,
           getSteeringMessages: () => this.take(this.steeringQueue, this.options.steeringMode),
