@@ -32,6 +32,9 @@ export type CliArgs = {
   allowPaths: string[];
   extensions: string[];
   noExtensions: boolean;
+  /** `--mcp-config <file>` files (repeatable), read after `$GYRE_HOME/mcp.json` and `.mcp.json`. */
+  mcpConfigs: string[];
+  noMcp: boolean;
   trust: boolean;
   /** Continue a session (`-c`/`--session`) in a new file that copies its current branch. */
   fork: boolean;
@@ -66,6 +69,7 @@ type ValueFlag =
   | "fauxScript"
   | "allowPath"
   | "extension"
+  | "mcpConfig"
   | "mode";
 
 const valueFlags: Record<string, ValueFlag> = {
@@ -85,6 +89,7 @@ const valueFlags: Record<string, ValueFlag> = {
   "--allow-path": "allowPath",
   "--extension": "extension",
   "-e": "extension",
+  "--mcp-config": "mcpConfig",
   "--mode": "mode",
 };
 
@@ -115,6 +120,9 @@ const booleanFlags: Record<string, (args: CliArgs) => void> = {
   },
   "--no-extensions": (args) => {
     args.noExtensions = true;
+  },
+  "--no-mcp": (args) => {
+    args.noMcp = true;
   },
   "--fork": (args) => {
     args.fork = true;
@@ -155,6 +163,8 @@ function createDefaults(): CliArgs {
     allowPaths: [],
     extensions: [],
     noExtensions: false,
+    mcpConfigs: [],
+    noMcp: false,
     trust: false,
     fork: false,
     unknownFlags: [],
@@ -298,6 +308,9 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
       return undefined;
     case "extension":
       args.extensions.push(value);
+      return undefined;
+    case "mcpConfig":
+      args.mcpConfigs.push(value);
       return undefined;
     case "baseUrl":
       if (!/^https?:\/\/[^/\s]/i.test(value) || !URL.canParse(value)) {

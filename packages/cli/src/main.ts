@@ -18,6 +18,16 @@ import { version } from "./version.js";
 type DeferredUserInterface = ReturnType<typeof createDeferredUserInterface>;
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "mcp") {
+    // `gyre mcp …` manages MCP servers (packages/cli/src/commands/mcp); loaded only for it.
+    const { runMcpCommand } = await import("./commands/mcp/run-mcp-command.js");
+    return await runMcpCommand(argv.slice(1), {
+      cwd: process.cwd(),
+      env: process.env,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
+  }
   // Unknown --flags may belong to extensions; they are checked again once extensions loaded.
   const parsed = parseArgs(argv, { allowUnknownFlags: true });
   if (!parsed.ok) return fail(parsed.error, 2);
@@ -74,6 +84,7 @@ async function main(argv: string[]): Promise<number> {
     prompt = joinPrompt(args.prompt.join(" "), piped);
     if (lacksPrompt(args, prompt)) {
       await runtime.session.dispose();
+      await runtime.mcp?.close();
       return fail(noPromptMessage, 2);
     }
   }
@@ -85,6 +96,11 @@ async function main(argv: string[]): Promise<number> {
       if (loud || runtime.problems.includes(warning)) process.stderr.write(`gyre: ${warning}\n`);
   }
   installSignalHandlers(runtime);
+  if (runtime.mcp && args.mode !== "interactive") {
+    // A scripted run sees the same tools every time: it waits for every server, bounded (DESIGN §9).
+    const { messages } = await runtime.mcp.waitForStartup(runtime.settings.mcpStartupTimeoutMs);
+    for (const message of messages) process.stderr.write(`gyre: ${message}\n`);
+  }
 
   let images: ImageContent[] = [];
   if (args.fileArguments.length > 0) {
@@ -94,6 +110,7 @@ async function main(argv: string[]): Promise<number> {
       images = inlined.images;
     } catch (error) {
       await session.dispose();
+      await runtime.mcp?.close();
       return fail((error as Error).message, 2);
     }
   }
@@ -102,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
     return await runMode(runtime, { args, prompt, images, rpcUi, deferredUi });
   } finally {
     await session.dispose();
+    await runtime.mcp?.close();
   }
 }
 
@@ -210,7 +228,10 @@ function installSignalHandlers(runtime: Runtime): void {
     if (signalExitCode !== undefined) process.exit(signalExitCode);
     signalExitCode = signal === "SIGINT" ? 130 : 143;
     process.stderr.write(`gyre: ${signal} received; stopping the run and saving the session.\n`);
-    void runtime.session.dispose().finally(() => exitAfterOutput(signalExitCode ?? 1));
+    void runtime.session
+      .dispose()
+      .then(() => runtime.mcp?.close())
+      .finally(() => exitAfterOutput(signalExitCode ?? 1));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

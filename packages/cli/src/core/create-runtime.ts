@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import { GyreError, getProvider, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type CliArgs, parseArgs } from "../args.js";
+import { version } from "../version.js";
 import { AgentSession } from "./agent-session.js";
 import { loadModelsConfig } from "./config/models-config.js";
 import { getGyreHome, getSessionsDir } from "./config/paths.js";
@@ -17,6 +18,8 @@ import {
   type RuntimeResources,
 } from "./extensions/load-runtime-resources.js";
 import { createInputResolver } from "./extensions/resolve-input.js";
+import type { McpManager } from "./mcp/mcp-manager.js";
+import { attachMcpTools, startMcp } from "./mcp/start-mcp.js";
 import { openSessionForArgs } from "./open-session.js";
 import { pathExists } from "./path-exists.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
@@ -55,6 +58,8 @@ export type Runtime = {
   extensions: ExtensionRunner | undefined;
   skills: RuntimeResources["skills"];
   templates: RuntimeResources["templates"];
+  /** The MCP servers, connecting in the background; undefined when none is configured. Close it after the session. */
+  mcp: McpManager | undefined;
 };
 
 export type RuntimeOptions = {
@@ -134,6 +139,23 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     extensions?.setFlagValues(args.extensionFlags);
   }
   const model = await resolveRuntimeModel(args, settings, gyreHome, env);
+  const mcp = await startMcp({
+    gyreHome,
+    cwd,
+    env,
+    trusted,
+    trustFlag: args.trust,
+    configFiles: args.mcpConfigs,
+    noMcp: args.noMcp || args.noTools,
+    clientVersion: version,
+    ...(settings.mcpStartupTimeoutMs ? { startupTimeoutMs: settings.mcpStartupTimeoutMs } : {}),
+    ...(options.ui ? { ui: options.ui } : {}),
+    onNotice: (message) =>
+      options.ui ? options.ui.notify(message, "warning") : process.stderr.write(`gyre: ${message}\n`),
+  }).catch((error: Error) => {
+    throw new StartupError(error.message, 2);
+  });
+  warnings.push(...mcp.warnings);
   const toolNames = args.noTools ? [] : (args.tools ?? settings.tools ?? defaultTools);
   const allTools = createCodingTools({
     cwd,
@@ -205,6 +227,7 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
       skills: resources.skills,
     }),
   });
+  if (mcp.manager) attachMcpTools(session.agent, mcp.manager);
   await extensions?.emit({
     type: "session_start",
     sessionId: session.sessionId,
@@ -225,6 +248,7 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     extensions,
     skills: resources.skills,
     templates: resources.templates,
+    mcp: mcp.manager,
   };
 }
 

@@ -18,6 +18,8 @@ export type Settings = {
   bashTimeoutMs?: number;
   /** A model stream that sends nothing for this long fails (default 120000). */
   idleTimeoutMs?: number;
+  /** How long headless runs wait for MCP servers to connect (default 10000). */
+  mcpStartupTimeoutMs?: number;
 };
 
 export type LoadedSettings = { settings: Settings; files: string[] };
@@ -37,6 +39,7 @@ const schema: Record<keyof Settings, FieldType> = {
   allowedPaths: "string[]",
   bashTimeoutMs: "number",
   idleTimeoutMs: "number",
+  mcpStartupTimeoutMs: "number",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
@@ -49,6 +52,7 @@ const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
   maxWallTimeMs: "number",
   bashTimeoutMs: "number",
   idleTimeoutMs: "number",
+  mcpStartupTimeoutMs: "number",
 };
 const nestedFields: Record<string, Record<string, "boolean" | "count">> = {
   retry: { maxRetries: "count", baseDelayMs: "count", maxDelayMs: "count" },

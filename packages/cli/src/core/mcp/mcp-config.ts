@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expandRecord, expandVariables } from "./expand-variables.js";
-import type { McpScope, McpServerConfig, McpServerEntry, McpServerLimits } from "./types.js";
+import type { McpScope, McpServerConfig, McpServerEntry, McpServerLimits, McpServerStatus } from "./types.js";
 
 /** A server that is configured but cannot be used as written (its `problem` says why). */
 export type McpConfigProblem = { name: string; scope: McpScope; file: string; problem: string };
@@ -33,10 +33,13 @@ export function projectMcpConfigPath(cwd: string): string {
 }
 
 /**
- * Reads a config file's `mcpServers` object without expanding anything. Returns `undefined` when
- * the file does not exist; throws an Error whose message names the file and the problem.
+ * Reads a whole config file without expanding anything: its top-level object and its
+ * `mcpServers`. Returns `undefined` when the file does not exist; throws an Error whose message
+ * names the file and the problem.
  */
-export async function readMcpConfigFile(file: string): Promise<Record<string, unknown> | undefined> {
+export async function readMcpFile(
+  file: string,
+): Promise<{ content: Record<string, unknown>; servers: Record<string, unknown> } | undefined> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -53,7 +56,26 @@ export async function readMcpConfigFile(file: string): Promise<Record<string, un
   if (!isRecord(parsed)) throw new Error(`${file} must contain a JSON object with "mcpServers".`);
   const servers = parsed.mcpServers ?? {};
   if (!isRecord(servers)) throw new Error(`${file}: "mcpServers" must be an object of server name → configuration.`);
-  return servers;
+  return { content: parsed, servers };
+}
+
+/** A config file's `mcpServers` object, unexpanded (see `readMcpFile`). */
+export async function readMcpConfigFile(file: string): Promise<Record<string, unknown> | undefined> {
+  return (await readMcpFile(file))?.servers;
+}
+
+/** How `gyre mcp list` and the UIs show a server whose configuration cannot be used. */
+export function describeUnusableServer(problem: McpConfigProblem): McpServerStatus {
+  return {
+    name: problem.name,
+    scope: problem.scope,
+    transport: "stdio",
+    state: "disabled",
+    toolCount: 0,
+    error: problem.problem,
+    stderrTail: [],
+    restarts: 0,
+  };
 }
 
 /**

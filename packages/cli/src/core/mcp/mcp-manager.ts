@@ -5,7 +5,7 @@
  */
 import type { AnyAgentTool } from "@gyre/agent";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import type { McpConfigProblem } from "./mcp-config.js";
+import { describeUnusableServer, type McpConfigProblem } from "./mcp-config.js";
 import { createMcpConnection, type McpConnection } from "./mcp-connection.js";
 import { createMcpAgentTool } from "./mcp-tool.js";
 import type { McpServerEntry, McpServerStatus } from "./types.js";
@@ -99,16 +99,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       return () => listeners.delete(listener);
     },
     statuses() {
-      const disabled: McpServerStatus[] = (options.unusable ?? []).map((problem) => ({
-        name: problem.name,
-        scope: problem.scope,
-        transport: "stdio",
-        state: "disabled",
-        toolCount: 0,
-        error: problem.problem,
-        stderrTail: [],
-        restarts: 0,
-      }));
+      const disabled = (options.unusable ?? []).map(describeUnusableServer);
       return [...[...connections.values()].map((connection) => connection.status()), ...disabled];
     },
     connection: (name) => connections.get(name),
