@@ -113,6 +113,34 @@ function parseSessions(output) {
   return rows;
 }
 
+/** Rows from bench/mcp.mjs: start-up with 0/1/5 servers next to the SDK's own connect, and per-call overhead. */
+function parseMcp(output) {
+  const rows = [];
+  for (const match of output.matchAll(/^gyre -p with (\d+) servers\s+([\d.]+)(?:\s+([\d.]+))?/gm)) {
+    rows.push({
+      item: `mcp: -p start-up, ${match[1]} server${match[1] === "1" ? "" : "s"}`,
+      unit: "ms",
+      gyre: one(num(match[2])),
+      pi: one(num(match[3])),
+      ...(match[3] ? { versus: "node + SDK connect" } : {}),
+      note:
+        match[1] === "0"
+          ? "no server: the SDK is never loaded"
+          : "server-memory over stdio; headless runs wait for every server",
+    });
+  }
+  const call = /^mcp tool call, (.*?) \(median ms\/call of \d+\)\s+([\d.]+)\s+([\d.]+)/m.exec(output);
+  if (call)
+    rows.push({
+      item: `mcp: tool call, ${call[1]}`,
+      unit: "ms",
+      gyre: one(num(call[2])),
+      pi: one(num(call[3])),
+      versus: "SDK Client.callTool",
+    });
+  return rows;
+}
+
 /** Rows from a script that prints bench/lib/table.mjs's own table (bench/tui.mjs does). */
 function parseTable(output) {
   const rows = [];
@@ -152,4 +180,5 @@ export const EXTERNAL_ITEMS = {
   providers: { script: "bench/sse-throughput.mjs", args: [], parse: parseSse, needs: "packages/ai/dist/index.js" },
   "loop-in-process": { script: "bench/agent-loop.mjs", args: [], parse: parseAgentLoop },
   tui: { script: "bench/tui.mjs", args: [], parse: parseTable },
+  mcp: { script: "bench/mcp.mjs", args: ["--rounds", "5", "--calls", "200"], parse: parseMcp },
 };

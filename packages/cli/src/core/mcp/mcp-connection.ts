@@ -197,14 +197,24 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         );
       }
       const timeout = callOptions.timeoutMs ?? entry.config.toolTimeoutMs ?? defaultToolTimeoutMs;
-      return (await client.callTool({ name, arguments: args }, undefined, {
-        timeout,
-        // Progress shows the server is alive; the total stays bounded by maxTotalTimeout.
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: timeout * 10,
-        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
-        ...(callOptions.onProgress ? { onprogress: callOptions.onProgress } : {}),
-      })) as CallToolResult;
+      // One signal per call: the SDK leaves its abort listener on the signal it is given, and a
+      // run's signal is shared by every call of the run.
+      const call = new AbortController();
+      const forward = () => call.abort(callOptions.signal?.reason);
+      if (callOptions.signal?.aborted) forward();
+      else callOptions.signal?.addEventListener("abort", forward, { once: true });
+      try {
+        return (await client.callTool({ name, arguments: args }, undefined, {
+          timeout,
+          // Progress shows the server is alive; the total stays bounded by maxTotalTimeout.
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: timeout * 10,
+          signal: call.signal,
+          ...(callOptions.onProgress ? { onprogress: callOptions.onProgress } : {}),
+        })) as CallToolResult;
+      } finally {
+        callOptions.signal?.removeEventListener("abort", forward);
+      }
     },
     async close() {
       closing = true;
