@@ -160,14 +160,14 @@ describe("MCP client against the reference servers", () => {
 
 describe("MCP client against misbehaving servers", () => {
   it("reports a server that never answers initialize once the bounded wait is over, and leaves it out", async () => {
+    const manager = start([stdio("stuck", [trouble, "--no-initialize"]), stdio("trouble", [trouble])], { startupTimeoutMs: 60_000 });
+    // The healthy server connects first (however loaded the machine is); the wait is then bounded for the stuck one.
+    await manager.connection("trouble")?.ready;
     const started = Date.now();
-    const manager = start([stdio("stuck", [trouble, "--no-initialize"]), stdio("trouble", [trouble])], {
-      startupTimeoutMs: 60_000,
-    });
-    const wait = await manager.waitForStartup(3000);
-    expect(Date.now() - started).toBeLessThan(6000);
+    const wait = await manager.waitForStartup(1000);
+    expect(Date.now() - started).toBeLessThan(3000);
     expect(wait.leftOut).toEqual(["stuck"]);
-    expect(wait.messages[0]).toMatch(/"stuck" did not finish connecting within 3000 ms/);
+    expect(wait.messages[0]).toMatch(/"stuck" did not finish connecting within 1000 ms/);
     expect(manager.tools().length).toBeGreaterThan(0);
     expect(manager.tools().every((candidate) => candidate.name.startsWith("mcp__trouble__"))).toBe(true);
     expect(manager.statuses()[0]?.state).toBe("closed");

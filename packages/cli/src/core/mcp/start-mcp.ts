@@ -3,7 +3,7 @@
  * (and with it the SDK) and starts connecting in the background. A run without servers pays for
  * reading at most two small files, never for the SDK (start-up time).
  */
-import type { Agent } from "@gyre/agent";
+import type { AnyAgentTool } from "@gyre/agent";
 import { isProjectMcpTrusted } from "../trust.js";
 import type { UserInterface } from "../user-interface.js";
 import { loadMcpServers } from "./mcp-config.js";
@@ -65,19 +65,16 @@ export async function startMcp(
   return { manager, warnings };
 }
 
-/** Whether a tool came from an MCP server (by the `mcp__` prefix every MCP tool name has). */
-export function isMcpToolName(name: string): boolean {
-  return name.startsWith("mcp__");
-}
-
 /**
- * Keeps `agent`'s tools in step with the servers': the tools it has that are not MCP tools, then
- * every connected server's. A change during a run reaches the next turn (`getTools`). Returns the
- * function that stops following.
+ * Keeps a session's tools in step with the servers': `baseTools`, then every connected server's.
+ * A change during a run reaches the next turn. Returns the function that stops following.
  */
-export function attachMcpTools(agent: Pick<Agent, "setTools" | "state">, manager: McpManager): () => void {
-  const update = () =>
-    agent.setTools([...agent.state.tools.filter((tool) => !isMcpToolName(tool.name)), ...manager.tools()]);
+export function attachMcpTools(
+  session: { setTools(tools: AnyAgentTool[]): void },
+  baseTools: AnyAgentTool[],
+  manager: McpManager,
+): () => void {
+  const update = () => session.setTools([...baseTools, ...manager.tools()]);
   update();
   return manager.onToolsChanged(update);
 }
