@@ -160,7 +160,9 @@ describe("MCP client against the reference servers", () => {
 
 describe("MCP client against misbehaving servers", () => {
   it("reports a server that never answers initialize once the bounded wait is over, and leaves it out", async () => {
-    const manager = start([stdio("stuck", [trouble, "--no-initialize"]), stdio("trouble", [trouble])], { startupTimeoutMs: 60_000 });
+    const manager = start([stdio("stuck", [trouble, "--no-initialize"]), stdio("trouble", [trouble])], {
+      startupTimeoutMs: 60_000,
+    });
     // The healthy server connects first (however loaded the machine is); the wait is then bounded for the stuck one.
     await manager.connection("trouble")?.ready;
     const started = Date.now();
