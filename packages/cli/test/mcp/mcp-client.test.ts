@@ -5,9 +5,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AnyAgentTool } from "@gyre/agent";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { elicitWithUserInterface } from "../../src/core/mcp/elicit-with-user-interface.js";
 import { createMcpManager, type McpManager } from "../../src/core/mcp/mcp-manager.js";
 import { loadMcpSdk } from "../../src/core/mcp/open-transport.js";
 import type { McpServerEntry } from "../../src/core/mcp/types.js";
+import { createHeadlessUserInterface, type UserInterface } from "../../src/core/user-interface.js";
 
 const require = createRequire(import.meta.url);
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
@@ -37,8 +39,15 @@ function stdio(name: string, args: string[], extra: Partial<McpServerEntry["conf
 
 function start(
   servers: McpServerEntry[],
-  options: { cwd?: string; notices?: string[]; restartDelaysMs?: number[]; startupTimeoutMs?: number } = {},
+  options: {
+    cwd?: string;
+    notices?: string[];
+    restartDelaysMs?: number[];
+    startupTimeoutMs?: number;
+    ui?: UserInterface;
+  } = {},
 ) {
+  const { ui } = options;
   const manager = createMcpManager({
     servers,
     cwd: options.cwd ?? tmpdir(),
@@ -47,6 +56,7 @@ function start(
     onNotice: (message) => options.notices?.push(message),
     ...(options.restartDelaysMs ? { restartDelaysMs: options.restartDelaysMs } : {}),
     ...(options.startupTimeoutMs ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
+    ...(ui ? { elicit: (server, request, signal) => elicitWithUserInterface(ui, server, request, signal) } : {}),
   });
   managers.push(manager);
   return manager;
@@ -155,6 +165,61 @@ describe("MCP client against the reference servers", () => {
     );
     const graph = await tool(manager, "mcp__memory__read_graph").execute({}, context());
     expect(JSON.stringify(graph.content)).toContain("speaks MCP");
+  });
+});
+
+describe("MCP elicitation", () => {
+  /** A person at the keyboard, scripted: says yes, then answers each question in turn. */
+  function scriptedUser(answers: (string | undefined)[], asked: string[]): UserInterface {
+    const next = async (request: { title: string }) => {
+      asked.push(request.title);
+      return answers.shift();
+    };
+    return { interactive: true, confirm: async () => true, select: next, input: next, notify: () => {} };
+  }
+
+  it("asks the user for each field of server-everything's form and returns the answers", async () => {
+    const asked: string[] = [];
+    // name, check, firstLine (default), email, homepage, birthdate, integer, number, 4 selects, legacy enum
+    const answers = [
+      "Ada",
+      "yes",
+      "",
+      "ada@example.org",
+      "",
+      "",
+      "7",
+      "",
+      "Rachel",
+      "Piano, Drums",
+      "hero-2",
+      "fish-3",
+      "pet-2",
+    ];
+    const manager = start([stdio("everything", [everything, "stdio"])], { ui: scriptedUser(answers, asked) });
+    await manager.waitForStartup(15_000);
+    await waitFor(
+      () => manager.tools().some((candidate) => candidate.name === "mcp__everything__trigger-elicitation-request"),
+      "the elicitation tool",
+    );
+    const result = await tool(manager, "mcp__everything__trigger-elicitation-request").execute({}, context());
+    const text = JSON.stringify(result.content);
+    expect(text).toContain("User provided the requested information");
+    expect(text).toContain("Name: Ada");
+    expect(text).toContain("Favorite Integer: 7");
+    expect(text).toContain("It was a dark and stormy night.");
+    expect(asked[0]).toMatch(/^String \(Your full, legal name\)$/);
+  });
+
+  it("declines in a headless run, where nobody can answer", async () => {
+    const manager = start([stdio("everything", [everything, "stdio"])], { ui: createHeadlessUserInterface() });
+    await manager.waitForStartup(15_000);
+    await waitFor(
+      () => manager.tools().some((candidate) => candidate.name === "mcp__everything__trigger-elicitation-request"),
+      "the elicitation tool",
+    );
+    const result = await tool(manager, "mcp__everything__trigger-elicitation-request").execute({}, context());
+    expect(JSON.stringify(result.content)).toContain("User declined to provide the requested information");
   });
 });
 
