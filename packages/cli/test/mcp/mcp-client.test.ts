@@ -118,6 +118,21 @@ describe("MCP client against the reference servers", () => {
     expect(manager.statuses()[0]).toMatchObject({ name: "everything", state: "connected", transport: "stdio" });
   });
 
+  it("lists server-everything's resources and reads one through mcp_list_resources and mcp_read_resource", async () => {
+    const manager = start([stdio("everything", [everything, "stdio"])]);
+    await manager.waitForStartup(15_000);
+    const listed = await tool(manager, "mcp_list_resources").execute({}, context());
+    const text = listed.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+    const uri = /demo:\/\/resource\/static\/document\/\S+/.exec(text)?.[0];
+    expect(uri).toBeDefined();
+    expect(text).toMatch(/template /);
+    const read = await tool(manager, "mcp_read_resource").execute({ server: "everything", uri }, context());
+    expect(JSON.stringify(read.content)).toContain(`Resource ${uri}`);
+    await expect(tool(manager, "mcp_read_resource").execute({ server: "nope", uri }, context())).rejects.toThrow(
+      /No connected MCP server "nope" with resources; choose from everything/,
+    );
+  });
+
   it("passes progress notifications to onUpdate", async () => {
     const manager = start([stdio("everything", [everything, "stdio"])]);
     await manager.waitForStartup(15_000);

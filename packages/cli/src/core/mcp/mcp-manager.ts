@@ -7,6 +7,7 @@ import type { AnyAgentTool } from "@gyre/agent";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { describeUnusableServer, type McpConfigProblem } from "./mcp-config.js";
 import { createMcpConnection, type McpConnection } from "./mcp-connection.js";
+import { createMcpResourceTools } from "./mcp-resource-tools.js";
 import { createMcpAgentTool } from "./mcp-tool.js";
 import type { McpServerEntry, McpServerStatus } from "./types.js";
 
@@ -67,6 +68,11 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       }),
     );
   }
+  const withResources = () =>
+    [...connections.values()].filter(
+      (connection) => connection.client()?.getServerCapabilities()?.resources !== undefined,
+    );
+  const resourceTools = createMcpResourceTools(withResources);
   return {
     async waitForStartup(timeoutMs = options.startupTimeoutMs ?? 10_000) {
       const all = Promise.all([...connections.values()].map((connection) => connection.ready));
@@ -87,11 +93,14 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       };
     },
     tools() {
-      cached ??= [...connections.values()].flatMap((connection) =>
-        connection.status().state === "connected"
-          ? connection.tools().map((tool) => createMcpAgentTool(connection, tool))
-          : [],
-      );
+      cached ??= [
+        ...[...connections.values()].flatMap((connection) =>
+          connection.status().state === "connected"
+            ? connection.tools().map((tool) => createMcpAgentTool(connection, tool))
+            : [],
+        ),
+        ...(withResources().length > 0 ? resourceTools : []),
+      ];
       return cached;
     },
     onToolsChanged(listener) {
