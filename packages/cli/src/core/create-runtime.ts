@@ -12,7 +12,7 @@ import { loadRuntimeResources, mergeTools, type RuntimeResources } from "./exten
 import { createInputResolver } from "./extensions/resolve-input.js";
 import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome } from "./inspect-project.js";
 import type { McpManager } from "./mcp/mcp-manager.js";
-import { attachMcpTools, startMcp } from "./mcp/start-mcp.js";
+import { attachMcpTools, createMcpPromptExpander, startMcp } from "./mcp/start-mcp.js";
 import { openSessionStore } from "./open-session.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
@@ -158,6 +158,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       ...(extensions ? { extensions } : {}),
       templates: resources.templates,
       skills: resources.skills,
+      ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
     }),
   });
   if (mcp.manager) {

@@ -51,6 +51,29 @@ describe("gyre with MCP servers", () => {
     });
   });
 
+  it("expands /mcp__server__prompt args into the prompt's text in a headless run", async () => {
+    const { cwd, home } = await createWorkspace();
+    await writeFile(
+      join(home, "mcp.json"),
+      servers({ everything: { command: process.execPath, args: [everything, "stdio"] } }),
+    );
+    const script = join(home, "s.json");
+    await writeFile(script, JSON.stringify([{ content: [{ type: "text", text: "sunny" }] }]));
+    const args = ["--mode", "json", "--provider", "faux", "--faux-script", script, "-p"];
+    const result = await runCli([...args, "/mcp__everything__args-prompt Paris state=Texas"], {
+      cwd,
+      env: cliEnv(home),
+    });
+    expect(result.code).toBe(0);
+    const user = jsonLines(result.stdout).find(
+      (event) => event.type === "message_start" && (event.message as { role: string }).role === "user",
+    );
+    expect((user?.message as { content: unknown }).content).toBe("What's weather in Paris, Texas?");
+    const missing = await runCli([...args, "/mcp__everything__args-prompt"], { cwd, env: cliEnv(home) });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/\/mcp__everything__args-prompt needs city/);
+  });
+
   it("reads --mcp-config files, and --no-mcp starts nothing", async () => {
     const { cwd, home } = await createWorkspace();
     const config = join(home, "extra.json");

@@ -78,3 +78,10 @@ export function attachMcpTools(
   update();
   return manager.onToolsChanged(update);
 }
+
+/** `/mcp__server__prompt args` for the input resolver; the prompts module loads on first use. */
+export function createMcpPromptExpander(
+  manager: McpManager,
+): (name: string, rest: string) => Promise<string | undefined> {
+  return async (name, rest) => (await import("./mcp-prompts.js")).expandMcpPrompt(manager, name, rest);
+}
