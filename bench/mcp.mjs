@@ -151,8 +151,49 @@ async function loadGyreMcp() {
   };
 }
 
+/** Estimated tokens of the tool definitions sent each turn with 100 MCP tools, without and with tool_search. */
+async function benchToolSearch(module) {
+  const manyServer = path.join(root, "packages/cli/test/mcp/fixtures/trouble-server.mjs");
+  const tokens = {};
+  for (const [label, threshold] of [
+    ["all", Number.POSITIVE_INFINITY],
+    ["search", undefined],
+  ]) {
+    const manager = module.createMcpManager({
+      servers: [
+        {
+          name: "many",
+          scope: "user",
+          file: "bench",
+          config: { type: "stdio", command: process.execPath, args: [manyServer, "--many", "100"], env: {} },
+        },
+      ],
+      cwd: root,
+      env: process.env,
+      clientVersion: "bench",
+      ...(threshold !== undefined ? { toolSearchThresholdTokens: threshold } : {}),
+    });
+    await manager.waitForStartup(30_000);
+    const sent = () =>
+      Math.ceil(
+        JSON.stringify(manager.tools().map(({ name, description, parameters }) => ({ name, description, parameters })))
+          .length / 4,
+      );
+    tokens[label] = { count: manager.tools().length, tokens: sent() };
+    if (label === "search") {
+      await manager
+        .tools()[0]
+        .execute({ query: "weather records", limit: 5 }, { toolCallId: "b", signal: new AbortController().signal });
+      tokens.loaded = { count: manager.tools().length, tokens: sent() };
+    }
+    await manager.close();
+  }
+  return tokens;
+}
+
 async function benchCalls() {
   const { module, cleanup } = await loadGyreMcp();
+  const toolSearch = await benchToolSearch(module);
   const { Client } = await import(pathToFileURL(require.resolve("@modelcontextprotocol/sdk/client/index.js")).href);
   const { StdioClientTransport } = await import(
     pathToFileURL(require.resolve("@modelcontextprotocol/sdk/client/stdio.js")).href
@@ -190,7 +231,7 @@ async function benchCalls() {
   await manager.close();
   await client.close();
   await cleanup();
-  return { gyre: median(gyre), sdk: median(sdk) };
+  return { gyre: median(gyre), sdk: median(sdk), toolSearch };
 }
 
 const format = (value) => value.toFixed(1);
@@ -206,4 +247,8 @@ for (const count of [0, 1, 5]) {
 const perCall = await benchCalls();
 console.log(
   `mcp tool call, echo on server-everything (median ms/call of ${calls})  ${format(perCall.gyre)}  ${format(perCall.sdk)}`,
+);
+const { toolSearch } = perCall;
+console.log(
+  `tool definitions per turn, 100 MCP tools (estimated tokens)  ${toolSearch.search.tokens}  ${toolSearch.all.tokens}  (tool_search alone: ${toolSearch.search.count} tool; after loading 5: ${toolSearch.loaded.tokens} tokens, ${toolSearch.loaded.count} tools; all: ${toolSearch.all.count} tools)`,
 );

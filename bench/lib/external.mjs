@@ -138,6 +138,18 @@ function parseMcp(output) {
       pi: one(num(call[3])),
       versus: "SDK Client.callTool",
     });
+  const search = /^tool definitions per turn, 100 MCP tools \(estimated tokens\)\s+(\d+)\s+(\d+)\s+\((.*)\)/m.exec(
+    output,
+  );
+  if (search)
+    rows.push({
+      item: "mcp: tool definitions per turn, 100 tools",
+      unit: "tokens",
+      gyre: one(num(search[1])),
+      pi: one(num(search[2])),
+      versus: "all schemas sent",
+      note: `with tool_search; ${search[3]}`,
+    });
   return rows;
 }
 

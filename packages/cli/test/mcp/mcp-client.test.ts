@@ -183,6 +183,33 @@ describe("MCP client against the reference servers", () => {
   });
 });
 
+describe("tool_search", () => {
+  it("offers tool_search instead of 100 schemas over the threshold, and loads what a search finds", async () => {
+    const manager = start([stdio("many", [trouble, "--many", "100"])]);
+    await manager.waitForStartup(10_000);
+    expect(manager.tools().map((candidate) => candidate.name)).toEqual(["tool_search"]);
+    let changes = 0;
+    manager.onToolsChanged(() => changes++);
+    const found = await tool(manager, "tool_search").execute({ query: "weather records", limit: 3 }, context());
+    expect(JSON.stringify(found.content)).toMatch(
+      /Loaded 3 tool\(s\).*mcp__many__weather_action_6\(id, filter, limit, cursor, fields\)/,
+    );
+    expect(changes).toBe(1);
+    const names = manager.tools().map((candidate) => candidate.name);
+    expect(names).toHaveLength(4);
+    expect(names.slice(1).every((name) => name.startsWith("mcp__many__weather_action_"))).toBe(true);
+    const called = await tool(manager, names[1] ?? "").execute({ id: "w1" }, context());
+    expect(JSON.stringify(called.content)).toContain('{\\"id\\":\\"w1\\"}');
+  });
+
+  it("sends every schema when they fit under the threshold", async () => {
+    const manager = start([stdio("few", [trouble, "--many", "3"])]);
+    await manager.waitForStartup(10_000);
+    expect(manager.tools().map((candidate) => candidate.name)).not.toContain("tool_search");
+    expect(manager.tools().length).toBeGreaterThan(3);
+  });
+});
+
 describe("MCP elicitation", () => {
   /** A person at the keyboard, scripted: says yes, then answers each question in turn. */
   function scriptedUser(answers: (string | undefined)[], asked: string[]): UserInterface {

@@ -9,6 +9,7 @@ import { describeUnusableServer, type McpConfigProblem } from "./mcp-config.js";
 import { createMcpConnection, type McpConnection } from "./mcp-connection.js";
 import { createMcpResourceTools } from "./mcp-resource-tools.js";
 import { createMcpAgentTool } from "./mcp-tool.js";
+import { createToolSearch } from "./tool-search.js";
 import type { McpServerEntry, McpServerStatus } from "./types.js";
 
 export type McpManagerOptions = {
@@ -23,6 +24,8 @@ export type McpManagerOptions = {
   onNotice?: (message: string) => void;
   elicit?: (server: string, request: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
   restartDelaysMs?: number[];
+  /** Above this many estimated tokens of MCP tool definitions, the model gets `tool_search` instead (default 10000). */
+  toolSearchThresholdTokens?: number;
 };
 
 export type McpManager = {
@@ -73,6 +76,10 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       (connection) => connection.client()?.getServerCapabilities()?.resources !== undefined,
     );
   const resourceTools = createMcpResourceTools(withResources);
+  const toolSearch = createToolSearch({
+    ...(options.toolSearchThresholdTokens !== undefined ? { thresholdTokens: options.toolSearchThresholdTokens } : {}),
+    onLoad: changed,
+  });
   return {
     async waitForStartup(timeoutMs = options.startupTimeoutMs ?? 10_000) {
       const all = Promise.all([...connections.values()].map((connection) => connection.ready));
@@ -93,14 +100,14 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       };
     },
     tools() {
-      cached ??= [
+      cached ??= toolSearch.select([
         ...[...connections.values()].flatMap((connection) =>
           connection.status().state === "connected"
             ? connection.tools().map((tool) => createMcpAgentTool(connection, tool))
             : [],
         ),
         ...(withResources().length > 0 ? resourceTools : []),
-      ];
+      ]);
       return cached;
     },
     onToolsChanged(listener) {
