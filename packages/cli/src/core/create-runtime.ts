@@ -106,8 +106,9 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   const extensionTools = extensions?.getTools() ?? [];
   const tools = mergeTools(selectTools(config, settings, resources, io.cwd), extensionTools);
   const mcpNotices: RuntimeNotice[] = [];
-  let reportMcp = (text: string): void => {
-    mcpNotices.push({ level: "warning", text });
+  // Until the session exists, warnings wait in the runtime's notices; "connected" news is dropped.
+  let reportMcp = (text: string, level: "info" | "warning" = "warning"): void => {
+    if (level === "warning") mcpNotices.push({ level: "warning", text });
   };
   const mcp = await startMcp({
     gyreHome: home,
@@ -120,7 +121,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     clientVersion: version,
     ...(settings.mcpStartupTimeoutMs ? { startupTimeoutMs: settings.mcpStartupTimeoutMs } : {}),
     ...(io.ui ? { ui: io.ui } : {}),
-    onNotice: (text) => reportMcp(text),
+    onNotice: (text, level) => reportMcp(text, level),
   }).catch((error: Error) => {
     throw new CliError("bad_usage", error.message);
   });
@@ -163,7 +164,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   });
   if (mcp.manager) {
     attachMcpTools(session, tools, mcp.manager);
-    reportMcp = (text) => session.notice("mcp", text);
+    reportMcp = (text, level = "warning") => session.notice("mcp", text, level);
   }
   const { sessionId, sessionFile } = session.state;
   await extensions?.emit({ type: "session_start", sessionId, sessionFile, cwd: io.cwd });

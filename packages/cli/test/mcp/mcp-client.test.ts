@@ -267,7 +267,8 @@ describe("MCP elicitation", () => {
 
 describe("MCP client against misbehaving servers", () => {
   it("reports a server that never answers initialize once the bounded wait is over, and leaves it out", async () => {
-    const manager = start([stdio("stuck", [trouble, "--no-initialize"]), stdio("trouble", [trouble])], {
+    const tag = `stuck-${process.pid}-${Date.now()}`;
+    const manager = start([stdio("stuck", [trouble, "--no-initialize", tag]), stdio("trouble", [trouble])], {
       startupTimeoutMs: 60_000,
     });
     // The healthy server connects first (however loaded the machine is); the wait is then bounded for the stuck one.
@@ -280,6 +281,9 @@ describe("MCP client against misbehaving servers", () => {
     expect(manager.tools().length).toBeGreaterThan(0);
     expect(manager.tools().every((candidate) => candidate.name.startsWith("mcp__trouble__"))).toBe(true);
     expect(manager.statuses()[0]?.state).toBe("closed");
+    // Left out means gone: the stuck process, which ignores the end of its stdin, was killed.
+    const { execFileSync } = await import("node:child_process");
+    expect(execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })).not.toContain(tag);
   });
 
   it("fails a server whose initialize times out on its own startup timeout, with the reason", async () => {

@@ -20,7 +20,7 @@ export type McpConnectionOptions = {
   /** Connecting may take this long (default 10 s; the entry's `startupTimeoutMs` wins). */
   startupTimeoutMs?: number;
   /** A one-line notice for the user (a restart, a failure). */
-  onNotice?: (message: string) => void;
+  onNotice?: (message: string, level?: "info" | "warning") => void;
   /** The tool list changed (connected, refreshed, or gone). */
   onToolsChanged?: () => void;
   /** Answers a server's elicitation request; without one, every request is declined. */
@@ -66,6 +66,9 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   let restarts = 0;
   let closing = false;
   let restartTimer: NodeJS.Timeout | undefined;
+  /** Aborts a connect in progress when the connection is closed (a stuck server must not linger). */
+  const stopConnecting = new AbortController();
+  let connecting: Promise<void> = Promise.resolve();
   const startupTimeoutMs = entry.config.startupTimeoutMs ?? options.startupTimeoutMs ?? 10_000;
 
   const setTools = (next: Tool[]) => {
@@ -94,6 +97,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         env: options.env,
         stderr,
         timeoutMs: startupTimeoutMs,
+        signal: stopConnecting.signal,
       });
       if (closing) {
         await transport.close().catch(() => {});
@@ -157,7 +161,8 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     );
     restartTimer = setTimeout(() => {
       restartTimer = undefined;
-      void connect().then(
+      connecting = connect();
+      void connecting.then(
         () => options.onNotice?.(`MCP server "${entry.name}" is back with ${tools.length} tools.`),
         () => onRestartFailed(),
       );
@@ -170,9 +175,16 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     options.onNotice?.(`MCP server "${entry.name}" could not be restarted: ${error ?? "unknown error"}.`);
   };
 
-  const ready = connect().catch(() => {
-    if (!closing) options.onNotice?.(`MCP server "${entry.name}" failed to connect: ${error ?? "unknown error"}.`);
-  });
+  connecting = connect();
+  const ready = connecting.then(
+    () => {
+      if (state === "connected")
+        options.onNotice?.(`MCP server "${entry.name}" connected with ${tools.length} tools.`, "info");
+    },
+    () => {
+      if (!closing) options.onNotice?.(`MCP server "${entry.name}" failed to connect: ${error ?? "unknown error"}.`);
+    },
+  );
 
   return {
     name: entry.name,
@@ -219,6 +231,8 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     async close() {
       closing = true;
       if (restartTimer) clearTimeout(restartTimer);
+      stopConnecting.abort();
+      await connecting.catch(() => {});
       const open = current;
       current = undefined;
       state = "closed";

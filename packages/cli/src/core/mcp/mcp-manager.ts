@@ -21,7 +21,7 @@ export type McpManagerOptions = {
   clientVersion: string;
   /** Default connect timeout per server (`mcpStartupTimeoutMs`, default 10 s). */
   startupTimeoutMs?: number;
-  onNotice?: (message: string) => void;
+  onNotice?: (message: string, level?: "info" | "warning") => void;
   elicit?: (server: string, request: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
   restartDelaysMs?: number[];
   /** Above this many estimated tokens of MCP tool definitions, the model gets `tool_search` instead (default 10000). */

@@ -90,11 +90,26 @@ async function connectOrClose(
   transport: Transport,
   requestOptions: { timeout: number; signal?: AbortSignal },
 ): Promise<void> {
+  const connecting = client.connect(transport, requestOptions);
+  // A stdio server has been spawned by now (connect starts the transport before its first await).
+  // The SDK closes a failed transport without waiting, so a server that ignores the end of its
+  // stdin would outlive gyre: it is killed here instead.
+  const pid = (transport as { pid?: number | null }).pid ?? undefined;
   try {
-    await client.connect(transport, requestOptions);
+    await connecting;
   } catch (error) {
     await transport.close().catch(() => {});
+    killIfAlive(pid);
     throw error;
+  }
+}
+
+function killIfAlive(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Already gone.
   }
 }
 

@@ -23,7 +23,7 @@ export type StartMcpOptions = {
   startupTimeoutMs?: number;
   /** Asks the user on a server's behalf (elicitation); a UI that cannot ask declines. */
   ui?: UserInterface;
-  onNotice?: (message: string) => void;
+  onNotice?: (message: string, level?: "info" | "warning") => void;
 };
 
 /**
