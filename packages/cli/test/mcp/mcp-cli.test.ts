@@ -68,7 +68,7 @@ describe("gyre with MCP servers", () => {
     const user = jsonLines(result.stdout).find(
       (event) => event.type === "message_start" && (event.message as { role: string }).role === "user",
     );
-    expect((user?.message as { content: unknown }).content).toBe("What's weather in Paris, Texas?");
+    expect((user?.message as { content: unknown } | undefined)?.content).toBe("What's weather in Paris, Texas?");
     const missing = await runCli([...args, "/mcp__everything__args-prompt"], { cwd, env: cliEnv(home) });
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/\/mcp__everything__args-prompt needs city/);
