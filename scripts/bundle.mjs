@@ -27,7 +27,7 @@ await build({
     "@gyre/ai": at("../packages/ai/src/index.ts"),
     "@gyre/agent": at("../packages/agent/src/index.ts"),
   },
-  external: ["@vscode/ripgrep", "@mariozechner/pi-tui", "esbuild"],
+  external: ["@vscode/ripgrep", "@mariozechner/pi-tui", "esbuild", "bullmq", "ioredis"],
   banner: {
     js: "import { createRequire as __gyreCreateRequire } from 'node:module'; const require = __gyreCreateRequire(import.meta.url);",
   },
