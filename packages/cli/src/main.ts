@@ -16,9 +16,7 @@ import { describeOutputSchema, loadOutputSchema } from "./core/output-schema.js"
 import type { RuntimeConfig } from "./core/runtime-config.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
-import { limitYoungGeneration } from "./limit-young-generation.js";
 import type { RpcUserInterface } from "./modes/rpc/rpc-mode.js";
-import { prepareFetch } from "./prepare-fetch.js";
 import { version } from "./version.js";
 
 type DeferredUserInterface = ReturnType<typeof createDeferredUserInterface>;
@@ -42,6 +40,16 @@ async function main(argv: string[]): Promise<number> {
       stderr: process.stderr,
       env: process.env,
       cwd: process.cwd(),
+    });
+  }
+  if (argv[0] === "mcp") {
+    // `gyre mcp …` manages MCP servers (packages/cli/src/commands/mcp); loaded only for it.
+    const { runMcpCommand } = await import("./commands/mcp/run-mcp-command.js");
+    return await runMcpCommand(argv.slice(1), {
+      cwd: process.cwd(),
+      env: process.env,
+      stdout: process.stdout,
+      stderr: process.stderr,
     });
   }
   // Unknown --flags may belong to extensions; they are checked again once extensions loaded.
@@ -94,8 +102,6 @@ async function main(argv: string[]): Promise<number> {
   let prompt = joinPrompt(args.prompt.join(" "), piped);
   if (lacksPrompt(args, prompt)) throw new CliError("bad_usage", noPromptMessage);
   const runtime = await createRuntime(withSchemaPrompt(toRuntimeConfig(args), outputSchema), base, io);
-  prepareFetch();
-  limitYoungGeneration();
   const { session } = runtime;
   // The interactive screen shows notices itself; printing them first would show them twice.
   if (args.mode !== "interactive") {
@@ -106,6 +112,12 @@ async function main(argv: string[]): Promise<number> {
   // RPC sends notices as events; interactive shows them in the chat until the screen closes.
   const writeNotices = () => session.subscribe((event) => writeNotice(event, loud));
   if (args.mode === "print" || args.mode === "json") writeNotices();
+  // After the notice listener: a server that fails while we wait reports through it.
+  if (runtime.mcp && args.mode !== "interactive") {
+    // A scripted run sees the same tools every time: it waits for every server, bounded (DESIGN §9).
+    const { messages } = await runtime.mcp.waitForStartup(runtime.settings.mcpStartupTimeoutMs);
+    for (const message of messages) process.stderr.write(`gyre: ${message}\n`);
+  }
 
   let images: ImageContent[] = [];
   try {
@@ -128,6 +140,7 @@ async function main(argv: string[]): Promise<number> {
     return code;
   } finally {
     await session.dispose();
+    await runtime.mcp?.close();
   }
 }
 
@@ -228,6 +241,7 @@ async function runMode(
         stdin: process.stdin,
         stdout: process.stdout,
         ...(rpcUi ? { ui: rpcUi } : {}),
+        safety: runtime.safety,
       });
     case "interactive":
       // Loaded only here so the TUI stays off the print/json/rpc start-up path.
@@ -293,7 +307,10 @@ function installSignalHandlers(runtime: Runtime): void {
     if (signalExitCode !== undefined) process.exit(signalExitCode);
     signalExitCode = signal === "SIGINT" ? 130 : 143;
     process.stderr.write(`gyre: ${signal} received; stopping the run and saving the session.\n`);
-    void runtime.session.dispose().finally(() => exitAfterOutput(signalExitCode ?? 1));
+    void runtime.session
+      .dispose()
+      .then(() => runtime.mcp?.close())
+      .finally(() => exitAfterOutput(signalExitCode ?? 1));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -6,7 +6,7 @@ import {
   type BeforeToolCallInput,
   type BeforeToolCallResult,
 } from "@gyre/agent";
-import { describeError, type Model, type RetryOptions, type ThinkingLevel } from "@gyre/ai";
+import { describeError, type Model, type RetryOptions, type StreamFunction, type ThinkingLevel } from "@gyre/ai";
 import type { AutoCompactionOptions } from "./compaction/auto-compaction.js";
 import { extensionAgentOptions } from "./extensions/extension-bridge.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
@@ -32,6 +32,8 @@ export type AgentSessionOptions = {
   /** Resolves a key for another provider after `setModel`. */
   getApiKey?: (provider: string) => string | undefined;
   compaction?: AutoCompactionOptions;
+  /** Replaces @gyre/ai `stream` for every model call, summaries included (proxies, tests). */
+  streamFn?: StreamFunction;
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
   /** Extensions: their hooks run in the loop and every `SessionEvent` reaches their handlers. */
   extensions?: ExtensionRunner;
@@ -58,6 +60,7 @@ export function createSessionAgent(
     tools: options.tools,
     messages: options.messages,
     budgets: options.budgets,
+    ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     streamOptions: {
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),

@@ -77,7 +77,7 @@ async function loadDefinition(path: string): Promise<AgentDefinition | { message
   const info = await stat(path);
   if (!info.isFile()) return { message: "not a regular file" };
   if (info.size > MAX_DEFINITION_BYTES) return { message: `larger than ${MAX_DEFINITION_BYTES / 1024} KB` };
-  const { fields, body } = parseFrontmatter(await readFile(path, "utf8"));
+  const { fields, body } = await parseFrontmatter(await readFile(path, "utf8"));
   const name = fields.name ?? nodePath.basename(path, ".md");
   if (!/^[a-z0-9][a-z0-9_-]*$/i.test(name)) return { message: `name "${name}" must be letters, digits, "-" or "_"` };
   if (!fields.description) return { message: "front-matter has no description (the parent model picks agents by it)" };
