@@ -32,7 +32,7 @@ const result = await build({
   // pi-tui is bundled, so its optional koffi (28 MB of native FFI, Windows-only, behind a
   // try/require in pi-tui) is never installed with gyre; gyre is POSIX-only anyway.
   // web-tree-sitter finds its wasm next to its own module, so it stays a real package.
-  external: ["@vscode/ripgrep", "esbuild", "koffi", "web-tree-sitter", "tree-sitter-bash"],
+  external: ["@vscode/ripgrep", "esbuild", "koffi", "web-tree-sitter", "tree-sitter-bash", "bullmq", "ioredis"],
   metafile: true,
   banner: {
     js: "import { createRequire as __gyreCreateRequire } from 'node:module'; const require = __gyreCreateRequire(import.meta.url);",

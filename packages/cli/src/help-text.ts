@@ -52,6 +52,12 @@ Other:
   -v, --version              print the version
   -h, --help                 this help
 
+Fleet (BullMQ on Redis; --redis or GYRE_REDIS_URL):
+  gyre worker [--concurrency N] [--queue name]      run jobs from the queue (keys stay with the worker)
+  gyre submit --cwd DIR|--git URL[@ref] [--follow] "prompt"
+  gyre jobs                                          list jobs
+  gyre job <id> [--follow|--cancel|--session]       one job: state, live events, cancel, its session as JSONL
+
 Exit codes: 0 success, 1 the run failed (provider error, aborted, budget), 2 bad usage.
 Files: $GYRE_HOME (default ~/.gyre) holds settings.json, models.json, sessions/, extensions/.
 `;

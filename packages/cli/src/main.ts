@@ -31,6 +31,17 @@ async function run(argv: string[]): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (process.env.GYRE_EXIT_WITH_PARENT === "1") exitWithParent();
+  // The fleet's subcommands load their module (and bullmq) only when named: start-up.
+  if (["worker", "submit", "jobs", "job"].includes(argv[0] ?? "")) {
+    const { runFleetCommand } = await import("./fleet/fleet-commands.js");
+    return runFleetCommand(argv, {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: process.env,
+      cwd: process.cwd(),
+    });
+  }
   if (argv[0] === "mcp") {
     // `gyre mcp …` manages MCP servers (packages/cli/src/commands/mcp); loaded only for it.
     const { runMcpCommand } = await import("./commands/mcp/run-mcp-command.js");
@@ -278,6 +289,18 @@ async function readStdin(): Promise<string> {
 
 /** SIGINT/SIGTERM: abort the run (tools' process groups are killed by their signal), persist, exit. */
 let signalExitCode: number | undefined;
+
+/**
+ * A run started by a fleet worker stops (as on SIGTERM: abort, kill tool groups, persist) when
+ * that worker dies, so a job taken over by another worker is never run twice at once.
+ */
+function exitWithParent(): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) process.kill(process.pid, "SIGTERM");
+  }, 250);
+  timer.unref();
+}
 
 function installSignalHandlers(runtime: Runtime): void {
   const stop = (signal: NodeJS.Signals) => {

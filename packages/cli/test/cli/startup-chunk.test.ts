@@ -22,7 +22,7 @@ async function startupInputs(): Promise<string[]> {
       "@gyre/ai": at("../../../ai/src/index.ts"),
       "@gyre/agent": at("../../../agent/src/index.ts"),
     },
-    external: ["@vscode/ripgrep", "@mariozechner/pi-tui", "esbuild"],
+    external: ["@vscode/ripgrep", "@mariozechner/pi-tui", "esbuild", "bullmq", "ioredis"],
     logLevel: "silent",
   });
   const outputs: Metafile["outputs"] = metafile.outputs;

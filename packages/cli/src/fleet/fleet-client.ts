@@ -1,0 +1,135 @@
+/**
+ * The fleet's typed client (also behind `gyre submit`, `gyre jobs`, `gyre job`): submit a job,
+ * follow its events live (a Redis Stream), cancel it (its worker stops the run, tools included),
+ * read its result and its session as JSONL. bullmq and ioredis load on first use.
+ */
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { fleetKeys } from "./fleet-keys.js";
+import { type JobPayload, parseJobPayload } from "./job-payload.js";
+import type { JobResult } from "./run-job.js";
+
+export type JobState =
+  | "waiting"
+  | "active"
+  | "completed"
+  | "failed"
+  | "delayed"
+  | "prioritized"
+  | "waiting-children"
+  | "unknown";
+
+export type JobInfo = {
+  id: string;
+  state: JobState;
+  prompt: string;
+  attempts: number;
+  result?: JobResult;
+  failedReason?: string;
+  createdAt: number;
+  finishedAt?: number;
+};
+
+export type FleetClient = {
+  submit(payload: JobPayload, options?: { priority?: number; attempts?: number; jobId?: string }): Promise<string>;
+  get(jobId: string): Promise<JobInfo | undefined>;
+  list(options?: { limit?: number }): Promise<JobInfo[]>;
+  /** Every event line of the job from the start, then live ones, until it ends (or `signal` fires). */
+  follow(jobId: string, options?: { signal?: AbortSignal }): AsyncGenerator<Record<string, unknown>>;
+  cancel(jobId: string): Promise<void>;
+  /** The job's session journal, one JSON line per entry (header first). */
+  sessionJsonl(jobId: string): Promise<string>;
+  close(): Promise<void>;
+};
+
+/** Connects a client to `redisUrl`'s queue `queue`. */
+export async function createFleetClient(options: { redisUrl: string; queue: string }): Promise<FleetClient> {
+  const [{ Queue: QueueClass }, { Redis: RedisClass }] = await Promise.all([import("bullmq"), import("ioredis")]);
+  const redis: Redis = new RedisClass(options.redisUrl, { maxRetriesPerRequest: null });
+  const queue: Queue = new QueueClass(options.queue, { connection: redis });
+  const info = async (jobId: string): Promise<JobInfo | undefined> => {
+    const job = await queue.getJob(jobId);
+    if (job === undefined || job === null) return undefined;
+    const state = (await job.getState()) as JobState;
+    const data = job.data as Partial<JobPayload>;
+    return {
+      id: jobId,
+      state,
+      prompt: String(data.prompt ?? ""),
+      attempts: job.attemptsMade,
+      ...(job.returnvalue ? { result: job.returnvalue as JobResult } : {}),
+      ...(job.failedReason ? { failedReason: job.failedReason } : {}),
+      createdAt: job.timestamp,
+      ...(job.finishedOn ? { finishedAt: job.finishedOn } : {}),
+    };
+  };
+  return {
+    async submit(payload, submitOptions = {}) {
+      const checked = parseJobPayload(payload);
+      if (!checked.ok) throw new Error(checked.error);
+      const job = await queue.add("gyre", checked.value, {
+        attempts: submitOptions.attempts ?? 3,
+        backoff: { type: "exponential", delay: 1000 },
+        removeOnComplete: false,
+        removeOnFail: false,
+        ...(submitOptions.priority === undefined ? {} : { priority: submitOptions.priority }),
+        ...(submitOptions.jobId === undefined ? {} : { jobId: submitOptions.jobId }),
+      });
+      return job.id as string;
+    },
+    get: info,
+    async list(listOptions = {}) {
+      const jobs = await queue.getJobs(
+        ["active", "waiting", "delayed", "prioritized", "completed", "failed"],
+        0,
+        (listOptions.limit ?? 50) - 1,
+      );
+      const found = await Promise.all(jobs.filter((job) => job?.id).map((job) => info(job.id as string)));
+      return found.filter((job): job is JobInfo => job !== undefined).sort((a, b) => b.createdAt - a.createdAt);
+    },
+    async *follow(jobId, followOptions = {}) {
+      const reader: Redis = redis.duplicate();
+      let cursor = "0";
+      try {
+        while (!followOptions.signal?.aborted) {
+          const batch = (await reader.xread(
+            "COUNT",
+            500,
+            "BLOCK",
+            500,
+            "STREAMS",
+            fleetKeys.events(options.queue, jobId),
+            cursor,
+          )) as [string, [string, string[]][]][] | null;
+          const entries = batch?.[0]?.[1] ?? [];
+          for (const [id, fields] of entries) {
+            cursor = id;
+            const line = fields[fields.indexOf("event") + 1];
+            if (line !== undefined) yield JSON.parse(line) as Record<string, unknown>;
+          }
+          if (entries.length === 0) {
+            const state = (await info(jobId))?.state;
+            if (state === "completed" || state === "failed" || state === undefined) return;
+          }
+        }
+      } finally {
+        reader.disconnect();
+      }
+    },
+    async cancel(jobId) {
+      await redis.set(fleetKeys.cancel(options.queue, jobId), "1", "EX", 7 * 24 * 3600);
+      await redis.publish(fleetKeys.cancelChannel(options.queue), jobId);
+      const job = await queue.getJob(jobId);
+      const state = await job?.getState();
+      if (state === "waiting" || state === "delayed" || state === "prioritized") await job?.remove();
+    },
+    async sessionJsonl(jobId) {
+      const entries = await redis.xrange(fleetKeys.journal(options.queue, jobId), "-", "+");
+      return entries.map(([, fields]) => `${fields[fields.indexOf("line") + 1] ?? ""}\n`).join("");
+    },
+    async close() {
+      await queue.close();
+      await redis.quit();
+    },
+  };
+}

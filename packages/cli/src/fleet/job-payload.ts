@@ -1,0 +1,99 @@
+/**
+ * A fleet job as it travels through the queue: what to run and with which limits, never a key.
+ * Provider keys live with the workers (their environment); a job names a provider only.
+ */
+export type JobPayload = {
+  prompt: string;
+  /** A folder every worker can reach (a shared disk); the agent works in it directly. */
+  cwd?: string;
+  /** A repository each attempt clones into a fresh folder (`url`, optional `ref`). */
+  git?: { url: string; ref?: string };
+  provider?: string;
+  model?: string;
+  /** For the faux provider only: a script file the workers can read. */
+  fauxScript?: string;
+  tools?: string[];
+  maxTurns?: number;
+  maxCostUsd?: number;
+  sandbox?: "workspace-write" | "read-only" | "off";
+  mcpConfig?: string;
+};
+
+const FIELDS = new Set([
+  "prompt",
+  "cwd",
+  "git",
+  "provider",
+  "model",
+  "fauxScript",
+  "tools",
+  "maxTurns",
+  "maxCostUsd",
+  "sandbox",
+  "mcpConfig",
+]);
+const SECRET_LIKE = /key|token|secret|password|auth/i;
+
+/** Checks a payload; `error` is one sentence saying what is wrong (a poisoned job fails with it, unretried). */
+export function parseJobPayload(value: unknown): { ok: true; value: JobPayload } | { ok: false; error: string } {
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return { ok: false, error: "The job payload is not an object." };
+  const record = value as Record<string, unknown>;
+  const secret = Object.keys(record).find((key) => SECRET_LIKE.test(key));
+  if (secret !== undefined) {
+    return {
+      ok: false,
+      error: `The job carries "${secret}"; keys never travel in jobs — give them to the workers (environment).`,
+    };
+  }
+  const unknown = Object.keys(record).filter((key) => !FIELDS.has(key));
+  if (unknown.length > 0) return { ok: false, error: `The job has unknown fields ${unknown.join(", ")}.` };
+  if (typeof record.prompt !== "string" || record.prompt.trim() === "")
+    return { ok: false, error: "The job has no prompt." };
+  if ((record.cwd === undefined) === (record.git === undefined))
+    return { ok: false, error: "The job needs exactly one of cwd or git." };
+  if (record.cwd !== undefined && (typeof record.cwd !== "string" || !record.cwd.startsWith("/"))) {
+    return { ok: false, error: "The job's cwd must be an absolute path." };
+  }
+  const git = record.git as Record<string, unknown> | undefined;
+  if (
+    git !== undefined &&
+    (typeof git !== "object" || typeof git.url !== "string" || (git.ref !== undefined && typeof git.ref !== "string"))
+  ) {
+    return { ok: false, error: "The job's git must be {url, ref?} with strings." };
+  }
+  for (const key of ["provider", "model", "fauxScript", "mcpConfig"] as const) {
+    if (record[key] !== undefined && typeof record[key] !== "string")
+      return { ok: false, error: `The job's ${key} must be a string.` };
+  }
+  for (const key of ["maxTurns", "maxCostUsd"] as const) {
+    const number = record[key];
+    if (number !== undefined && (typeof number !== "number" || !(number > 0)))
+      return { ok: false, error: `The job's ${key} must be a positive number.` };
+  }
+  if (
+    record.tools !== undefined &&
+    (!Array.isArray(record.tools) || !record.tools.every((tool) => typeof tool === "string"))
+  ) {
+    return { ok: false, error: "The job's tools must be a list of tool names." };
+  }
+  if (record.sandbox !== undefined && !["workspace-write", "read-only", "off"].includes(record.sandbox as string)) {
+    return { ok: false, error: "The job's sandbox must be workspace-write, read-only or off." };
+  }
+  return { ok: true, value: record as JobPayload };
+}
+
+/** The CLI arguments that run a payload (the worker adds --mode json, -p and --session). */
+export function payloadArguments(payload: JobPayload): string[] {
+  const args: string[] = [];
+  if (payload.provider !== undefined) args.push("--provider", payload.provider);
+  if (payload.model !== undefined) args.push("--model", payload.model);
+  if (payload.fauxScript !== undefined) args.push("--faux-script", payload.fauxScript);
+  if (payload.tools !== undefined)
+    args.push(...(payload.tools.length === 0 ? ["--no-tools"] : ["--tools", payload.tools.join(",")]));
+  if (payload.maxTurns !== undefined) args.push("--max-turns", String(payload.maxTurns));
+  if (payload.maxCostUsd !== undefined) args.push("--max-cost", String(payload.maxCostUsd));
+  if (payload.sandbox !== undefined) args.push("--sandbox", payload.sandbox);
+  if (payload.mcpConfig !== undefined) args.push("--mcp-config", payload.mcpConfig);
+  return args;
+}

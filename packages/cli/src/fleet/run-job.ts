@@ -1,0 +1,250 @@
+/**
+ * One attempt at a fleet job on a worker: the session journal in Redis is the source of truth.
+ * The attempt rebuilds the session file from the journal stream (empty on a first attempt), and
+ * when the journal already ends in a final answer it returns that answer without a model call.
+ * Otherwise it runs `gyre --mode json -p --session <file>` as a child (its own process, the
+ * sandbox and tools of a normal run, exiting if the worker dies), copies every event line to the
+ * job's event stream and every new journal line to the journal stream, and stops the child on
+ * cancel. A resumed attempt opens the session as `--continue` does (tool calls without a result
+ * get the "interrupted" result; nothing is re-run) and asks the model to go on.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import * as nodePath from "node:path";
+import type { Redis } from "ioredis";
+import { fleetKeys } from "./fleet-keys.js";
+import { type JobPayload, payloadArguments } from "./job-payload.js";
+
+export type JobResult = {
+  reason: string;
+  text: string;
+  exitCode: number | null;
+  /** True when the journal already held the answer (a retry after the answer was written). */
+  fromJournal: boolean;
+  attempt: number;
+  result?: Record<string, unknown>;
+};
+
+export type RunJobOptions = {
+  queue: string;
+  jobId: string;
+  attempt: number;
+  payload: JobPayload;
+  redis: Redis;
+  /** The worker's own gyre home (settings, keys in its environment); sessions of jobs go under it. */
+  gyreHome: string;
+  /** The gyre bin to run. */
+  gyreBin: string;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+};
+
+const RESUME_PROMPT =
+  "The previous attempt at this task was interrupted (its worker stopped). Continue the task from where it stopped; do not redo finished steps.";
+
+/** Runs the attempt to its end; throws (with a sentence) only when the job cannot run at all. */
+export async function runJob(options: RunJobOptions): Promise<JobResult> {
+  const dir = nodePath.join(options.gyreHome, "fleet", "sessions");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = nodePath.join(dir, `${options.queue}-${options.jobId}.jsonl`);
+  const journal = await options.redis.xrange(fleetKeys.journal(options.queue, options.jobId), "-", "+");
+  const lines = journal
+    .map(([, fields]) => fieldOf(fields, "line"))
+    .filter((line): line is string => line !== undefined);
+  const workspace = await prepareWorkspace(options.payload);
+  try {
+    if (lines.length === 0) {
+      const header = {
+        type: "session",
+        version: 1,
+        id: randomUUID(),
+        timestamp: new Date().toISOString(),
+        cwd: workspace.cwd,
+      };
+      lines.push(JSON.stringify(header));
+      await options.redis.xadd(fleetKeys.journal(options.queue, options.jobId), "*", "line", lines[0] as string);
+    }
+    await writeFile(file, `${lines.join("\n")}\n`, { mode: 0o600 });
+    const answered = finalAnswerOf(lines);
+    if (answered !== undefined)
+      return { reason: "stop", text: answered, exitCode: 0, fromJournal: true, attempt: options.attempt };
+    const prompt = lines.length > 1 ? RESUME_PROMPT : options.payload.prompt;
+    return await runChild({ ...options, file, cwd: workspace.cwd, prompt, journalLines: lines.length });
+  } finally {
+    await workspace.cleanup();
+  }
+}
+
+async function prepareWorkspace(payload: JobPayload): Promise<{ cwd: string; cleanup: () => Promise<void> }> {
+  if (payload.cwd !== undefined) return { cwd: payload.cwd, cleanup: async () => {} };
+  const root = await mkdtemp(nodePath.join(tmpdir(), "gyre-job-"));
+  const cwd = nodePath.join(root, "work");
+  const git = payload.git as { url: string; ref?: string };
+  await runGit(["clone", "--quiet", git.url, cwd], root);
+  if (git.ref !== undefined) await runGit(["checkout", "--quiet", git.ref], cwd);
+  return { cwd, cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+function runGit(args: string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`git ${args[0]} failed: ${stderr.trim() || `exit ${code}`}`)),
+    );
+  });
+}
+
+type ChildRun = RunJobOptions & { file: string; cwd: string; prompt: string; journalLines: number };
+
+async function runChild(run: ChildRun): Promise<JobResult> {
+  const args = [
+    run.gyreBin,
+    "--mode",
+    "json",
+    "-p",
+    "--session",
+    run.file,
+    ...payloadArguments(run.payload),
+    "--",
+    run.prompt,
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: run.cwd,
+    env: { ...run.env, GYRE_HOME: run.gyreHome, GYRE_EXIT_WITH_PARENT: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const stopChild = () => child.kill("SIGTERM");
+  run.signal.addEventListener("abort", stopChild, { once: true });
+  const mirror = mirrorJournal(run);
+  let result: Record<string, unknown> | undefined;
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString("utf8")).slice(-4000);
+  });
+  const events = copyEvents(child, run, (line) => {
+    if (line.type === "result") result = line;
+  });
+  const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  run.signal.removeEventListener("abort", stopChild);
+  await events;
+  await mirror.stop();
+  if (run.signal.aborted) return { reason: "cancelled", text: "", exitCode, fromJournal: false, attempt: run.attempt };
+  if (result === undefined)
+    throw new Error(
+      `The gyre run ended without a result (exit ${exitCode}): ${stderr.trim().split("\n").at(-1) ?? ""}`,
+    );
+  return {
+    reason: String(result.reason),
+    text: String(result.text ?? ""),
+    exitCode,
+    fromJournal: false,
+    attempt: run.attempt,
+    result,
+  };
+}
+
+/** Copies each stdout JSON line to the events stream (in order) and hands it to `onLine`. */
+async function copyEvents(
+  child: ChildProcess,
+  run: ChildRun,
+  onLine: (line: Record<string, unknown>) => void,
+): Promise<void> {
+  const key = fleetKeys.events(run.queue, run.jobId);
+  let buffered = "";
+  let chain = Promise.resolve();
+  for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+    buffered += chunk.toString("utf8");
+    let newline = buffered.indexOf("\n");
+    while (newline !== -1) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      newline = buffered.indexOf("\n");
+      if (line.trim() === "") continue;
+      try {
+        onLine(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        // Not JSON: still kept in the stream for whoever follows the job.
+      }
+      chain = chain.then(() => run.redis.xadd(key, "MAXLEN", "~", "100000", "*", "event", line).then(() => {}));
+    }
+  }
+  await chain;
+}
+
+/** Appends the session file's new complete lines to the journal stream as they are written. */
+function mirrorJournal(run: ChildRun): { stop(): Promise<void> } {
+  let offset = 0;
+  let skip = run.journalLines;
+  let pending = "";
+  let busy: Promise<void> = Promise.resolve();
+  const pull = async () => {
+    const handle = await open(run.file, "r");
+    try {
+      const { size } = await handle.stat();
+      if (size <= offset) return;
+      const buffer = Buffer.alloc(size - offset);
+      await handle.read(buffer, 0, buffer.length, offset);
+      offset = size;
+      pending += buffer.toString("utf8");
+    } finally {
+      await handle.close();
+    }
+    const complete = pending.lastIndexOf("\n");
+    if (complete === -1) return;
+    const lines = pending.slice(0, complete).split("\n");
+    pending = pending.slice(complete + 1);
+    for (const line of lines) {
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      if (line.trim() !== "") await run.redis.xadd(fleetKeys.journal(run.queue, run.jobId), "*", "line", line);
+    }
+  };
+  const tick = () => {
+    busy = busy.then(pull).catch(() => {});
+  };
+  const timer = setInterval(tick, 100);
+  return {
+    async stop() {
+      clearInterval(timer);
+      tick();
+      await busy;
+    },
+  };
+}
+
+/** The final answer when the journal's last message is an assistant message that stopped without tool calls. */
+export function finalAnswerOf(lines: readonly string[]): string | undefined {
+  for (let index = lines.length - 1; index > 0; index--) {
+    let entry: {
+      type?: string;
+      message?: { role?: string; stopReason?: string; content?: { type: string; text?: string }[] };
+    };
+    try {
+      entry = JSON.parse(lines[index] as string);
+    } catch {
+      continue;
+    }
+    if (entry.type !== "message") continue;
+    const message = entry.message;
+    if (message?.role !== "assistant" || message.stopReason !== "stop") return undefined;
+    return (message.content ?? [])
+      .filter((block) => block.type === "text")
+      .map((block) => block.text ?? "")
+      .join("");
+  }
+  return undefined;
+}
+
+function fieldOf(fields: string[], name: string): string | undefined {
+  const index = fields.indexOf(name);
+  return index === -1 ? undefined : fields[index + 1];
+}

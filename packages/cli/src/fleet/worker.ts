@@ -1,0 +1,84 @@
+/**
+ * `gyre worker`: takes jobs from a BullMQ queue on Redis and runs each as a gyre session
+ * (see run-job.ts). Many workers on many machines share one queue; BullMQ gives retries with
+ * backoff, concurrency, priorities and stalled-job recovery (a worker that dies leaves its job
+ * to another, which resumes from the journal). bullmq and ioredis load only here (start-up).
+ */
+import { fleetKeys } from "./fleet-keys.js";
+import { parseJobPayload } from "./job-payload.js";
+import { type JobResult, runJob } from "./run-job.js";
+
+export type WorkerOptions = {
+  redisUrl: string;
+  queue: string;
+  concurrency: number;
+  gyreHome: string;
+  gyreBin: string;
+  env: NodeJS.ProcessEnv;
+  /** How long a job's lock lasts without renewal: a dead worker's job is taken over after it. Default 30 s. */
+  lockDurationMs?: number;
+  /** Called once the worker listens. */
+  onReady?: () => void;
+  /** One line per job start and end, for the worker's log. */
+  log?: (line: string) => void;
+};
+
+export type RunningWorker = { close(): Promise<void> };
+
+/** Starts a worker; it runs until `close()`. */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const [{ Worker, UnrecoverableError }, { Redis }] = await Promise.all([import("bullmq"), import("ioredis")]);
+  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  const controllers = new Map<string, AbortController>();
+  const subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  await subscriber.subscribe(fleetKeys.cancelChannel(options.queue));
+  subscriber.on("message", (_channel: string, jobId: string) => controllers.get(jobId)?.abort());
+  const worker = new Worker<unknown, JobResult>(
+    options.queue,
+    async (job) => {
+      const parsed = parseJobPayload(job.data);
+      if (!parsed.ok) throw new UnrecoverableError(parsed.error);
+      const jobId = job.id as string;
+      if ((await redis.exists(fleetKeys.cancel(options.queue, jobId))) === 1)
+        throw new UnrecoverableError("The job was cancelled.");
+      const controller = new AbortController();
+      controllers.set(jobId, controller);
+      options.log?.(`job ${jobId} attempt ${job.attemptsMade + 1} started`);
+      try {
+        const result = await runJob({
+          queue: options.queue,
+          jobId,
+          attempt: job.attemptsMade + 1,
+          payload: parsed.value,
+          redis,
+          gyreHome: options.gyreHome,
+          gyreBin: options.gyreBin,
+          env: options.env,
+          signal: controller.signal,
+        });
+        if (result.reason === "cancelled") throw new UnrecoverableError("The job was cancelled.");
+        options.log?.(`job ${jobId} ended: ${result.reason}`);
+        return result;
+      } finally {
+        controllers.delete(jobId);
+      }
+    },
+    {
+      connection: redis,
+      concurrency: options.concurrency,
+      lockDuration: options.lockDurationMs ?? 30_000,
+      stalledInterval: Math.max(1000, Math.floor((options.lockDurationMs ?? 30_000) / 2)),
+      maxStalledCount: 3,
+    },
+  );
+  await worker.waitUntilReady();
+  options.onReady?.();
+  return {
+    async close() {
+      for (const controller of controllers.values()) controller.abort();
+      await worker.close();
+      await subscriber.quit();
+      await redis.quit();
+    },
+  };
+}
