@@ -14,7 +14,10 @@ export async function openSessionForArgs(
   options: {
     cwd: string;
     sessionsDir: string;
-    /** Told of each session file `--continue` passes over because it cannot be read. */
+    /**
+     * Told of each session file `--continue` passes over because it cannot be read, and of a
+     * file that is continued in a new session because its header is damaged or newer.
+     */
     onSkippedSession?: (message: string) => void;
   },
 ): Promise<SessionManager> {
@@ -35,7 +38,7 @@ export async function openSessionForArgs(
   if (args.fork) {
     // Read-only: the original may be open (and locked) in another gyre; the copy is ours.
     const source = await SessionManager.open(path, { readOnly: true });
-    const forked = await source.fork({ sessionsDir: options.sessionsDir });
+    const forked = await source.fork({ sessionsDir: options.sessionsDir, cwd: source.cwd || options.cwd });
     forked.repairInterruptedToolCalls();
     return forked;
   }
@@ -47,6 +50,13 @@ export async function openSessionForArgs(
       throw new GyreError("session_locked", `${error.message} To continue in a copy now, add --fork.`);
     }
     throw error;
+  }
+  if (session.headerProblem !== undefined) {
+    const forked = await session.fork({ sessionsDir: options.sessionsDir, cwd: options.cwd });
+    options.onSkippedSession?.(
+      `Session ${path} cannot be continued in place (${session.headerProblem}); its ${session.getBranch().length} readable entries continue in a new session ${forked.path}. The file was not changed.`,
+    );
+    session = forked;
   }
   session.repairInterruptedToolCalls();
   return session;
