@@ -273,7 +273,11 @@ export class SessionManager {
       });
     }
     // Each entry's parent is the one before it: a gap the reader bridged is whole in the copy.
-    branch.forEach((entry, index) => forked.insert({ ...entry, parentId: branch[index - 1]?.id ?? null }));
+    let parentId: string | null = null;
+    for (const entry of branch) {
+      forked.insert({ ...entry, parentId });
+      parentId = entry.id;
+    }
     // Labels set after an entry live in later entries a fork from earlier leaves behind.
     for (const entry of branch) {
       const label = this.tree.label(entry.id);
