@@ -36,7 +36,7 @@ export async function trustProject(options: { gyreHome: string; cwd: string; fin
     ...(options.fingerprint !== undefined ? { fingerprint: options.fingerprint } : {}),
   };
   const path = trustFilePath(options.gyreHome);
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temp = `${path}.${process.pid}.tmp`;
   await writeFile(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   await rename(temp, path);

@@ -9,6 +9,9 @@ import { describeError, GyreError } from "@gyre/ai";
 import { acquireSessionLock, type SessionLock } from "./session-lock.js";
 import type { SessionHeader } from "./types.js";
 
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
 /** An append-only session file. Create with `forNewSession` or `openExisting`; always `close()`. */
 export class SessionFile {
   private handle: FileHandle | undefined;
@@ -48,6 +51,8 @@ export class SessionFile {
     file.lock = await acquireSessionLock(path);
     try {
       file.handle = await open(path, "a");
+      // A file an older gyre created with the umask's mode (often 644) is made private too.
+      if (((await file.handle.stat()).mode & 0o077) !== 0) await file.handle.chmod(PRIVATE_FILE).catch(() => undefined);
     } catch (error) {
       await file.lock.release();
       throw error;
@@ -110,9 +115,10 @@ export class SessionFile {
 
   private async create(): Promise<FileHandle> {
     if (!this.header) throw new GyreError("usage", `Session ${this.path} was not opened for writing.`);
-    await mkdir(dirname(this.path), { recursive: true });
+    // Sessions hold every file read and every command output: private to the user (umask aside).
+    await mkdir(dirname(this.path), { recursive: true, mode: PRIVATE_DIR });
     this.lock ??= await acquireSessionLock(this.path);
-    this.handle = await open(this.path, "wx");
+    this.handle = await open(this.path, "wx", PRIVATE_FILE);
     return this.handle;
   }
 
