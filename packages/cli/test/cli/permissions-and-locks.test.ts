@@ -27,6 +27,13 @@ function runWithOpenUmask(args: string[], cwd: string, env: NodeJS.ProcessEnv): 
   });
 }
 
+async function closedSession(sessionsDir: string): Promise<string> {
+  const session = SessionManager.create({ sessionsDir, cwd: "/p" });
+  session.appendMessage(userMessage("hello"));
+  await session.close();
+  return session.path as string;
+}
+
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 
 describe("file modes", () => {
@@ -48,10 +55,7 @@ describe("file modes", () => {
 
   it("holds the lock file at 0600 and makes an older world-readable session file private", async () => {
     const { home } = await createWorkspace();
-    const session = SessionManager.create({ sessionsDir: home, cwd: "/p" });
-    session.appendMessage(userMessage("hello"));
-    await session.close();
-    const path = session.path as string;
+    const path = await closedSession(home);
     await import("node:fs/promises").then((fs) => fs.chmod(path, 0o644));
     const reopened = await SessionManager.open(path);
     expect(await modeOf(lockPathFor(path))).toBe(0o600);
@@ -81,10 +85,7 @@ describe("a lock left empty by a crash", () => {
 
   it("is waited for while it is fresh (its writer may be mid-write), then reclaimed", async () => {
     const { home } = await createWorkspace();
-    const session = SessionManager.create({ sessionsDir: home, cwd: "/p" });
-    session.appendMessage(userMessage("hello"));
-    await session.close();
-    const path = session.path as string;
+    const path = await closedSession(home);
     await writeFile(lockPathFor(path), "");
     const started = Date.now();
     const reopened = await SessionManager.open(path);
