@@ -9,7 +9,6 @@ import { getGyreHome, getSessionsDir } from "./config/paths.js";
 import { resolveModel } from "./config/resolve-model.js";
 import { loadSettings, type Settings } from "./config/settings.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
-import { fingerprintExtensionFiles } from "./extensions/find-extension-files.js";
 import {
   loadRuntimeResources,
   MissingExtensionError,
@@ -19,10 +18,11 @@ import {
 import { createInputResolver } from "./extensions/resolve-input.js";
 import { openSessionForArgs } from "./open-session.js";
 import { pathExists } from "./path-exists.js";
+import { fingerprintProject } from "./project-fingerprint.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
 import { formatSkillsSection, type Skill } from "./skills/load-skills.js";
 import { buildSystemPrompt } from "./system-prompt/build-system-prompt.js";
-import { type ContextFile, loadContextFiles } from "./system-prompt/context-files.js";
+import { type ContextFile, isGyreHomeContextFile, loadContextFiles } from "./system-prompt/context-files.js";
 import { createCodingTools } from "./tools/index.js";
 import { decideProjectTrust } from "./trust.js";
 import type { UserInterface } from "./user-interface.js";
@@ -97,10 +97,11 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
   const decision = await decideProjectTrust({
     gyreHome,
     cwd,
-    fingerprint: await fingerprintExtensionFiles(join(cwd, ".gyre", "extensions")),
+    fingerprint: await fingerprintProject({ cwd, gyreHome, contextFiles }),
     trustFlag: args.trust,
     hasProjectConfig:
-      (await pathExists(join(cwd, ".gyre"))) || contextFiles.some((file) => !file.path.startsWith(gyreHome)),
+      (await pathExists(join(cwd, ".gyre"))) ||
+      contextFiles.some((file) => !isGyreHomeContextFile(file.path, gyreHome)),
     ...(options.ui && args.mode === "interactive" ? { ui: options.ui } : {}),
   });
   const trusted = decision.trusted;
@@ -145,7 +146,9 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     .filter((tool): tool is AnyAgentTool => !!tool);
   const extensionTools = extensions?.getTools() ?? [];
   const tools = mergeTools(builtInTools, extensionTools);
-  const usableContext = trusted ? contextFiles : contextFiles.filter((file) => file.path.startsWith(gyreHome));
+  const usableContext = trusted
+    ? contextFiles
+    : contextFiles.filter((file) => isGyreHomeContextFile(file.path, gyreHome));
   const systemPrompt = await buildRuntimeSystemPrompt({
     args,
     cwd,
