@@ -3,6 +3,7 @@
  * the shell exits, even if a background child still holds the output pipe.
  */
 import { spawn } from "node:child_process";
+import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { type CollectedOutput, createOutputCollector } from "./output-collector.js";
 import { type Termination, terminateProcessGroup } from "./process-group.js";
@@ -86,8 +87,13 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     exit = await exited;
   } catch (error) {
     stop.removeEventListener("abort", onStop);
+    if (!(await isDirectory(options.cwd))) {
+      throw new Error(
+        `The workspace ${options.cwd} no longer exists (deleted or moved while gyre ran), so no command can run in it. Ask the user to restore it or restart gyre elsewhere.`,
+      );
+    }
     throw new Error(
-      `Could not start ${options.shell} in ${options.cwd}: ${(error as Error).message}. Check that bash is installed and the workspace exists.`,
+      `Could not start ${options.shell} in ${options.cwd}: ${(error as Error).message}. Check that bash is installed.`,
     );
   }
   stop.removeEventListener("abort", onStop);
@@ -178,4 +184,11 @@ function cleanOutput(text: string): string {
     })
     .join("\n")
     .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "");
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
 }
