@@ -4,7 +4,7 @@ import type { AgentSession } from "../../core/agent-session.js";
 import { SessionManager } from "../../core/session/session-manager.js";
 import { resolveSessionArgument } from "../../core/session/session-store.js";
 import type { UserInterface } from "../../core/user-interface.js";
-import { readLines, writeJsonLine } from "./jsonl.js";
+import { readLines, tooLongResponse, writeJsonLine } from "./jsonl.js";
 import {
   parseRpcCommand,
   type RpcCommand,
@@ -42,13 +42,25 @@ export type RpcUserInterface = UserInterface & {
  * is a no (`confirm` false, `select`/`input` undefined). `notify` and `setStatus` are one-way
  * `notify` / `status` events.
  */
-export function createRpcUserInterface(stdout: Writable): RpcUserInterface {
+export function createRpcUserInterface(
+  stdout: Writable,
+  /** How long a question waits for its answer before it counts as a no (default 5 min, `GYRE_UI_TIMEOUT_MS`). */
+  timeoutMs = Number(process.env.GYRE_UI_TIMEOUT_MS) || 300_000,
+): RpcUserInterface {
   const waiting = new Map<string, (answer: UiAnswer) => void>();
   let next = 1;
   const ask = (request: Omit<RpcUiRequest, "type" | "requestId">, signal?: AbortSignal) =>
     new Promise<UiAnswer>((resolve) => {
       const requestId = `ui-${next++}`;
       waiting.set(requestId, resolve);
+      // A client that never answers must not hold the run (and a gate's tool call) for ever.
+      const timeout = AbortSignal.timeout(timeoutMs);
+      timeout.addEventListener("abort", () => {
+        if (!waiting.delete(requestId)) return;
+        const message = `No answer to "${request.title}" (${requestId}) within ${timeoutMs / 1000} s; taken as no.`;
+        writeJsonLine(stdout, { type: "notify", message, level: "warning" } satisfies RpcUiNotice);
+        resolve({ cancelled: true });
+      });
       signal?.addEventListener("abort", () => waiting.delete(requestId) && resolve({ cancelled: true }), {
         once: true,
       });
@@ -142,6 +154,7 @@ export function runRpcMode(options: RpcModeOptions): Promise<number> {
           resolve(0);
         });
       },
+      { output: stdout, onTooLong: (bytes) => respond(tooLongResponse(bytes)) },
     );
   });
 }
