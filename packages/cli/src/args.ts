@@ -17,6 +17,8 @@ export type CliArgs = {
   model?: string;
   baseUrl?: string;
   apiKey?: string;
+  /** `--api-key-file`: read the key from this file (not visible in `ps`, unlike `--api-key`). */
+  apiKeyFile?: string;
   thinking?: ThinkingFlag;
   tools?: string[];
   noTools: boolean;
@@ -56,6 +58,7 @@ type ValueFlag =
   | "model"
   | "baseUrl"
   | "apiKey"
+  | "apiKeyFile"
   | "thinking"
   | "tools"
   | "systemPrompt"
@@ -74,6 +77,7 @@ const valueFlags: Record<string, ValueFlag> = {
   "-m": "model",
   "--base-url": "baseUrl",
   "--api-key": "apiKey",
+  "--api-key-file": "apiKeyFile",
   "--thinking": "thinking",
   "--tools": "tools",
   "--system-prompt": "systemPrompt",
@@ -308,6 +312,7 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
     case "provider":
     case "model":
     case "apiKey":
+    case "apiKeyFile":
     case "systemPrompt":
     case "appendSystemPrompt":
     case "session":

@@ -4,6 +4,7 @@ import type { AnyAgentTool } from "@gyre/agent";
 import { GyreError, getProvider, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type CliArgs, parseArgs } from "../args.js";
 import { AgentSession } from "./agent-session.js";
+import { readApiKeyFile } from "./config/api-key-file.js";
 import { loadModelsConfig } from "./config/models-config.js";
 import { getGyreHome, getSessionsDir } from "./config/paths.js";
 import { resolveModel } from "./config/resolve-model.js";
@@ -134,6 +135,7 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     args = { ...reparsed.value, mode: args.mode };
     extensions?.setFlagValues(args.extensionFlags);
   }
+  if (args.apiKeyFile) args = { ...args, apiKey: await readApiKeyFileOrExit(args.apiKeyFile) };
   const model = await resolveRuntimeModel(args, settings, gyreHome, env);
   const toolNames = args.noTools ? [] : (args.tools ?? settings.tools ?? defaultTools);
   const allTools = createCodingTools({
@@ -264,6 +266,12 @@ async function buildRuntimeSystemPrompt(options: {
     ],
     ...(customPrompt !== undefined ? { customPrompt } : {}),
     appendPrompts: [appendFile ?? "", args.appendSystemPrompt ?? ""],
+  });
+}
+
+async function readApiKeyFileOrExit(path: string): Promise<string> {
+  return readApiKeyFile(path).catch((error: Error) => {
+    throw new StartupError(error.message, 2);
   });
 }
 

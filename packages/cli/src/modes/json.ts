@@ -2,6 +2,7 @@ import type { Writable } from "node:stream";
 import type { ImageContent } from "@gyre/ai";
 import type { AgentSession } from "../core/agent-session.js";
 import { createRedactor, type Redactor } from "../core/session/redact-secrets.js";
+import { describeAnswerProblem } from "./answer-notice.js";
 import { describeRunFailure } from "./run-outcome.js";
 
 /**
@@ -28,7 +29,12 @@ export async function runJsonMode(options: {
     const result = await session.prompt(options.prompt, options.images ?? []);
     const failure = describeRunFailure(session, result.reason);
     if (failure) options.stderr.write(`gyre: ${failure}\n`);
-    return failure ? 1 : 0;
+    const problem = failure ? undefined : describeAnswerProblem(session.messages);
+    if (problem) {
+      writeLine({ type: "answer_problem", message: problem });
+      options.stderr.write(`gyre: ${problem}\n`);
+    }
+    return failure || problem ? 1 : 0;
   } finally {
     unsubscribe();
   }
