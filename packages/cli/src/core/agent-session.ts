@@ -8,12 +8,18 @@ import {
   type BeforeToolCallInput,
   type BeforeToolCallResult,
   createUserMessage,
+  type TurnEndContext,
 } from "@gyre/agent";
 import type { ImageContent, Message, Model, RetryOptions, ThinkingLevel } from "@gyre/ai";
 import { compact } from "./compaction/compact.js";
 import { contextTokensFromUsage, estimateContextTokens } from "./compaction/estimate-tokens.js";
 import { isContextOverflow } from "./compaction/is-context-overflow.js";
-import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS, shouldCompact } from "./compaction/should-compact.js";
+import {
+  DEFAULT_KEEP_RECENT_TOKENS,
+  DEFAULT_RESERVE_TOKENS,
+  shouldCompact,
+  shouldCompactAfterTurn,
+} from "./compaction/should-compact.js";
 import type { ExtensionHost, ExtensionRunner } from "./extensions/extension-runner.js";
 import type { InputResolution } from "./extensions/resolve-input.js";
 import type { ExtensionMessage } from "./extensions/types.js";
@@ -76,6 +82,8 @@ export class AgentSession {
   /** True from `agent_end` until the run settles: a message sent then starts the next run. */
   private runEnding = false;
   private disposed = false;
+  /** Set when the last turn stopped the run so that it can compact before the next model call. */
+  private compactBeforeNextTurn = false;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
@@ -96,6 +104,7 @@ export class AgentSession {
       getApiKey: (provider) =>
         provider === this.agent.state.model.provider ? this.apiKey : options.getApiKey?.(provider),
       beforeToolCall: composeBeforeToolCall(options.beforeToolCall, extensions),
+      shouldStopAfterTurn: (turn) => (this.compactBeforeNextTurn = this.needsCompactionAfterTurn(turn)),
       ...(extensions
         ? {
             afterToolCall: (input) => extensions.afterToolCall(input),
@@ -169,6 +178,12 @@ export class AgentSession {
     await this.maybeCompact();
     await this.prepareSystemPrompt(text, images);
     let result = await this.agent.prompt(text, { images });
+    // A long tool loop pauses between turns to compact, then goes on (if compaction cannot help,
+    // it goes on anyway: an overflow is then handled below, once).
+    while (result.reason === "stop_after_turn" && this.compactBeforeNextTurn) {
+      await this.compact("threshold");
+      result = await this.agent.continue();
+    }
     const last = this.agent.state.messages.at(-1);
     // Compact once and retry once; a second overflow is reported, never looped on.
     if (this.autoCompaction && last?.role === "assistant" && isContextOverflow(last)) {
@@ -232,6 +247,9 @@ export class AgentSession {
         ...(this.apiKey ? { apiKey: this.apiKey } : {}),
         ...(focus ? { focus } : {}),
         keepRecentTokens: this.options.compaction?.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS,
+        ...(this.options.compaction?.reserveTokens !== undefined && {
+          reserveTokens: this.options.compaction.reserveTokens,
+        }),
         signal: AbortSignal.timeout(300_000),
       });
       this.store.appendCompaction(data);
@@ -297,6 +315,20 @@ export class AgentSession {
       if (seen > 0) return seen;
     }
     return estimateContextTokens(messages);
+  }
+
+  private needsCompactionAfterTurn(turn: TurnEndContext): boolean {
+    return (
+      this.autoCompaction &&
+      shouldCompactAfterTurn({
+        // Without reported usage (some servers, the faux provider) the whole history is estimated.
+        turnTokens: contextTokensFromUsage(turn.message.usage) || estimateContextTokens([...turn.messages]),
+        toolResultTokens: contextTokensFromUsage(turn.message.usage) ? estimateContextTokens(turn.toolResults) : 0,
+        continues: turn.toolResults.length > 0,
+        model: this.agent.state.model,
+        reserveTokens: this.options.compaction?.reserveTokens ?? DEFAULT_RESERVE_TOKENS,
+      })
+    );
   }
 
   private async maybeCompact(): Promise<void> {
