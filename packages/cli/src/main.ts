@@ -202,19 +202,25 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** SIGINT/SIGTERM: abort the run (tools' process groups are killed by their signal), persist, exit. */
+/**
+ * SIGINT/SIGTERM/SIGHUP (the terminal closed): abort the run (tools' process groups are killed
+ * by their signal), persist, exit with 128 + the signal's number.
+ */
 let signalExitCode: number | undefined;
 
 function installSignalHandlers(runtime: Runtime): void {
   const stop = (signal: NodeJS.Signals) => {
     if (signalExitCode !== undefined) process.exit(signalExitCode);
-    signalExitCode = signal === "SIGINT" ? 130 : 143;
+    signalExitCode = signalExitCodes[signal] ?? 143;
     process.stderr.write(`gyre: ${signal} received; stopping the run and saving the session.\n`);
     void runtime.session.dispose().finally(() => exitAfterOutput(signalExitCode ?? 1));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  process.on("SIGHUP", stop);
 }
+
+const signalExitCodes: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 /**
  * Exits once everything written to stdout and stderr has reached the OS: on a pipe whose reader

@@ -28,6 +28,7 @@ export class SessionFile {
   private detached = false;
   private needsNewline: boolean;
   private closed = false;
+  private closing: Promise<void> | undefined;
 
   private constructor(
     readonly path: string,
@@ -129,6 +130,13 @@ export class SessionFile {
    * replaced on disk while open (what is written then reaches no file anyone can find).
    */
   async flush(): Promise<void> {
+    // Once closing (a signal handler and the normal exit path may both close), a flush waits
+    // for the close; it never races it on the handle (which made a false "deleted" alarm).
+    if (this.closing) return this.closing;
+    return this.flushNow();
+  }
+
+  private async flushNow(): Promise<void> {
     if (this.pending.length > 0 || this.unwritten.length > 0) this.schedule();
     await this.queue;
     if (this.failure !== undefined) {
@@ -158,11 +166,16 @@ export class SessionFile {
     }
   }
 
-  /** Flushes, closes the file and releases the lock. Safe to call twice. */
-  async close(): Promise<void> {
+  /** Flushes, closes the file and releases the lock. Safe to call twice, also concurrently. */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
     if (this.closed) return;
     try {
-      await this.flush();
+      await this.flushNow();
     } finally {
       this.closed = true;
       await this.handle?.close();
