@@ -8,6 +8,7 @@ import { createRuntime, type Runtime, StartupError } from "./core/create-runtime
 import { createDeferredUserInterface } from "./core/extensions/deferred-user-interface.js";
 import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
 import { loadFileArguments } from "./core/file-arguments.js";
+import { readPipedPrompt } from "./core/read-piped-prompt.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
 import { limitYoungGeneration } from "./limit-young-generation.js";
@@ -40,7 +41,9 @@ async function main(argv: string[]): Promise<number> {
 
   let piped = "";
   if (args.mode !== "rpc" && !process.stdin.isTTY) {
-    piped = await readStdin();
+    const read = await readPipedPrompt(process.stdin, process.stderr);
+    if (!read.ok) return fail(read.error, 2);
+    piped = read.text;
     if (piped.trim() && args.mode === "interactive") args.mode = "print";
   }
   let prompt = joinPrompt(args.prompt.join(" "), piped);
@@ -194,12 +197,6 @@ async function failResumeHeadless(cwd: string): Promise<number> {
 function fail(message: string, code: 1 | 2): number {
   process.stderr.write(`gyre: ${message}\n`);
   return code;
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**
