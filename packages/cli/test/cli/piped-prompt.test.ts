@@ -16,15 +16,16 @@ function runPiped(feeder: string, args: string[], cwd: string, env: NodeJS.Proce
   });
 }
 
+/** Print mode in a fresh workspace, its prompt fed by `feeder`; the model is never reached. */
+async function runGyreFed(feeder: string) {
+  const { cwd, home } = await createWorkspace();
+  const env = cliEnv(home, { OPENAI_API_KEY: "sk-t", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
+  return runPiped(feeder, ["-p", "--provider", "openai", "--no-session"], cwd, env);
+}
+
 describe("a prompt piped on stdin", () => {
   it("is refused above 10 MiB with a sentence, reading 200 MB with bounded memory", async () => {
-    const { cwd, home } = await createWorkspace();
-    const result = await runPiped(
-      "head -c 200000000 /dev/zero | tr '\\0' a",
-      ["-p", "--provider", "openai", "--no-session"],
-      cwd,
-      cliEnv(home, { OPENAI_API_KEY: "sk-t", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }),
-    );
+    const result = await runGyreFed("head -c 200000000 /dev/zero | tr '\\0' a");
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/piped on stdin is 200000000 bytes, over the 10485760-byte limit/);
     expect(result.peakKb).toBeGreaterThan(0);
@@ -32,13 +33,7 @@ describe("a prompt piped on stdin", () => {
   }, 60_000);
 
   it("gets a hint after a second when the pipe is open but silent", async () => {
-    const { cwd, home } = await createWorkspace();
-    const result = await runPiped(
-      "(sleep 2; echo hello)",
-      ["-p", "--provider", "openai", "--no-session"],
-      cwd,
-      cliEnv(home, { OPENAI_API_KEY: "sk-t", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }),
-    );
+    const result = await runGyreFed("(sleep 2; echo hello)");
     expect(result.stderr).toMatch(/waiting for the prompt on stdin/);
   }, 30_000);
 });
