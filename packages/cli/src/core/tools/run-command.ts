@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import { looksLikeBinaryText, summariseBinaryOutput } from "./binary-output.js";
 import { type CollectedOutput, createOutputCollector } from "./output-collector.js";
 import { type Termination, terminateProcessGroup } from "./process-group.js";
 import { formatSize, truncateTail } from "./truncate.js";
@@ -158,6 +159,10 @@ export function formatTail(raw: string, limits: { maxLines: number; maxBytes: nu
 /** The text shown to the model: output tail plus a notice when anything was cut. */
 export function formatBashOutput(outcome: CommandOutcome, limits: { maxLines: number; maxBytes: number }) {
   const { output } = outcome;
+  if (looksLikeBinaryText(output.tail)) {
+    const where = output.fullOutputPath === undefined ? "" : `\n[full output saved to ${output.fullOutputPath}]`;
+    return { text: summariseBinaryOutput(output.tail, output.totalBytes) + where, truncated: true };
+  }
   const tail = formatTail(output.tail, limits);
   const truncated = output.fullOutputPath !== undefined || output.fullOutputError !== undefined || tail.truncated;
   let text = tail.text.length > 0 ? tail.text : "(no output)";
