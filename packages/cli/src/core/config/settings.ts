@@ -105,12 +105,9 @@ function checkValue(key: string, value: unknown): string | undefined {
   const numberKind = positiveNumbers[key as keyof Settings];
   if (numberKind) {
     const number = value as number;
-    if (key.endsWith("Ms") && Number.isFinite(number)) {
-      const problem = checkTimer(key, number);
-      if (problem) return problem;
-    }
     const valid = Number.isFinite(number) && number > 0 && (numberKind === "number" || Number.isInteger(number));
-    return valid ? undefined : `"${key}" must be a positive ${numberKind === "integer" ? "whole number" : "number"}.`;
+    if (!valid) return `"${key}" must be a positive ${numberKind === "integer" ? "whole number" : "number"}.`;
+    return key.endsWith("Ms") ? checkTimer(key, number) : undefined;
   }
   if (key === "thinking" && !thinkingLevels.includes(value as string)) {
     return `"thinking" must be one of ${thinkingLevels.join(", ")}.`;
