@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import type { AgentSession, SessionEvent } from "../core/agent-session.js";
+import { answerWithSchema } from "../core/answer-with-schema.js";
 import { createRedactor, type Redactor } from "../core/session/redact-secrets.js";
 import { describeAnswerProblem } from "./answer-notice.js";
 import { sanitizeText } from "./interactive/sanitize-text.js";
@@ -13,6 +14,8 @@ export type PrintModeOptions = {
   stderr: Writable;
   /** Progress lines (tool calls, retries, compaction) on stderr. */
   verbose: boolean;
+  /** `--output-schema`: the answer must be JSON matching it; printed as one line of JSON. */
+  outputSchema?: Record<string, unknown>;
 };
 
 /**
@@ -24,11 +27,22 @@ export async function runPrintMode(options: PrintModeOptions): Promise<number> {
   const { session, stderr } = options;
   const unsubscribe = options.verbose ? session.subscribe((event) => writeProgress(stderr, event)) : () => {};
   try {
-    const result = await session.prompt(options.prompt, options.images ?? []);
-    const failure = describeRunFailure(session, result.reason);
+    const answer = await answerWithSchema({
+      session,
+      prompt: options.prompt,
+      ...(options.images ? { images: options.images } : {}),
+      ...(options.outputSchema ? { schema: options.outputSchema } : {}),
+    });
+    const failure =
+      describeRunFailure(session, answer.result.reason) ??
+      (answer.problems ? `The answer does not match the output schema: ${answer.problems.join("; ")}.` : undefined);
     if (failure) {
       stderr.write(`gyre: ${failure}\n`);
       return 1;
+    }
+    if (answer.output) {
+      options.stdout.write(`${prepareForStdout(JSON.stringify(answer.output.value), options.stdout)}\n`);
+      return 0;
     }
     const text = prepareForStdout(session.getLastAssistantText() ?? "", options.stdout);
     const problem = describeAnswerProblem(session.messages);
@@ -54,6 +68,14 @@ function writeProgress(stderr: Writable, event: SessionEvent): void {
       return;
     case "compaction_start":
       stderr.write(`[compaction] summarising older messages (${event.reason})\n`);
+      return;
+    case "loop_warning":
+      stderr.write(`[loop check] ${event.message}\n`);
+      return;
+    case "subagent_event":
+      if (event.event.type === "tool_execution_start") {
+        stderr.write(`[${event.agent}] ${event.event.toolName} ${truncate(JSON.stringify(event.event.args), 140)}\n`);
+      }
       return;
     case "budget_reached":
       stderr.write(`[budget] ${event.reason}\n`);

@@ -2,7 +2,7 @@ import { GyreError } from "../../errors.js";
 import type { AssistantMessageEventStream } from "../../event-stream.js";
 import { sleep } from "../../transport/http.js";
 import type { Context, Message, Model, StreamOptions } from "../../types.js";
-import { runProvider } from "../message-builder.js";
+import { runProvider } from "../run-provider.js";
 
 /** One block of a scripted response. A tool call's `arguments` may be raw text to simulate bad JSON. */
 export type FauxBlock =
@@ -88,14 +88,11 @@ export function streamFaux(model: Model, context: Context, options: StreamOption
   return runProvider(model, options, async (builder) => {
     const state = states.get(model.baseUrl);
     if (!state)
-      throw new GyreError(
-        "usage",
-        `No faux script is registered for ${model.baseUrl}; create one with createFauxModel().`,
-      );
+      throw new Error(`No faux script is registered for ${model.baseUrl}; create one with createFauxModel().`);
     state.contexts.push(structuredClone(context));
     const item =
       state.script.length > 1 || state.options.whenExhausted !== "repeat-last" ? state.script.shift() : state.script[0];
-    if (!item) throw new GyreError("usage", "The faux model's script has no response left for this request.");
+    if (!item) throw new Error("The faux model's script has no response left for this request.");
     const response = typeof item === "function" ? item(context) : item;
     const delay = response.tokenDelayMs ?? state.options.tokenDelayMs ?? 0;
     const size = Math.max(1, state.options.tokenSize ?? 4);
@@ -111,13 +108,16 @@ export function streamFaux(model: Model, context: Context, options: StreamOption
       const key = String(index);
       if (block.type === "text" || block.type === "thinking") {
         const text = block.type === "text" ? block.text : block.thinking;
-        if (block.type === "text") builder.text(key, "");
-        else builder.thinking(key, "");
+        const append = (piece: string) =>
+          block.type === "text" ? builder.text(key, piece) : builder.thinking(key, piece);
+        // The block opens with its first token, so an abort before it leaves no empty block behind.
+        if (text === "") {
+          if (signal?.aborted) throw new GyreError("aborted", "Request was aborted.");
+          append("");
+        }
         for (let at = 0; at < text.length; at += size) {
           await pace();
-          const piece = text.slice(at, at + size);
-          if (block.type === "text") builder.text(key, piece);
-          else builder.thinking(key, piece);
+          append(text.slice(at, at + size));
         }
         if (block.type === "thinking" && block.signature) builder.signature(key, block.signature);
         outputChars += text.length;

@@ -3,7 +3,8 @@
  * as they are. The result is the data of a `compaction` entry; nothing is deleted from the file.
  */
 import type { AgentMessage } from "@gyre/agent";
-import { complete, GyreError, type Model } from "@gyre/ai";
+import { GyreError, type Model, type StreamFunction, stream } from "@gyre/ai";
+import { CliError } from "../errors.js";
 import type { CompactionData, CompactionEntry, SessionEntry } from "../session/types.js";
 import { buildContextMessages, findLastCompaction } from "./build-context-messages.js";
 import { estimateContextTokens } from "./estimate-tokens.js";
@@ -23,6 +24,8 @@ export type CompactOptions = {
   /** How much of the newest conversation to keep as it is, in estimated tokens. */
   keepRecentTokens: number;
   signal?: AbortSignal;
+  /** Replaces @gyre/ai `stream` for the summary request. */
+  streamFn?: StreamFunction;
   /** Cap on the summary's length. Default 8192 tokens or the model's maximum, whichever is lower. */
   maxSummaryTokens?: number;
   /** Tokens kept free below the window for the next answer (default `DEFAULT_RESERVE_TOKENS`). */
@@ -33,8 +36,8 @@ export type CompactOptions = {
  * Summarises the branch up to a turn boundary and returns the compaction entry's data. The
  * summary is the model's text followed by sections computed here, not by the model: the user's
  * messages verbatim and the files read and modified (carried over from earlier compactions).
- * Throws a `GyreError` when there is nothing to compact, or when the model call fails or is
- * aborted (code "aborted"); it never retries.
+ * Throws a `CliError` when there is nothing to compact ("nothing_to_compact") or the model call
+ * fails ("compaction_failed"), a `GyreError` ("aborted") when it is aborted; it never retries.
  */
 export async function compact(options: CompactOptions): Promise<CompactionData> {
   const branch = options.branchEntries;
@@ -51,7 +54,10 @@ export async function compact(options: CompactOptions): Promise<CompactionData> 
   const cut = findCutPoint(branch, { from, keepRecentTokens: budget.keepRecentTokens });
   const firstKept = cut === undefined ? undefined : branch[cut];
   if (cut === undefined || firstKept === undefined || cut <= from)
-    throw new GyreError("usage", "Nothing to compact yet: the conversation since the last compaction is one turn.");
+    throw new CliError(
+      "nothing_to_compact",
+      "Nothing to compact yet: the conversation since the last compaction is one turn.",
+    );
   const summarised = messagesOf(branch.slice(from, cut));
   const details = capDetails(mergeDetails(previous?.details, summarised), budget.detailsTokens);
   // A conversation larger than the window is summarised a chunk at a time, each summary
@@ -75,7 +81,7 @@ async function summariseChunk(
   conversation: string,
   previousSummary: string | undefined,
 ): Promise<string> {
-  const response = await complete(
+  const response = await (options.streamFn ?? stream)(
     options.model,
     {
       systemPrompt: SUMMARY_SYSTEM_PROMPT,
@@ -96,13 +102,11 @@ async function summariseChunk(
       ...(options.signal && { signal: options.signal }),
       maxTokens,
     },
-  );
+  ).result();
   if (response.stopReason === "error" || response.stopReason === "aborted") {
-    const code = response.stopReason === "aborted" ? "aborted" : "usage";
-    throw new GyreError(
-      code,
-      `Compaction failed: the summary request ended with ${response.errorMessage ?? response.stopReason}.`,
-    );
+    const message = `Compaction failed: the summary request ended with ${response.errorMessage ?? response.stopReason}.`;
+    if (response.stopReason === "aborted") throw new GyreError("aborted", message);
+    throw new CliError("compaction_failed", message);
   }
   return response.content
     .flatMap((block) => (block.type === "text" ? [block.text] : []))

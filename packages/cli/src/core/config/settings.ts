@@ -1,6 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ThinkingLevel } from "@gyre/ai";
+import { CliError } from "../errors.js";
+import type { PermissionRules } from "../permissions/permission-rules.js";
+import { BUILT_IN_TOOL_NAMES, isBuiltInToolName } from "../tools/tool-names.js";
+import { checkPermissionSettings, checkSandboxSettings, type SandboxSettings } from "./safety-settings.js";
 
 /** User and project settings (`$GYRE_HOME/settings.json`, `.gyre/settings.json`; project wins). */
 export type Settings = {
@@ -18,6 +22,10 @@ export type Settings = {
   bashTimeoutMs?: number;
   /** A model stream that sends nothing for this long fails (default 120000). */
   idleTimeoutMs?: number;
+  /** What bash commands may touch (DESIGN §8). */
+  sandbox?: SandboxSettings;
+  /** allow / ask / deny rules for tool calls (DESIGN §8). */
+  permissions?: PermissionRules;
 };
 
 export type LoadedSettings = { settings: Settings; files: string[] };
@@ -37,10 +45,11 @@ const schema: Record<keyof Settings, FieldType> = {
   allowedPaths: "string[]",
   bashTimeoutMs: "number",
   idleTimeoutMs: "number",
+  sandbox: "object",
+  permissions: "object",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
-const toolNames = ["read", "write", "edit", "bash", "ls", "grep", "find"];
 /** Number fields that must be positive; the integer ones say so. */
 const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
   maxTurns: "integer",
@@ -55,19 +64,13 @@ const nestedFields: Record<string, Record<string, "boolean" | "count">> = {
   compaction: { enabled: "boolean", reserveTokens: "count", keepRecentTokens: "count" },
 };
 
-/** A settings file that is missing is fine; one that is broken is a `SettingsError` naming the file and problem. */
-export class SettingsError extends Error {
-  constructor(
-    readonly file: string,
-    problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = "SettingsError";
-  }
+/** A broken settings file: a `CliError` ("config_invalid") naming the file and the problem. */
+function settingsError(file: string, problem: string): CliError {
+  return new CliError("config_invalid", `Broken settings file ${file}: ${problem}`);
 }
 
 /**
- * Reads one settings file. Returns `undefined` when it does not exist; throws `SettingsError`
+ * Reads one settings file. Returns `undefined` when it does not exist; throws a `CliError` ("config_invalid")
  * for invalid JSON or a field of the wrong type (never a stack trace for the user).
  */
 export async function readSettingsFile(file: string): Promise<Settings | undefined> {
@@ -76,23 +79,23 @@ export async function readSettingsFile(file: string): Promise<Settings | undefin
     text = await readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new SettingsError(file, `cannot be read (${(error as Error).message})`);
+    throw settingsError(file, `cannot be read (${(error as Error).message})`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, "")); // editors on Windows write a BOM
   } catch (error) {
-    throw new SettingsError(file, `is not valid JSON (${(error as Error).message}); fix or delete it.`);
+    throw settingsError(file, `is not valid JSON (${(error as Error).message}); fix or delete it.`);
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new SettingsError(file, "must contain a JSON object.");
+    throw settingsError(file, "must contain a JSON object.");
   }
   for (const [key, value] of Object.entries(parsed)) {
     const expected = schema[key as keyof Settings];
     if (!expected) continue;
-    if (!matchesType(value, expected)) throw new SettingsError(file, `"${key}" must be ${describeType(expected)}.`);
+    if (!matchesType(value, expected)) throw settingsError(file, `"${key}" must be ${describeType(expected)}.`);
     const problem = checkValue(key, value);
-    if (problem) throw new SettingsError(file, problem);
+    if (problem) throw settingsError(file, problem);
   }
   return parsed as Settings;
 }
@@ -113,9 +116,12 @@ function checkValue(key: string, value: unknown): string | undefined {
     return `"thinking" must be one of ${thinkingLevels.join(", ")}.`;
   }
   if (key === "tools") {
-    const unknown = (value as string[]).filter((tool) => !toolNames.includes(tool));
-    if (unknown.length > 0) return `"tools" has unknown ${unknown.join(", ")}; choose from ${toolNames.join(", ")}.`;
+    const unknown = (value as string[]).filter((tool) => !isBuiltInToolName(tool));
+    if (unknown.length > 0)
+      return `"tools" has unknown ${unknown.join(", ")}; choose from ${BUILT_IN_TOOL_NAMES.join(", ")}.`;
   }
+  if (key === "sandbox") return checkSandboxSettings(value as Record<string, unknown>);
+  if (key === "permissions") return checkPermissionSettings(value as Record<string, unknown>);
   const fields = nestedFields[key];
   if (fields) {
     for (const [field, fieldValue] of Object.entries(value as Record<string, unknown>)) {
@@ -193,6 +199,15 @@ export async function loadSettings(options: {
 function mergeSettings(target: Settings, source: Settings): void {
   for (const [key, value] of Object.entries(source) as [keyof Settings, unknown][]) {
     const existing = target[key];
+    if (key === "permissions" && existing) {
+      // Rule lists add up: a project file can add rules but never drop the user's deny rules.
+      const merged: PermissionRules = { ...(existing as PermissionRules) };
+      for (const [kind, rules] of Object.entries(value as PermissionRules) as [keyof PermissionRules, string[]][]) {
+        merged[kind] = [...(merged[kind] ?? []), ...rules];
+      }
+      target.permissions = merged;
+      continue;
+    }
     if (value && typeof value === "object" && !Array.isArray(value) && existing && typeof existing === "object") {
       Object.assign(target, { [key]: { ...(existing as object), ...(value as object) } });
     } else {

@@ -5,8 +5,10 @@
  */
 import { type FileHandle, open } from "node:fs/promises";
 import { basename } from "node:path";
-import { GyreError } from "@gyre/ai";
-import { parseSessionEntryLine, parseSessionHeader, readEntryPrefix } from "./parse-entry.js";
+import { CliError } from "../errors.js";
+import { LAZY_ENTRY_TYPES } from "./entry-types.js";
+import { entryLinePrefix, readEntryPrefix } from "./line-format.js";
+import { parseSessionEntryLine, parseSessionHeader } from "./parse-entry.js";
 import { sessionIdFromFileName } from "./session-paths.js";
 import { SessionTree } from "./session-tree.js";
 import { type ReadProblem, SESSION_FORMAT_VERSION, type SessionHeader } from "./types.js";
@@ -28,11 +30,6 @@ const NEWLINE = 0x0a;
 const NUL = 0;
 /** Bytes read per call. The read buffer is reused, so reading the file costs no more memory than this. */
 const CHUNK_SIZE = 4 * 1024 * 1024;
-/**
- * Lines of these types are parsed as they are read: they are few and small, and the reader
- * needs them to know the session (labels, name) and where its context starts (compaction).
- */
-const LAZY_TYPES = new Set(["message", "custom", "branch_summary"]);
 
 export type ReadOptions = {
   /** Bytes read per call (default 4 MiB). Tests set it small to put lines across reads. */
@@ -42,7 +39,8 @@ export type ReadOptions = {
 /**
  * Reads and indexes a session file; never modifies it. A damaged header or a newer format version
  * does not hide the valid entries: they are read and `headerProblem` says why the file must not
- * be appended to. Throws a `GyreError` ("usage") when the file is missing or holds no entry.
+ * be appended to. Throws a `CliError` ("session_not_found", "session_unreadable",
+ * "session_invalid") when the file is missing, unreadable or holds no entry.
  */
 export async function readSessionFile(path: string, options: ReadOptions = {}): Promise<LoadedSession> {
   let loaded: Awaited<ReturnType<typeof readFromHandle>>;
@@ -55,13 +53,13 @@ export async function readSessionFile(path: string, options: ReadOptions = {}): 
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new GyreError(
-      "usage",
+    throw new CliError(
+      code === "ENOENT" ? "session_not_found" : "session_unreadable",
       `Cannot open session ${path}: ${code === "ENOENT" ? "no such file" : String(error)}.`,
       { cause: error },
     );
   }
-  if (!loaded.ok) throw new GyreError("usage", `Cannot open session ${path}: ${loaded.error}.`);
+  if (!loaded.ok) throw new CliError("session_invalid", `Cannot open session ${path}: ${loaded.error}.`);
   if (loaded.value.headerProblem !== undefined) loaded.value.header.id ||= idFromPath(path);
   return loaded.value;
 }
@@ -99,7 +97,7 @@ async function readFromHandle(handle: FileHandle, chunkSize: number): Promise<Re
   return { ok: true, value };
 }
 
-const COMPACTION_PREFIX = '{"type":"compaction"';
+const COMPACTION_PREFIX = entryLinePrefix("compaction");
 
 type ReadResult = { ok: true; value: LoadedSession } | { ok: false; error: string };
 type IndexState = {
@@ -266,7 +264,7 @@ function indexLine({ bytes, offset, tree, line, start, end, isLast }: LineInput)
   if (from > start) tree.problems.push({ line, message: `${from - start} NUL bytes skipped` });
   if (from === end) return;
   const prefix = isLast ? undefined : readEntryPrefix(bytes, from, end);
-  if (prefix && LAZY_TYPES.has(prefix.type)) {
+  if (prefix && LAZY_ENTRY_TYPES.has(prefix.type)) {
     tree.addRange(prefix, line, offset + from, offset + end);
     return;
   }

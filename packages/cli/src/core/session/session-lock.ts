@@ -7,7 +7,7 @@
 import { unlinkSync } from "node:fs";
 import { open, readFile, rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
-import { GyreError } from "@gyre/ai";
+import { CliError } from "../errors.js";
 
 /** What a lock file records about its holder. */
 export type LockOwner = { pid: number; host: string; timestamp: string };
@@ -21,7 +21,7 @@ export function lockPathFor(sessionPath: string): string {
 }
 
 /**
- * Takes the lock of `sessionPath`. Throws a `GyreError` ("usage") naming the holder when a live
+ * Takes the lock of `sessionPath`. Throws a `CliError` ("session_locked") naming the holder when a live
  * process holds it; the message suggests forking instead. Reclaims a lock whose process is dead.
  */
 export async function acquireSessionLock(sessionPath: string): Promise<SessionLock> {
@@ -40,8 +40,8 @@ export async function acquireSessionLock(sessionPath: string): Promise<SessionLo
       await reclaim(path, undefined);
     } else await new Promise((resolve) => setTimeout(resolve, 50)); // being written right now
   }
-  throw new GyreError(
-    "usage",
+  throw new CliError(
+    "session_locked",
     `Could not lock session ${sessionPath}: the lock ${path} keeps changing. If no other gyre is running, delete it.`,
   );
 }
@@ -140,9 +140,9 @@ function createHeldLock(path: string): SessionLock {
   };
 }
 
-function lockedError(sessionPath: string, lockPath: string, holder: LockOwner): GyreError {
+function lockedError(sessionPath: string, lockPath: string, holder: LockOwner): CliError {
   const where = holder.host === hostname() ? `process ${holder.pid}` : `process ${holder.pid} on ${holder.host}`;
-  return new GyreError(
+  return new CliError(
     "session_locked",
     `Session ${sessionPath} is open in another gyre (${where}, since ${holder.timestamp}). ` +
       `Fork it to continue separately, or close the other gyre. If no other gyre is running, delete ${lockPath}.`,

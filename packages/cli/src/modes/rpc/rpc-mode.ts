@@ -1,9 +1,8 @@
 import type { Readable, Writable } from "node:stream";
 import { getModel, getModels, getProvider, getProviders, type ThinkingLevel } from "@gyre/ai";
 import type { AgentSession } from "../../core/agent-session.js";
-import { SessionManager } from "../../core/session/session-manager.js";
-import { resolveSessionArgument } from "../../core/session/session-store.js";
-import type { UserInterface } from "../../core/user-interface.js";
+import { resolveApiKey } from "../../core/config/resolve-api-key.js";
+import type { ApprovalAnswer, UserInterface } from "../../core/user-interface.js";
 import { readLines, tooLongResponse, writeJsonLine } from "./jsonl.js";
 import {
   parseRpcCommand,
@@ -22,6 +21,8 @@ export type RpcModeOptions = {
   stdout: Writable;
   /** The interface extensions were given (from `createRpcUserInterface`); `ui_response` answers it. */
   ui?: RpcUserInterface;
+  /** Plan mode for `set_permission_mode`. */
+  safety?: { setPlanMode(on: boolean): Promise<void> };
 };
 
 type UiAnswer = { value?: unknown; cancelled?: boolean };
@@ -31,7 +32,9 @@ export type RpcUserInterface = UserInterface & {
   setStatus(key: string, text: string | undefined): void;
   /** Resolves the question `requestId`; false when none with that id is waiting. */
   answer(requestId: string, answer: UiAnswer): boolean;
-  /** Cancels every waiting question (the client went away). */
+  /** Resolves the `approval_request` `id`; false when none with that id is waiting. */
+  answerApproval(id: string, answer: ApprovalAnswer): boolean;
+  /** Cancels every waiting question (the client went away); waiting approvals are denied. */
   cancelAll(): void;
 };
 
@@ -48,6 +51,7 @@ export function createRpcUserInterface(
   timeoutMs = Number(process.env.GYRE_UI_TIMEOUT_MS) || 300_000,
 ): RpcUserInterface {
   const waiting = new Map<string, (answer: UiAnswer) => void>();
+  const approvals = new Map<string, (answer: ApprovalAnswer) => void>();
   let next = 1;
   const ask = (request: Omit<RpcUiRequest, "type" | "requestId">, signal?: AbortSignal) =>
     new Promise<UiAnswer>((resolve) => {
@@ -82,6 +86,20 @@ export function createRpcUserInterface(
       const answer = await ask({ method: "input", title, ...(placeholder ? { placeholder } : {}) }, signal);
       return !answer.cancelled && typeof answer.value === "string" ? answer.value : undefined;
     },
+    approve: ({ signal, ...request }) =>
+      new Promise<ApprovalAnswer>((resolve) => {
+        const id = `approval-${next++}`;
+        approvals.set(id, resolve);
+        signal?.addEventListener("abort", () => approvals.delete(id) && resolve({ decision: "deny" }), { once: true });
+        writeJsonLine(stdout, { type: "approval_request", id, ...request });
+      }),
+    answerApproval(id, answer) {
+      const resolve = approvals.get(id);
+      if (!resolve) return false;
+      approvals.delete(id);
+      resolve(answer);
+      return true;
+    },
     notify: (message, level = "info") =>
       writeJsonLine(stdout, { type: "notify", message, level } satisfies RpcUiNotice),
     setStatus: (key, text) => writeJsonLine(stdout, { type: "status", key, text: text ?? null } satisfies RpcUiNotice),
@@ -95,6 +113,8 @@ export function createRpcUserInterface(
     cancelAll() {
       for (const resolve of waiting.values()) resolve({ cancelled: true });
       waiting.clear();
+      for (const resolve of approvals.values()) resolve({ decision: "deny", reason: "the RPC client went away" });
+      approvals.clear();
     },
   };
 }
@@ -137,6 +157,23 @@ export function runRpcMode(options: RpcModeOptions): Promise<number> {
           else respond({ ...base, success: false, error: `No question with id "${command.requestId}" is waiting.` });
           return;
         }
+        if (command.type === "approval_response") {
+          const decisions = ["allow", "allow_always", "deny"];
+          const known =
+            decisions.includes(command.decision) &&
+            options.ui?.answerApproval(command.id, {
+              decision: command.decision,
+              ...(typeof command.reason === "string" ? { reason: command.reason } : {}),
+            });
+          if (known) respond({ ...base, success: true });
+          else {
+            const error = decisions.includes(command.decision)
+              ? `No approval with id "${command.id}" is waiting.`
+              : `"decision" must be one of ${decisions.join(", ")}.`;
+            respond({ ...base, success: false, error });
+          }
+          return;
+        }
         // Commands run in arrival order; a prompt only waits for its start, not its end.
         queue = queue.then(async () => {
           try {
@@ -163,7 +200,7 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
   const { session } = options;
   switch (command.type) {
     case "prompt": {
-      if (session.isRunning) {
+      if (session.state.isRunning) {
         if (command.streamingBehavior === "steer") return session.steer(command.message);
         if (command.streamingBehavior === "followUp") return session.followUp(command.message);
         throw new Error('The agent is busy; send the prompt with "streamingBehavior": "steer" or "followUp".');
@@ -176,17 +213,23 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
     case "follow_up":
       return session.followUp(command.message);
     case "abort":
-      session.abort();
-      await session.agent.waitForIdle();
+      await session.abort();
       return undefined;
     case "get_state":
       return describeState(session);
+    case "set_permission_mode":
+      if (command.mode !== "plan" && command.mode !== "default") throw new Error('"mode" must be "plan" or "default".');
+      if (!options.safety) throw new Error("This run has no permission modes.");
+      await options.safety.setPlanMode(command.mode === "plan");
+      return { mode: command.mode };
     case "get_messages":
       return { messages: session.messages };
     case "set_model": {
       if (!getProvider(command.provider)) throw new Error(`Unknown provider "${command.provider}".`);
-      const envName = getProvider(command.provider)?.apiKeyEnv;
-      session.setModel(getModel(command.provider, command.modelId), envName ? options.env[envName] : undefined);
+      session.setModel(
+        getModel(command.provider, command.modelId),
+        resolveApiKey({ provider: command.provider, env: options.env }),
+      );
       return describeState(session);
     }
     case "get_available_models":
@@ -202,34 +245,29 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
       return undefined;
     case "new_session":
       assertIdle(session, "start a new session");
-      await session.switchStore(SessionManager.create({ sessionsDir: options.sessionsDir, cwd: options.cwd }));
-      return { sessionId: session.sessionId };
+      await session.newSession();
+      return { sessionId: session.state.sessionId };
     case "compact":
       assertIdle(session, "compact");
-      return { compacted: await session.compact("manual", command.customInstructions) };
+      return { compacted: await session.compact(command.customInstructions) };
     case "get_session_stats":
       return session.getStats();
     case "fork": {
       assertIdle(session, "fork");
-      if (command.entryId) session.session.branch(command.entryId);
-      const forked = await session.session.fork();
-      await session.switchStore(forked);
-      return { sessionId: forked.id, sessionFile: forked.path };
+      await session.fork(command.entryId ? { entryId: command.entryId } : {});
+      return { sessionId: session.state.sessionId, sessionFile: session.state.sessionFile };
     }
     case "switch_session": {
       assertIdle(session, "switch sessions");
-      const path = await resolveSessionArgument({
-        sessionsDir: options.sessionsDir,
-        cwd: options.cwd,
-        value: command.sessionPath,
-      });
-      await session.switchStore(await SessionManager.open(path));
-      return { sessionId: session.sessionId, sessionFile: session.sessionFile };
+      await session.open(command.sessionPath);
+      return { sessionId: session.state.sessionId, sessionFile: session.state.sessionFile };
     }
     case "get_last_assistant_text":
       return { text: session.getLastAssistantText() ?? null };
     case "ui_response":
       throw new Error(`No question with id "${command.requestId}" is waiting for an answer.`);
+    case "approval_response":
+      throw new Error(`No approval with id "${command.id}" is waiting.`);
     default: {
       const never: never = command;
       throw new Error(`Unhandled command ${JSON.stringify(never)}`);
@@ -238,18 +276,18 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
 }
 
 function describeState(session: AgentSession) {
-  const state = session.agent.state;
+  const state = session.state;
   return {
     model: { provider: state.model.provider, id: state.model.id },
     thinkingLevel: state.thinkingLevel,
     isRunning: state.isRunning,
-    sessionId: session.sessionId,
-    sessionFile: session.sessionFile ?? null,
-    messageCount: state.messages.length,
-    pendingToolCalls: [...state.pendingToolCalls],
+    sessionId: state.sessionId,
+    sessionFile: state.sessionFile ?? null,
+    messageCount: state.messageCount,
+    pendingToolCalls: state.pendingToolCalls,
   };
 }
 
 function assertIdle(session: AgentSession, action: string): void {
-  if (session.isRunning) throw new Error(`The agent is running; abort first to ${action}.`);
+  if (session.state.isRunning) throw new Error(`The agent is running; abort first to ${action}.`);
 }
