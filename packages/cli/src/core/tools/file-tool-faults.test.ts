@@ -69,6 +69,19 @@ describe("links and races", () => {
         fs.renameSync(target + ".old", target);
       }`;
     flipper = spawn(process.execPath, ["-e", script], { stdio: "ignore" });
+    // On a loaded machine the flipper takes a while to start: read only once it is flipping.
+    const oldDir = nodePath.join(ws, "real.old");
+    for (
+      let waited = 0;
+      !(await stat(oldDir).then(
+        () => true,
+        () => false,
+      ));
+      waited += 10
+    ) {
+      if (waited > 10_000) throw new Error("the flipper process never started flipping");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     const tool = createReadTool({ cwd: ws });
     let leaked = 0;
     let answered = 0;
