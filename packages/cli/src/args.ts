@@ -22,6 +22,8 @@ export type CliArgs = {
   model?: string;
   baseUrl?: string;
   apiKey?: string;
+  /** `--api-key-file`: read the key from this file (not visible in `ps`, unlike `--api-key`). */
+  apiKeyFile?: string;
   thinking?: ThinkingFlag;
   tools?: string[];
   noTools: boolean;
@@ -73,6 +75,7 @@ type ValueFlag =
   | "model"
   | "baseUrl"
   | "apiKey"
+  | "apiKeyFile"
   | "thinking"
   | "tools"
   | "systemPrompt"
@@ -95,6 +98,7 @@ const valueFlags: Record<string, { key: ValueFlag; short?: string }> = {
   model: { key: "model", short: "m" },
   "base-url": { key: "baseUrl" },
   "api-key": { key: "apiKey" },
+  "api-key-file": { key: "apiKeyFile" },
   thinking: { key: "thinking" },
   tools: { key: "tools" },
   "system-prompt": { key: "systemPrompt" },
@@ -371,6 +375,7 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
     case "provider":
     case "model":
     case "apiKey":
+    case "apiKeyFile":
     case "systemPrompt":
     case "appendSystemPrompt":
     case "session":

@@ -10,6 +10,7 @@ export function toRuntimeConfig(args: CliArgs): RuntimeConfig {
     ...(args.model !== undefined ? { model: args.model } : {}),
     ...(args.baseUrl !== undefined ? { baseUrl: args.baseUrl } : {}),
     ...(args.apiKey !== undefined ? { apiKey: args.apiKey } : {}),
+    ...(args.apiKeyFile !== undefined ? { apiKeyFile: args.apiKeyFile } : {}),
     ...(args.thinking !== undefined ? { thinking: args.thinking } : {}),
     ...(args.noTools ? { tools: "none" as const } : args.tools ? { tools: args.tools.filter(isBuiltInToolName) } : {}),
     ...(args.systemPrompt !== undefined ? { systemPrompt: args.systemPrompt } : {}),

@@ -13,7 +13,8 @@ Model:
   --provider <name>          anthropic, openai, openai-responses, google, ollama, llamacpp, faux, or models.json
   --model, -m <id>           model id (unknown ids are accepted with default limits)
   --base-url <url>           point the provider at any compatible server
-  --api-key <key>            key (else ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY)
+  --api-key <key>            key (else ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY); visible in ps
+  --api-key-file <path>      read the key from a file (first line), kept out of ps
   --thinking <level>         off, low, medium, high
   --faux-script <file.json>  scripted responses for the faux provider
   --list-models              print the configured providers and models

@@ -13,6 +13,7 @@ import type { ExtensionRunner } from "./core/extensions/extension-runner.js";
 import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
 import { loadFileArguments } from "./core/file-arguments.js";
 import { describeOutputSchema, loadOutputSchema } from "./core/output-schema.js";
+import { readPipedPrompt } from "./core/read-piped-prompt.js";
 import type { RuntimeConfig } from "./core/runtime-config.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
@@ -76,7 +77,9 @@ async function main(argv: string[]): Promise<number> {
 
   let piped = "";
   if (args.mode !== "rpc" && !process.stdin.isTTY) {
-    piped = await readStdin();
+    const read = await readPipedPrompt(process.stdin, process.stderr);
+    if (!read.ok) throw new CliError("bad_usage", read.error);
+    piped = read.text;
     if (piped.trim() && args.mode === "interactive") args.mode = "print";
   }
   if (lacksPrompt(args, joinPrompt(args.prompt.join(" "), piped))) throw new CliError("bad_usage", noPromptMessage);
@@ -281,13 +284,10 @@ function fail(message: string, code: 1 | 2): number {
   return code;
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/** SIGINT/SIGTERM: abort the run (tools' process groups are killed by their signal), persist, exit. */
+/**
+ * SIGINT/SIGTERM/SIGHUP (the terminal closed): abort the run (tools' process groups are killed
+ * by their signal), persist, exit with 128 + the signal's number.
+ */
 let signalExitCode: number | undefined;
 
 /**
@@ -305,7 +305,7 @@ function exitWithParent(): void {
 function installSignalHandlers(runtime: Runtime): void {
   const stop = (signal: NodeJS.Signals) => {
     if (signalExitCode !== undefined) process.exit(signalExitCode);
-    signalExitCode = signal === "SIGINT" ? 130 : 143;
+    signalExitCode = signalExitCodes[signal] ?? 143;
     process.stderr.write(`gyre: ${signal} received; stopping the run and saving the session.\n`);
     void runtime.session
       .dispose()
@@ -314,7 +314,10 @@ function installSignalHandlers(runtime: Runtime): void {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  process.on("SIGHUP", stop);
 }
+
+const signalExitCodes: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 /**
  * Exits once everything written to stdout and stderr has reached the OS: on a pipe whose reader

@@ -5,6 +5,7 @@ import {
   type AnyAgentTool,
   type BeforeToolCallInput,
   type BeforeToolCallResult,
+  type TurnEndContext,
 } from "@gyre/agent";
 import { describeError, type Model, type RetryOptions, type StreamFunction, type ThinkingLevel } from "@gyre/ai";
 import type { AutoCompactionOptions } from "./compaction/auto-compaction.js";
@@ -48,10 +49,16 @@ export type AgentSessionOptions = {
 /**
  * The `Agent` a session drives: its options, the current key for the current provider (others
  * resolve their own), extension hooks in the loop, and listener failures reported to `notice`.
+ * A run stops after a turn when the governor says so or when `stopToCompact` asks for a pause to
+ * compact (the session then compacts and continues).
  */
 export function createSessionAgent(
   options: AgentSessionOptions,
-  hooks: { apiKey(): string | undefined; notice(message: string): void },
+  hooks: {
+    apiKey(): string | undefined;
+    notice(message: string): void;
+    stopToCompact(turn: TurnEndContext): boolean;
+  },
 ): Agent {
   const agent: Agent = new Agent({
     model: options.model,
@@ -67,7 +74,8 @@ export function createSessionAgent(
     },
     getApiKey: (provider) => (provider === agent.state.model.provider ? hooks.apiKey() : options.getApiKey?.(provider)),
     ...extensionAgentOptions(options.extensions, options.beforeToolCall),
-    ...(options.governor ? { shouldStopAfterTurn: () => options.governor?.shouldStop() === true } : {}),
+    // The governor first: a run it ends must not be compacted and continued.
+    shouldStopAfterTurn: (turn) => options.governor?.shouldStop() === true || hooks.stopToCompact(turn),
     onListenerError: (error, event) => hooks.notice(`a listener failed on "${event.type}": ${describeError(error)}`),
   });
   return agent;

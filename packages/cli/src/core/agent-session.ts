@@ -50,6 +50,8 @@ export class AgentSession {
   private controller: AbortController | undefined;
   private active: Promise<unknown> | undefined;
   private disposed = false;
+  /** Set when the last turn stopped the run so that it can compact before its next model call. */
+  private compactBeforeNextTurn = false;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
@@ -60,6 +62,8 @@ export class AgentSession {
     this.agent = createSessionAgent(options, {
       apiKey: () => this.apiKey,
       notice: (message) => this.events.notice("listener", message),
+      stopToCompact: (turn) =>
+        (this.compactBeforeNextTurn = this.compaction.needsCompactionAfterTurn(turn, this.agent.state.model)),
     });
     this.agent.subscribe(async (event) => {
       const flushed = this.onAgentEvent(event);
@@ -296,7 +300,16 @@ export class AgentSession {
       systemPrompt: this.options.systemPrompt,
     });
     if (systemPrompt !== undefined) this.agent.setSystemPrompt(systemPrompt);
+    this.compactBeforeNextTurn = false;
     let result = await start();
+    // A long tool loop pauses between turns to compact, then goes on (if compaction cannot help,
+    // it goes on anyway: an overflow is then handled below, once).
+    while (result.reason === "stop_after_turn" && this.compactBeforeNextTurn && !signal.aborted) {
+      this.compactBeforeNextTurn = false;
+      await this.runCompaction("threshold", signal);
+      if (signal.aborted) break;
+      result = await this.agent.continue();
+    }
     if (!signal.aborted && this.compaction.endedInOverflow(this.agent.state.messages)) {
       if (await this.runCompaction("overflow", signal)) result = await this.agent.continue();
     }

@@ -2,6 +2,7 @@ import type { AnyAgentTool } from "@gyre/agent";
 import type { Model, StreamFunction, ThinkingLevel } from "@gyre/ai";
 import { version } from "../version.js";
 import { AgentSession } from "./agent-session.js";
+import { readApiKeyFile } from "./config/api-key-file.js";
 import { getSessionsDir } from "./config/paths.js";
 import { resolveApiKey } from "./config/resolve-api-key.js";
 import { resolveRuntimeModel } from "./config/resolve-runtime-model.js";
@@ -124,6 +125,7 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
 export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io: RuntimeIo): Promise<Runtime> {
   const { home, project, settings, resources } = base;
   const extensions = resources.extensions;
+  if (config.apiKeyFile) config = { ...config, apiKey: await readApiKeyFileOrExit(config.apiKeyFile) };
   const model = io.model
     ? {
         model: io.model,
@@ -304,6 +306,13 @@ function selectTools(
       env: where.env,
       ...(settings.bashTimeoutMs ? { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } : {}),
     },
+  });
+}
+
+/** The key in `--api-key-file`; an unreadable or empty file is bad usage. */
+async function readApiKeyFileOrExit(path: string): Promise<string> {
+  return readApiKeyFile(path).catch((error: Error) => {
+    throw new CliError("bad_usage", error.message, { cause: error });
   });
 }
 

@@ -2,9 +2,9 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { getGyreHome } from "./config/paths.js";
 import { CliError } from "./errors.js";
-import { fingerprintExtensionFiles } from "./extensions/find-extension-files.js";
 import { pathExists } from "./path-exists.js";
-import { type ContextFile, loadContextFiles } from "./system-prompt/context-files.js";
+import { fingerprintProject } from "./project-fingerprint.js";
+import { type ContextFile, isGyreHomeContextFile, loadContextFiles } from "./system-prompt/context-files.js";
 import { decideProjectTrust } from "./trust.js";
 import type { UserInterface } from "./user-interface.js";
 
@@ -51,16 +51,18 @@ export async function inspectProject(options: {
   const decision = await decideProjectTrust({
     gyreHome: home,
     cwd,
-    fingerprint: await fingerprintExtensionFiles(join(cwd, ".gyre", "extensions")),
+    fingerprint: await fingerprintProject({ cwd, gyreHome: home, contextFiles }),
     trustFlag: options.trust,
     hasProjectConfig:
-      (await pathExists(join(cwd, ".gyre"))) || contextFiles.some((file) => !file.path.startsWith(home)),
+      (await pathExists(join(cwd, ".gyre"))) || contextFiles.some((file) => !isGyreHomeContextFile(file.path, home)),
     ...(options.ui ? { ui: options.ui } : {}),
   });
   return {
     cwd,
     trusted: decision.trusted,
-    contextFiles: decision.trusted ? contextFiles : contextFiles.filter((file) => file.path.startsWith(home)),
+    contextFiles: decision.trusted
+      ? contextFiles
+      : contextFiles.filter((file) => isGyreHomeContextFile(file.path, home)),
     notices: decision.warning ? [{ level: "warning", text: decision.warning }] : [],
   };
 }

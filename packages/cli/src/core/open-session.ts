@@ -49,7 +49,7 @@ async function openChoice(
   if (choice.fork) {
     // Read-only: the original may be open (and locked) in another gyre; the copy is ours.
     const source = await SessionManager.open(path, { readOnly: true });
-    const forked = await source.fork({ sessionsDir: options.sessionsDir });
+    const forked = await source.fork({ sessionsDir: options.sessionsDir, cwd: source.cwd || options.cwd });
     forked.repairInterruptedToolCalls();
     return forked;
   }
@@ -61,6 +61,13 @@ async function openChoice(
       throw new CliError("session_locked", `${error.message} To continue in a copy now, add --fork.`);
     }
     throw error;
+  }
+  if (session.headerProblem !== undefined) {
+    const forked = await session.fork({ sessionsDir: options.sessionsDir, cwd: options.cwd });
+    onSkipped(
+      `Session ${path} cannot be continued in place (${session.headerProblem}); its ${session.getBranch().length} readable entries continue in a new session ${forked.path}. The file was not changed.`,
+    );
+    session = forked;
   }
   session.repairInterruptedToolCalls();
   return session;

@@ -27,6 +27,8 @@ export type RuntimeConfig = {
   model?: string;
   baseUrl?: string;
   apiKey?: string;
+  /** A file whose first line is the API key (`--api-key-file`); read at start-up, wins over `apiKey`. */
+  apiKeyFile?: string;
   thinking?: ThinkingLevel;
   /** Built-in tools to enable, or "none"; default: settings, then `DEFAULT_TOOL_NAMES`. */
   tools?: readonly BuiltInToolName[] | "none";

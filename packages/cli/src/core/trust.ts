@@ -5,13 +5,14 @@ import { describeServerConfig, parseServerConfig, projectMcpConfigPath, readMcpC
 import { pathExists } from "./path-exists.js";
 import type { UserInterface } from "./user-interface.js";
 
-/** Trust decisions, remembered per canonical project path (with a fingerprint of its extension files). */
+/** Trust decisions, remembered per canonical project path (with `fingerprintProject` of what it applies). */
 type TrustFile = {
   projects: Record<
     string,
     {
       trustedAt: string;
-      fingerprint?: string /** Hash of the `.mcp.json` the user approved. */;
+      fingerprint?: string;
+      /** Hash of the `.mcp.json` the user approved. */
       mcpFingerprint?: string;
     }
   >;
@@ -53,13 +54,13 @@ export async function trustProject(options: {
     ...(options.mcpFingerprint !== undefined ? { mcpFingerprint: options.mcpFingerprint } : {}),
   };
   const path = trustFilePath(options.gyreHome);
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temp = `${path}.${process.pid}.tmp`;
   await writeFile(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   await rename(temp, path);
 }
 
-/** Whether the project is trusted, was never trusted, or was trusted before its extension files changed. */
+/** Whether the project is trusted, was never trusted, or was trusted before its configuration changed. */
 export type ProjectTrustState = "trusted" | "untrusted" | "changed";
 
 export async function getProjectTrustState(options: {
@@ -76,7 +77,7 @@ export async function getProjectTrustState(options: {
 
 /**
  * Decides whether the project's `.gyre/` settings, extensions and context files apply: `--trust`
- * trusts for this run; a remembered trust holds while the extension files are unchanged; else,
+ * trusts for this run; a remembered trust holds while none of them changed; else,
  * when a person can answer (`ask`), they are asked and a yes is remembered with the fingerprint.
  * Returns the decision and, when untrusted, a warning sentence for stderr (undefined if there
  * was nothing to trust).
@@ -84,7 +85,7 @@ export async function getProjectTrustState(options: {
 export async function decideProjectTrust(options: {
   gyreHome: string;
   cwd: string;
-  /** `fingerprintExtensionFiles` of `.gyre/extensions`. */
+  /** `fingerprintProject` of the folder: `.gyre/` and the project's context files. */
   fingerprint: string;
   /** `--trust` was given. */
   trustFlag: boolean;
@@ -100,10 +101,10 @@ export async function decideProjectTrust(options: {
   if (!options.hasProjectConfig && mcp.servers.length === 0) return { trusted: false };
   if (options.ui?.interactive) {
     const yes = await options.ui.confirm({
-      title: state === "changed" ? "This folder's extensions changed. Trust it again?" : "Trust this folder?",
+      title: state === "changed" ? "This folder's gyre configuration changed. Trust it again?" : "Trust this folder?",
       message:
         (state === "changed"
-          ? `The files in ${join(options.cwd, ".gyre", "extensions")} changed since you trusted ${options.cwd}. Extensions run code with your permissions.`
+          ? `Files in ${join(options.cwd, ".gyre")} or its context files (AGENTS.md, CLAUDE.md) changed since you trusted ${options.cwd}. Settings widen what tools may touch, and extensions run code with your permissions.`
           : `${options.cwd} has its own gyre configuration (.gyre/ settings, prompts, extensions, MCP servers, or context files). Extensions and MCP servers run code with your permissions; trust it only if you trust its authors.`) +
         formatServerList(mcp.servers),
     });
@@ -116,12 +117,12 @@ export async function decideProjectTrust(options: {
     return { trusted: false, warning: describeHeldBackServers(mcp.names) };
   }
   const hasGyreFolder = await pathExists(join(options.cwd, ".gyre"));
-  if (!hasGyreFolder) return { trusted: false };
+  if (!hasGyreFolder && state !== "changed") return { trusted: false };
   return {
     trusted: false,
     warning:
       state === "changed"
-        ? "This folder's .gyre/extensions changed since it was trusted, so its .gyre/ settings, prompts, skills and extensions were not loaded; pass --trust (or trust it again interactively) to use them."
+        ? "This folder's .gyre/ files or context files changed since it was trusted, so its .gyre/ settings, prompts, skills, extensions and context files were not loaded; pass --trust (or trust it again interactively) to use them."
         : "This folder's .gyre/ settings, prompts and extensions were not loaded because it is not trusted; pass --trust to use them.",
   };
 }

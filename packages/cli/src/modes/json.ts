@@ -4,6 +4,7 @@ import type { AgentSession } from "../core/agent-session.js";
 import { answerWithSchema } from "../core/answer-with-schema.js";
 import { buildRunResult } from "../core/run-result.js";
 import { createRedactor, type Redactor } from "../core/session/redact-secrets.js";
+import { describeAnswerProblem } from "./answer-notice.js";
 import { describeRunFailure } from "./run-outcome.js";
 
 /**
@@ -49,7 +50,12 @@ export async function runJsonMode(options: {
       describeRunFailure(session, answer.result.reason) ??
       (answer.problems ? `The answer does not match the output schema: ${answer.problems.join("; ")}.` : undefined);
     if (failure) options.stderr.write(`gyre: ${failure}\n`);
-    return failure ? 1 : 0;
+    const problem = failure ? undefined : describeAnswerProblem(session.messages);
+    if (problem) {
+      writeLine({ type: "answer_problem", message: problem });
+      options.stderr.write(`gyre: ${problem}\n`);
+    }
+    return failure || problem ? 1 : 0;
   } finally {
     unsubscribe();
   }

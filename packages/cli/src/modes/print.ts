@@ -1,6 +1,9 @@
 import type { Writable } from "node:stream";
 import type { AgentSession, SessionEvent } from "../core/agent-session.js";
 import { answerWithSchema } from "../core/answer-with-schema.js";
+import { createRedactor, type Redactor } from "../core/session/redact-secrets.js";
+import { describeAnswerProblem } from "./answer-notice.js";
+import { sanitizeText } from "./interactive/sanitize-text.js";
 import { describeRunFailure } from "./run-outcome.js";
 
 export type PrintModeOptions = {
@@ -17,7 +20,8 @@ export type PrintModeOptions = {
 
 /**
  * Print mode: runs one request and writes only the final assistant text to stdout. Failures
- * (provider error, abort, budget) go to stderr as one sentence; returns the exit code.
+ * (provider error, abort, budget) and an answer that is empty, only reasoning, or cut at the
+ * output limit go to stderr as one sentence, with exit code 1; returns the exit code.
  */
 export async function runPrintMode(options: PrintModeOptions): Promise<number> {
   const { session, stderr } = options;
@@ -36,9 +40,16 @@ export async function runPrintMode(options: PrintModeOptions): Promise<number> {
       stderr.write(`gyre: ${failure}\n`);
       return 1;
     }
-    const text = answer.output ? JSON.stringify(answer.output.value) : (session.getLastAssistantText() ?? "");
-    options.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
-    return 0;
+    if (answer.output) {
+      options.stdout.write(`${prepareForStdout(JSON.stringify(answer.output.value), options.stdout)}\n`);
+      return 0;
+    }
+    const text = prepareForStdout(session.getLastAssistantText() ?? "", options.stdout);
+    const problem = describeAnswerProblem(session.messages);
+    if (text !== "" || problem === undefined) options.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+    if (problem === undefined) return 0;
+    stderr.write(`gyre: ${problem}\n`);
+    return 1;
   } finally {
     unsubscribe();
   }
@@ -72,6 +83,18 @@ function writeProgress(stderr: Writable, event: SessionEvent): void {
     default:
       return;
   }
+}
+
+let redact: Redactor | undefined;
+
+/**
+ * The model's text as it may reach stdout: keys redacted (stdout is often logged), and, when
+ * stdout is a terminal, control sequences (OSC 52 clipboard writes, CSI, NUL) made visible and inert.
+ */
+export function prepareForStdout(text: string, stdout: Writable): string {
+  redact ??= createRedactor({ env: process.env });
+  const redacted = redact(text);
+  return (stdout as Writable & { isTTY?: boolean }).isTTY ? sanitizeText(redacted) : redacted;
 }
 
 function truncate(text: string, max: number): string {

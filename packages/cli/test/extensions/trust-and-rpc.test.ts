@@ -1,7 +1,8 @@
 import { access, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { fingerprintExtensionFiles } from "../../src/core/extensions/find-extension-files.js";
+import { fingerprintProject } from "../../src/core/project-fingerprint.js";
+import { loadContextFiles } from "../../src/core/system-prompt/context-files.js";
 import { trustProject } from "../../src/core/trust.js";
 import { RpcClient } from "../../src/modes/rpc/rpc-client.js";
 import type { RpcUiRequest } from "../../src/modes/rpc/rpc-types.js";
@@ -53,7 +54,12 @@ describe("project trust", () => {
     await rm(join(cwd, "ran.txt"));
 
     // What the interactive trust prompt records on "yes": the folder with its extensions' fingerprint.
-    await trustProject({ gyreHome: home, cwd, fingerprint: await fingerprintExtensionFiles(extensionsDir) });
+    const contextFiles = await loadContextFiles({ cwd, gyreHome: home });
+    await trustProject({
+      gyreHome: home,
+      cwd,
+      fingerprint: await fingerprintProject({ cwd, gyreHome: home, contextFiles }),
+    });
     expect((await run()).code).toBe(0);
     expect(await exists(join(cwd, "ran.txt"))).toBe(true);
     await rm(join(cwd, "ran.txt"));
@@ -62,7 +68,7 @@ describe("project trust", () => {
     const changed = await run();
     expect(changed.code).toBe(0);
     expect(await exists(join(cwd, "ran.txt"))).toBe(false);
-    expect(changed.stderr).toContain(".gyre/extensions changed since it was trusted");
+    expect(changed.stderr).toContain(".gyre/ files or context files changed since it was trusted");
   });
 
   it("loads $GYRE_HOME extensions without asking, and none with --no-extensions", async () => {

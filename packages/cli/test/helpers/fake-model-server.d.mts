@@ -1,5 +1,7 @@
 export type FakeReply = {
   text?: string;
+  /** OpenAI wire only: streamed as `reasoning_content` before the text. */
+  reasoning?: string;
   toolCalls?: { id?: string; name: string; arguments: unknown }[];
   status?: number;
   error?: string;

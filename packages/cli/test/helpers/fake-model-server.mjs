@@ -67,6 +67,7 @@ function openaiEvents(reply, body) {
   const chunk = (delta, finish = null) =>
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
   const events = [chunk({ role: "assistant", content: "" })];
+  if (reply.reasoning) events.push(chunk({ reasoning_content: reply.reasoning }));
   for (const piece of pieces(reply.text ?? "", reply.chunkSize ?? 8)) events.push(chunk({ content: piece }));
   (reply.toolCalls ?? []).forEach((call, index) => {
     const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});

@@ -38,13 +38,14 @@ describe("--continue and --session find the right session", () => {
     expect(await readFile(join(dir, newerName), "utf8")).toBe(text); // never rewritten
   });
 
-  it("-c still refuses a newer session of a future format version instead of passing over it", async () => {
+  it("-c passes over a newer session of a future format version, says so, and resumes the older one", async () => {
     const { cwd, env, dir } = await workspaceWithOneSession();
     const header = { type: "session", version: 99, id: "00000000-0000-4000-8000-000000000001", timestamp: "x", cwd };
     await writeFile(join(dir, newerName), `${JSON.stringify(header)}\n`);
     const result = await runCli(["-c", "-p", "--provider", "openai", "hi"], { cwd, env });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/format version 99.*update gyre/);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/passed over .*format version 99.*update gyre/);
+    expect(JSON.stringify(server?.requests[1]?.body.messages)).toContain("remember 42");
   });
 
   it("--session with an id prefix shared by sessions of two folders names both and opens neither", async () => {

@@ -1,4 +1,4 @@
-import type { AgentMessage } from "@gyre/agent";
+import type { AgentMessage, TurnEndContext } from "@gyre/agent";
 import type { Model, StreamFunction } from "@gyre/ai";
 import { describeError } from "@gyre/ai";
 import { CliError } from "../errors.js";
@@ -7,7 +7,12 @@ import type { CompactionReason, SessionEvent } from "../session-events.js";
 import { compact } from "./compact.js";
 import { contextTokensFromUsage, estimateContextTokens } from "./estimate-tokens.js";
 import { isContextOverflow } from "./is-context-overflow.js";
-import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS, shouldCompact } from "./should-compact.js";
+import {
+  DEFAULT_KEEP_RECENT_TOKENS,
+  DEFAULT_RESERVE_TOKENS,
+  shouldCompact,
+  shouldCompactAfterTurn,
+} from "./should-compact.js";
 
 /** Longest a summary request may take before it counts as failed. */
 const COMPACTION_TIMEOUT_MS = 300_000;
@@ -20,8 +25,8 @@ export type AutoCompactionOptions = {
 };
 
 /**
- * The session's compaction policy: when to compact on its own (the threshold before a run, one
- * overflow retry after it) and how (summarise the branch into a `compaction` entry and rebuild
+ * The session's compaction policy: when to compact on its own (the threshold before a run and
+ * between the turns of a long tool loop, one overflow retry after it) and how (summarise the branch into a `compaction` entry and rebuild
  * the context from it). Holds one number of state: where the context was last replaced.
  */
 export class AutoCompaction {
@@ -92,6 +97,24 @@ export class AutoCompaction {
     return shouldCompact({ contextTokens: this.currentContextTokens(messages), model, reserveTokens });
   }
 
+  /**
+   * Whether a run must pause after this turn to compact before its next model call: the turn ran
+   * tools and the next call (the turn's context plus its tool results) would not fit the window
+   * minus the reserve (false when disabled).
+   */
+  needsCompactionAfterTurn(turn: TurnEndContext, model: Model): boolean {
+    if (!this.enabled) return false;
+    const reported = contextTokensFromUsage(turn.message.usage);
+    return shouldCompactAfterTurn({
+      // Without reported usage (some servers, the faux provider) the whole history is estimated.
+      turnTokens: reported || estimateContextTokens([...turn.messages]),
+      toolResultTokens: reported ? estimateContextTokens(turn.toolResults) : 0,
+      continues: turn.toolResults.length > 0,
+      model,
+      reserveTokens: this.options.reserveTokens ?? DEFAULT_RESERVE_TOKENS,
+    });
+  }
+
   /** Whether the run just ended with the provider refusing the context as too long (false when disabled). */
   endedInOverflow(messages: readonly AgentMessage[]): boolean {
     const last = messages.at(-1);
@@ -118,6 +141,7 @@ export class AutoCompaction {
       ...(options.focus ? { focus: options.focus } : {}),
       ...(options.streamFn ? { streamFn: options.streamFn } : {}),
       keepRecentTokens: this.options.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS,
+      ...(this.options.reserveTokens !== undefined && { reserveTokens: this.options.reserveTokens }),
       signal: AbortSignal.any([options.signal, AbortSignal.timeout(COMPACTION_TIMEOUT_MS)]),
     });
     if (options.signal.aborted) throw new CliError("compaction_failed", "Compaction was aborted.");

@@ -10,7 +10,8 @@ import { buildContextMessages, findLastCompaction } from "./build-context-messag
 import { estimateContextTokens } from "./estimate-tokens.js";
 import { formatDetails, mergeDetails } from "./extract-facts.js";
 import { findCutPoint } from "./find-cut-point.js";
-import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT, serialiseConversation } from "./summarise-prompt.js";
+import { capDetails, chunkConversation, compactionBudget } from "./fit-to-window.js";
+import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT } from "./summarise-prompt.js";
 
 export type CompactOptions = {
   /** The current branch, root to leaf (`SessionManager.getBranch()`). */
@@ -27,6 +28,8 @@ export type CompactOptions = {
   streamFn?: StreamFunction;
   /** Cap on the summary's length. Default 8192 tokens or the model's maximum, whichever is lower. */
   maxSummaryTokens?: number;
+  /** Tokens kept free below the window for the next answer (default `DEFAULT_RESERVE_TOKENS`). */
+  reserveTokens?: number;
 };
 
 /**
@@ -38,10 +41,17 @@ export type CompactOptions = {
  */
 export async function compact(options: CompactOptions): Promise<CompactionData> {
   const branch = options.branchEntries;
+  const budget = compactionBudget({
+    contextWindow: options.model.contextWindow,
+    maxOutputTokens: options.model.maxTokens,
+    keepRecentTokens: options.keepRecentTokens,
+    ...(options.reserveTokens !== undefined && { reserveTokens: options.reserveTokens }),
+    ...(options.maxSummaryTokens !== undefined && { maxSummaryTokens: options.maxSummaryTokens }),
+  });
   const previousIndex = findLastCompaction(branch);
   const previous = previousIndex >= 0 ? (branch[previousIndex] as CompactionEntry) : undefined;
   const from = summarisableStart(branch, previousIndex, previous);
-  const cut = findCutPoint(branch, { from, keepRecentTokens: options.keepRecentTokens });
+  const cut = findCutPoint(branch, { from, keepRecentTokens: budget.keepRecentTokens });
   const firstKept = cut === undefined ? undefined : branch[cut];
   if (cut === undefined || firstKept === undefined || cut <= from)
     throw new CliError(
@@ -49,7 +59,28 @@ export async function compact(options: CompactOptions): Promise<CompactionData> 
       "Nothing to compact yet: the conversation since the last compaction is one turn.",
     );
   const summarised = messagesOf(branch.slice(from, cut));
-  const details = mergeDetails(previous?.details, summarised);
+  const details = capDetails(mergeDetails(previous?.details, summarised), budget.detailsTokens);
+  // A conversation larger than the window is summarised a chunk at a time, each summary
+  // carried into the next request, so no summary request is itself too large.
+  let summary = previous ? stripDetails(previous) : undefined;
+  for (const chunk of chunkConversation(summarised, budget.inputTokens))
+    summary = await summariseChunk(options, budget.summaryTokens, chunk, summary);
+  const appendix = formatDetails(details);
+  return {
+    summary: [summary ?? "", appendix].filter((part) => part !== "").join("\n\n"),
+    firstKeptEntryId: firstKept.id,
+    tokensBefore: estimateContextTokens(buildContextMessages(branch)),
+    details,
+  };
+}
+
+/** One summary request: `conversation` on top of the summary so far. Returns the model's text. */
+async function summariseChunk(
+  options: CompactOptions,
+  maxTokens: number,
+  conversation: string,
+  previousSummary: string | undefined,
+): Promise<string> {
   const response = await (options.streamFn ?? stream)(
     options.model,
     {
@@ -58,8 +89,8 @@ export async function compact(options: CompactOptions): Promise<CompactionData> 
         {
           role: "user",
           content: buildSummaryRequest({
-            conversation: serialiseConversation(summarised),
-            ...(previous && { previousSummary: stripDetails(previous) }),
+            conversation,
+            ...(previousSummary !== undefined && { previousSummary }),
             ...(options.focus !== undefined && { focus: options.focus }),
           }),
           timestamp: Date.now(),
@@ -69,7 +100,7 @@ export async function compact(options: CompactOptions): Promise<CompactionData> 
     {
       ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
       ...(options.signal && { signal: options.signal }),
-      maxTokens: options.maxSummaryTokens ?? Math.min(8_192, options.model.maxTokens),
+      maxTokens,
     },
   ).result();
   if (response.stopReason === "error" || response.stopReason === "aborted") {
@@ -77,17 +108,10 @@ export async function compact(options: CompactOptions): Promise<CompactionData> 
     if (response.stopReason === "aborted") throw new GyreError("aborted", message);
     throw new CliError("compaction_failed", message);
   }
-  const modelText = response.content
+  return response.content
     .flatMap((block) => (block.type === "text" ? [block.text] : []))
     .join("")
     .trim();
-  const appendix = formatDetails(details);
-  return {
-    summary: [modelText, appendix].filter((part) => part !== "").join("\n\n"),
-    firstKeptEntryId: firstKept.id,
-    tokensBefore: estimateContextTokens(buildContextMessages(branch)),
-    details,
-  };
 }
 
 /** Where the part not yet summarised starts: the previous compaction's first kept entry, or the root. */

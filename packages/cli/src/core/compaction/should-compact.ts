@@ -18,3 +18,26 @@ export function shouldCompact({ contextTokens, model, reserveTokens }: ShouldCom
   if (!(model.contextWindow > 0)) return false;
   return contextTokens > model.contextWindow - Math.max(0, reserveTokens);
 }
+
+/**
+ * Whether a run must pause after this turn to compact before its next model call: the turn
+ * asked for tools (the run goes on), and the context the next call sends — the turn's reported
+ * size plus the tool results it adds — would exceed the window minus the reserve. Pure.
+ */
+export function shouldCompactAfterTurn(input: {
+  /** Tokens the turn's call used (input and output), 0 when unknown. */
+  turnTokens: number;
+  /** Estimated tokens of the turn's tool results. */
+  toolResultTokens: number;
+  /** Whether the turn ran tools (only then does the run call the model again). */
+  continues: boolean;
+  model: { contextWindow: number };
+  reserveTokens: number;
+}): boolean {
+  if (!input.continues || !(input.turnTokens > 0)) return false;
+  return shouldCompact({
+    contextTokens: input.turnTokens + input.toolResultTokens,
+    model: input.model,
+    reserveTokens: input.reserveTokens,
+  });
+}

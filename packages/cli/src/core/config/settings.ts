@@ -87,7 +87,7 @@ export async function readSettingsFile(file: string): Promise<Settings | undefin
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(text.replace(/^\uFEFF/, "")); // editors on Windows write a BOM
   } catch (error) {
     throw settingsError(file, `is not valid JSON (${(error as Error).message}); fix or delete it.`);
   }
@@ -113,7 +113,8 @@ function checkValue(key: string, value: unknown): string | undefined {
   if (numberKind) {
     const number = value as number;
     const valid = Number.isFinite(number) && number > 0 && (numberKind === "number" || Number.isInteger(number));
-    return valid ? undefined : `"${key}" must be a positive ${numberKind === "integer" ? "whole number" : "number"}.`;
+    if (!valid) return `"${key}" must be a positive ${numberKind === "integer" ? "whole number" : "number"}.`;
+    return key.endsWith("Ms") ? checkTimer(key, number) : undefined;
   }
   if (key === "thinking" && !thinkingLevels.includes(value as string)) {
     return `"thinking" must be one of ${thinkingLevels.join(", ")}.`;
@@ -133,8 +134,26 @@ function checkValue(key: string, value: unknown): string | undefined {
       if (kind === "count" && !(typeof fieldValue === "number" && Number.isFinite(fieldValue) && fieldValue >= 0)) {
         return `"${key}.${field}" must be a number of at least 0.`;
       }
+      if (field.endsWith("Ms") && typeof fieldValue === "number" && fieldValue !== 0) {
+        const problem = checkTimer(`${key}.${field}`, fieldValue);
+        if (problem) return problem;
+      }
+      if (field === "maxRetries" && typeof fieldValue === "number" && fieldValue > MAX_RETRIES) {
+        return `"${key}.${field}" is ${fieldValue}; at most ${MAX_RETRIES} retries are allowed.`;
+      }
     }
   }
+  return undefined;
+}
+
+/** Node's timers hold at most 2^31−1 ms (about 24.8 days); a larger value fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_RETRIES = 100;
+
+function checkTimer(name: string, ms: number): string | undefined {
+  if (ms < 1) return `"${name}" is ${ms} ms; a timer needs at least 1 ms.`;
+  if (ms > MAX_TIMER_MS)
+    return `"${name}" is ${ms} ms, above the ${MAX_TIMER_MS} ms (about 24 days) a timer can wait; use a smaller value.`;
   return undefined;
 }
 

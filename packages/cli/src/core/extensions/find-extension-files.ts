@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 
 const extensionPattern = /\.(ts|mts|js|mjs)$/;
@@ -32,22 +32,36 @@ export async function findExtensionFiles(dir: string): Promise<string[]> {
 }
 
 /**
- * A hash of every file under `dir` (relative paths and contents; node_modules skipped), so
- * trust given to a project is asked again when its extension code changes. The same hash
- * for an empty or missing folder.
+ * A hash of every regular file under `dir` (relative paths and contents; node_modules skipped;
+ * a symlink counts as its target), so trust given to a project is asked again when its files
+ * change. A file over 4 MiB counts by its size and mtime, so no file is read unbounded. The same
+ * hash for an empty or missing folder.
  */
 export async function fingerprintExtensionFiles(dir: string): Promise<string> {
   const hash = createHash("sha256");
   for (const path of await listFilesRecursively(dir)) {
     hash.update(relative(dir, path));
     hash.update("\0");
-    hash.update(await readFile(path).catch(() => Buffer.alloc(0)));
+    hash.update(await boundedContent(path));
     hash.update("\0");
   }
   return hash.digest("hex");
 }
 
-async function listFilesRecursively(dir: string): Promise<string[]> {
+const MAX_HASHED_BYTES = 4 * 1024 * 1024;
+
+async function boundedContent(path: string): Promise<Buffer | string> {
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return "not a file";
+    if (info.size > MAX_HASHED_BYTES) return `size ${info.size} mtime ${info.mtimeMs}`;
+    return await readFile(path);
+  } catch {
+    return Buffer.alloc(0);
+  }
+}
+
+async function listFilesRecursively(dir: string, depth = 0): Promise<string[]> {
   let entries: import("node:fs").Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -58,8 +72,9 @@ async function listFilesRecursively(dir: string): Promise<string[]> {
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (entry.name === "node_modules") continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...(await listFilesRecursively(path)));
-    else if (entry.isFile()) files.push(path);
+    // Depth-bounded: a symlink loop must not recurse for ever.
+    if (entry.isDirectory() && depth < 16) files.push(...(await listFilesRecursively(path, depth + 1)));
+    else if (entry.isFile() || entry.isSymbolicLink()) files.push(path);
   }
   return files;
 }

@@ -5,6 +5,7 @@ import { pathExists } from "../path-exists.js";
 import { loadPromptTemplates, type PromptTemplate } from "../prompt-templates/prompt-templates.js";
 import type { RuntimeConfig } from "../runtime-config.js";
 import { loadSkills, type Skill } from "../skills/load-skills.js";
+import { withCappedResults } from "../tools/cap-tool-result.js";
 import { createHeadlessUserInterface, type UserInterface } from "../user-interface.js";
 import { ExtensionRunner } from "./extension-runner.js";
 import { findExtensionFiles } from "./find-extension-files.js";
@@ -95,8 +96,10 @@ export async function mayLoadExtensions(options: {
 
 /** Built-in tools with extension tools applied: same name replaces (in place), new names are added. */
 export function mergeTools(builtIns: readonly AnyAgentTool[], extensionTools: readonly AnyAgentTool[]): AnyAgentTool[] {
-  const byName = new Map(extensionTools.map((tool) => [tool.name, tool]));
+  // Extension tools get the truncation built-ins apply to themselves (C11: 1 MB went to the model whole).
+  const capped = extensionTools.map(withCappedResults);
+  const byName = new Map(capped.map((tool) => [tool.name, tool]));
   const merged = builtIns.map((tool) => byName.get(tool.name) ?? tool);
   const builtInNames = new Set(builtIns.map((tool) => tool.name));
-  return [...merged, ...extensionTools.filter((tool) => !builtInNames.has(tool.name))];
+  return [...merged, ...capped.filter((tool) => !builtInNames.has(tool.name))];
 }

@@ -108,10 +108,17 @@ describe("reading a session in chunks", () => {
   it("gives the same context when the whole file is one branch, read once or twice", async () => {
     const path = join(await tempDir(), "linear.jsonl");
     // Without the compaction and side branch, every line is in the context: the second pass reads it again.
-    const text = branchedSession()
+    const [header, ...lines] = branchedSession()
       .split("\n")
-      .filter((line) => !line.includes('"compaction"') && !line.includes("a side branch"))
-      .join("\n");
+      .filter((line) => line !== "" && !line.includes('"compaction"') && !line.includes("a side branch"));
+    // The compaction's child points past the removed line: link it to the line before it.
+    let previous: string | null = null;
+    const linked = lines.map((line) => {
+      const entry = { ...(JSON.parse(line) as SessionEntry), parentId: previous };
+      previous = entry.id;
+      return JSON.stringify(entry);
+    });
+    const text = `${[header, ...linked].join("\n")}\n`;
     await writeFile(path, text);
     const expected = await viewOf(path, undefined);
     expect(expected.branch.map((entry) => entry.id)).toEqual(naiveBranchIds(text));

@@ -4,12 +4,14 @@
  * newline before its first entry), an unparseable line elsewhere is skipped with its line number.
  */
 import { type FileHandle, open } from "node:fs/promises";
+import { basename } from "node:path";
 import { CliError } from "../errors.js";
 import { LAZY_ENTRY_TYPES } from "./entry-types.js";
 import { entryLinePrefix, readEntryPrefix } from "./line-format.js";
 import { parseSessionEntryLine, parseSessionHeader } from "./parse-entry.js";
+import { sessionIdFromFileName } from "./session-paths.js";
 import { SessionTree } from "./session-tree.js";
-import type { ReadProblem, SessionHeader } from "./types.js";
+import { type ReadProblem, SESSION_FORMAT_VERSION, type SessionHeader } from "./types.js";
 
 /** A session file as read from disk. */
 export type LoadedSession = {
@@ -17,6 +19,11 @@ export type LoadedSession = {
   tree: SessionTree;
   /** False when the file does not end with a newline: the next append must start with one. */
   endsWithNewline: boolean;
+  /**
+   * Why the file must not be continued in place although its entries were read: a header that
+   * cannot be read (a placeholder stands in for it) or a newer format version. Undefined when fine.
+   */
+  headerProblem?: string;
 };
 
 const NEWLINE = 0x0a;
@@ -30,8 +37,10 @@ export type ReadOptions = {
 };
 
 /**
- * Reads and indexes a session file. Throws a `CliError` ("session_not_found", "session_unreadable", "session_invalid") when the file is missing, is
- * not a gyre session, or has a newer format version; never modifies the file.
+ * Reads and indexes a session file; never modifies it. A damaged header or a newer format version
+ * does not hide the valid entries: they are read and `headerProblem` says why the file must not
+ * be appended to. Throws a `CliError` ("session_not_found", "session_unreadable",
+ * "session_invalid") when the file is missing, unreadable or holds no entry.
  */
 export async function readSessionFile(path: string, options: ReadOptions = {}): Promise<LoadedSession> {
   let loaded: Awaited<ReturnType<typeof readFromHandle>>;
@@ -51,6 +60,7 @@ export async function readSessionFile(path: string, options: ReadOptions = {}): 
     );
   }
   if (!loaded.ok) throw new CliError("session_invalid", `Cannot open session ${path}: ${loaded.error}.`);
+  if (loaded.value.headerProblem !== undefined) loaded.value.header.id ||= idFromPath(path);
   return loaded.value;
 }
 
@@ -71,6 +81,7 @@ async function readFromHandle(handle: FileHandle, chunkSize: number): Promise<Re
   const problem = await indexFile(handle, state, scratch, chunks);
   if (problem !== undefined) return { ok: false, error: problem };
   if (state.header === undefined) return { ok: false, error: "the file is empty" };
+  if (state.headerProblem !== undefined && state.tree.size === 0) return { ok: false, error: state.headerProblem };
   const tree = state.tree;
   if (chunks !== undefined) {
     // Kept bytes are parsed on first use, when `buildContext` asks for the branch.
@@ -80,13 +91,22 @@ async function readFromHandle(handle: FileHandle, chunkSize: number): Promise<Re
     const needed = new Set(path.slice(tree.contextStart(path)));
     await loadLines({ handle, tree, scratch, chunkSize, parseNow: (row) => needed.has(row) });
   }
-  return { ok: true, value: { header: state.header, tree, endsWithNewline: state.lastByte === NEWLINE } };
+  tree.settle(tree.lastId());
+  const value: LoadedSession = { header: state.header, tree, endsWithNewline: state.lastByte === NEWLINE };
+  if (state.headerProblem !== undefined) value.headerProblem = state.headerProblem;
+  return { ok: true, value };
 }
 
 const COMPACTION_PREFIX = entryLinePrefix("compaction");
 
 type ReadResult = { ok: true; value: LoadedSession } | { ok: false; error: string };
-type IndexState = { tree: SessionTree; header: SessionHeader | undefined; line: number; lastByte: number | undefined };
+type IndexState = {
+  tree: SessionTree;
+  header: SessionHeader | undefined;
+  headerProblem?: string;
+  line: number;
+  lastByte: number | undefined;
+};
 type Scratch = { buffer: Buffer };
 /** Bytes kept from the first pass: file offset `start` on, with rows [rows[0], rows[1]). */
 type ReadChunk = { bytes: Buffer; start: number; rows: [number, number] };
@@ -189,13 +209,42 @@ function indexLines(state: IndexState, bytes: Buffer, offset: number, atEnd: boo
     if (isLast) end = bytes.length;
     state.line++;
     if (state.header === undefined) {
-      const header = parseSessionHeader(bytes.toString("utf8", start, end));
-      if (!header.ok) return header.error;
-      state.header = header.value;
+      const text = bytes.toString("utf8", start, end);
+      const header = parseSessionHeader(text);
+      if (header.ok) state.header = header.value;
+      else {
+        state.headerProblem = header.error;
+        state.header = salvageHeader(text);
+        // A lost header can leave the first entry on line 1.
+        if (text.replace(/^\0+/, "").startsWith('{"type":"') && !text.includes('"type":"session"'))
+          indexLine({ bytes, offset, tree: state.tree, line: state.line, start, end, isLast: isLast && atEnd });
+      }
     } else indexLine({ bytes, offset, tree: state.tree, line: state.line, start, end, isLast: isLast && atEnd });
     start = end + 1;
   }
   return undefined;
+}
+
+/** The fields of a header that failed validation, as far as they can be read. */
+function salvageHeader(text: string): SessionHeader {
+  let value: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+      value = parsed as Record<string, unknown>;
+  } catch {
+    // unreadable: every field falls back
+  }
+  const text_ = (field: string) => (typeof value[field] === "string" ? (value[field] as string) : "");
+  const version = typeof value.version === "number" ? value.version : SESSION_FORMAT_VERSION;
+  const timestamp = text_("timestamp") || new Date(0).toISOString();
+  return { type: "session", version, id: text_("id"), timestamp, cwd: text_("cwd") };
+}
+
+/** The session id in a session file's name, or the name itself. */
+function idFromPath(path: string): string {
+  const name = basename(path);
+  return sessionIdFromFileName(name) ?? name.replace(/\.jsonl$/, "");
 }
 
 type LineInput = {

@@ -10,6 +10,9 @@ import { CliError } from "../errors.js";
 import { acquireSessionLock, type SessionLock } from "./session-lock.js";
 import type { SessionHeader } from "./types.js";
 
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
 /** An append-only session file. Create with `forNewSession` or `openExisting`; always `close()`. */
 export class SessionFile {
   private handle: FileHandle | undefined;
@@ -26,6 +29,7 @@ export class SessionFile {
   private detached = false;
   private needsNewline: boolean;
   private closed = false;
+  private closing: Promise<void> | undefined;
 
   private constructor(
     readonly path: string,
@@ -49,6 +53,8 @@ export class SessionFile {
     file.lock = await acquireSessionLock(path);
     try {
       file.handle = await open(path, "a");
+      // A file an older gyre created with the umask's mode (often 644) is made private too.
+      if (((await file.handle.stat()).mode & 0o077) !== 0) await file.handle.chmod(PRIVATE_FILE).catch(() => undefined);
     } catch (error) {
       await file.lock.release();
       throw error;
@@ -111,9 +117,10 @@ export class SessionFile {
 
   private async create(): Promise<FileHandle> {
     if (!this.header) throw new CliError("session_misuse", `Session ${this.path} was not opened for writing.`);
-    await mkdir(dirname(this.path), { recursive: true });
+    // Sessions hold every file read and every command output: private to the user (umask aside).
+    await mkdir(dirname(this.path), { recursive: true, mode: PRIVATE_DIR });
     this.lock ??= await acquireSessionLock(this.path);
-    this.handle = await open(this.path, "wx");
+    this.handle = await open(this.path, "wx", PRIVATE_FILE);
     return this.handle;
   }
 
@@ -124,6 +131,13 @@ export class SessionFile {
    * replaced on disk while open (what is written then reaches no file anyone can find).
    */
   async flush(): Promise<void> {
+    // Once closing (a signal handler and the normal exit path may both close), a flush waits
+    // for the close; it never races it on the handle (which made a false "deleted" alarm).
+    if (this.closing) return this.closing;
+    return this.flushNow();
+  }
+
+  private async flushNow(): Promise<void> {
     if (this.pending.length > 0 || this.unwritten.length > 0) this.schedule();
     await this.queue;
     if (this.failure !== undefined) {
@@ -153,11 +167,16 @@ export class SessionFile {
     }
   }
 
-  /** Flushes, closes the file and releases the lock. Safe to call twice. */
-  async close(): Promise<void> {
+  /** Flushes, closes the file and releases the lock. Safe to call twice, also concurrently. */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
     if (this.closed) return;
     try {
-      await this.flush();
+      await this.flushNow();
     } finally {
       this.closed = true;
       await this.handle?.close();

@@ -1,10 +1,11 @@
 /**
  * An exclusive lock on a session file, so two processes never append to the same session.
  * The lock is `<session>.lock`, created with O_EXCL and holding `{pid, host, timestamp}`.
- * A lock left by a crashed process on this host (its pid is gone) is reclaimed.
+ * A lock left by a crashed process on this host (its pid is gone) is reclaimed, and so is a lock
+ * left empty or unreadable for over a second (a crash between creating and writing it).
  */
 import { unlinkSync } from "node:fs";
-import { open, readFile, rename, unlink } from "node:fs/promises";
+import { open, readFile, rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { CliError } from "../errors.js";
 
@@ -26,22 +27,39 @@ export function lockPathFor(sessionPath: string): string {
 export async function acquireSessionLock(sessionPath: string): Promise<SessionLock> {
   const path = lockPathFor(sessionPath);
   const owner: LockOwner = { pid: process.pid, host: hostname(), timestamp: new Date().toISOString() };
-  for (let attempt = 0; attempt < 3; attempt++) {
+  const deadline = Date.now() + 2 * UNREADABLE_STALE_MS;
+  while (Date.now() < deadline) {
     if (await tryCreate(path, owner)) return createHeldLock(path);
     const holder = await readOwner(path);
-    if (holder === undefined) continue; // vanished between our attempts, or half-written: try again
-    if (!isStale(holder)) throw lockedError(sessionPath, path, holder);
-    await reclaim(path, holder);
+    if (holder !== undefined) {
+      if (!isStale(holder)) throw lockedError(sessionPath, path, holder);
+      await reclaim(path, holder);
+    } else if (await isOldUnreadable(path)) {
+      // Empty or garbled for longer than any writer takes: a crash (or a full disk) between
+      // the O_EXCL create and the write. Nobody can be holding it.
+      await reclaim(path, undefined);
+    } else await new Promise((resolve) => setTimeout(resolve, 50)); // being written right now
   }
   throw new CliError(
     "session_locked",
-    `Could not lock session ${sessionPath}: the lock ${path} keeps changing. Try again.`,
+    `Could not lock session ${sessionPath}: the lock ${path} keeps changing. If no other gyre is running, delete it.`,
   );
+}
+
+/** How long a lock may stay empty or unreadable while its creator writes it. */
+const UNREADABLE_STALE_MS = 1000;
+
+async function isOldUnreadable(path: string): Promise<boolean> {
+  try {
+    return Date.now() - (await stat(path)).mtimeMs > UNREADABLE_STALE_MS;
+  } catch {
+    return false; // gone: the next create may succeed
+  }
 }
 
 async function tryCreate(path: string, owner: LockOwner): Promise<boolean> {
   try {
-    const handle = await open(path, "wx");
+    const handle = await open(path, "wx", 0o600);
     try {
       await handle.writeFile(`${JSON.stringify(owner)}\n`);
     } finally {
@@ -82,7 +100,7 @@ function isStale(owner: LockOwner): boolean {
  * Moves the stale lock aside, then checks that what was moved is the stale lock we judged: if
  * another process reclaimed it first and already holds a fresh lock, put that one back.
  */
-async function reclaim(path: string, stale: LockOwner): Promise<void> {
+async function reclaim(path: string, stale: LockOwner | undefined): Promise<void> {
   const aside = `${path}.stale-${process.pid}`;
   try {
     await rename(path, aside);
@@ -90,7 +108,7 @@ async function reclaim(path: string, stale: LockOwner): Promise<void> {
     return;
   }
   const moved = await readOwner(aside);
-  if (moved && (moved.pid !== stale.pid || moved.timestamp !== stale.timestamp)) {
+  if (moved && (moved.pid !== stale?.pid || moved.timestamp !== stale.timestamp)) {
     await rename(aside, path).catch(() => undefined);
     return;
   }

@@ -84,16 +84,25 @@ export class SessionManager {
 
   /**
    * Opens an existing session file and locks it for appending. Throws a `CliError` when the
-   * file is missing, not a session, of a newer format version, or locked by a live process.
-   * Damaged lines are skipped and listed in `problems`; the file is never rewritten.
+   * file is missing, holds no entry, or is locked by a live process. Damaged lines are skipped
+   * and listed in `problems`; the file is never rewritten. A file with a damaged header or a
+   * newer format version opens read-only with its readable entries (`headerProblem` says why):
+   * `fork` continues them in a new file.
    */
   static async open(path: string, options: OpenSessionOptions = {}): Promise<SessionManager> {
     const loaded = await readSessionFile(path);
-    if (options.readOnly) return new SessionManager(loaded.header, loaded.tree, { mode: "read-only", path });
+    if (options.readOnly || loaded.headerProblem !== undefined) {
+      const session = new SessionManager(loaded.header, loaded.tree, { mode: "read-only", path });
+      session.headerProblem = loaded.headerProblem;
+      return session;
+    }
     const file = await SessionFile.openExisting(path, loaded.endsWithNewline);
     const redact = options.redact ?? createRedactor({ env: process.env });
     return new SessionManager(loaded.header, loaded.tree, { mode: "file", file, redact, exists: true });
   }
+
+  /** Why this file cannot be continued in place (damaged header, newer format); see `open`. */
+  headerProblem: string | undefined;
 
   get id(): string {
     return this.header.id;
@@ -252,22 +261,33 @@ export class SessionManager {
    * Copies the current branch into a new session (same entry ids) whose header points back here
    * with `parentSession`. Returns the new session; this one stays open until closed.
    */
-  async fork(options: { sessionsDir?: string } = {}): Promise<SessionManager> {
+  async fork(options: { sessionsDir?: string; cwd?: string } = {}): Promise<SessionManager> {
     const branch = this.getBranch();
     const parentPath = this.path;
+    const cwd = options.cwd ?? this.cwd;
     let forked: SessionManager;
-    if (parentPath === undefined) forked = SessionManager.inMemory({ cwd: this.cwd });
+    if (parentPath === undefined) forked = SessionManager.inMemory({ cwd });
     else {
       const sessionsDir = options.sessionsDir ?? dirname(dirname(parentPath));
       const redact = this.storage.mode === "file" ? this.storage.redact : undefined;
       forked = SessionManager.create({
         sessionsDir,
-        cwd: this.cwd,
+        cwd,
         parentSession: parentPath,
         ...(redact && { redact }),
       });
     }
-    for (const entry of branch) forked.insert(entry);
+    // Each entry's parent is the one before it: a gap the reader bridged is whole in the copy.
+    let parentId: string | null = null;
+    for (const entry of branch) {
+      forked.insert({ ...entry, parentId });
+      parentId = entry.id;
+    }
+    // Labels set after an entry live in later entries a fork from earlier leaves behind.
+    for (const entry of branch) {
+      const label = this.tree.label(entry.id);
+      if (label !== undefined && forked.getLabel(entry.id) !== label) forked.setLabel(entry.id, label);
+    }
     await forked.flush();
     return forked;
   }

@@ -7,7 +7,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import { parseSessionEntryLine, parseSessionHeader } from "./parse-entry.js";
 import { sessionDirFor, sessionIdFromFileName } from "./session-paths.js";
-import { SESSION_FORMAT_VERSION, type SessionSummary } from "./types.js";
+import type { SessionSummary } from "./types.js";
 
 const NEWLINE = 0x0a;
 const FIRST_MESSAGE_CHARS = 200;
@@ -47,8 +47,8 @@ async function allSessionFiles(sessionsDir: string): Promise<SessionFileRef[]> {
 /**
  * Path of the most recently written session of `cwd` that can be opened, or undefined when it has
  * none. A file whose header cannot be read (empty, or torn by a crash while it was being created)
- * is passed over, and `onSkip` told why, so one such file never hides the older sessions. A
- * session of a newer format version is not passed over: opening it says to update gyre.
+ * is passed over, and `onSkip` told why, so one such file never hides the older sessions. So is
+ * a session of a newer format version (this gyre cannot continue it in place).
  */
 export async function findNewestSession(options: {
   sessionsDir: string;
@@ -85,17 +85,7 @@ async function unreadableHeader(path: string): Promise<string | undefined> {
   }
   if (text.trim() === "") return "the file is empty";
   const header = parseSessionHeader(text);
-  if (header.ok || isNewerVersion(text)) return undefined;
-  return header.error;
-}
-
-function isNewerVersion(text: string): boolean {
-  try {
-    const version = (JSON.parse(text) as { version?: unknown }).version;
-    return typeof version === "number" && version > SESSION_FORMAT_VERSION;
-  } catch {
-    return false;
-  }
+  return header.ok ? undefined : header.error;
 }
 
 /**

@@ -250,8 +250,10 @@ export class SessionTree {
   }
 
   /**
-   * Ids from the root to `leafId`, walking parent links. Stops at a missing parent (a skipped
-   * line starts the branch there) and at a cycle (a damaged file), never looping.
+   * Ids from the root to `leafId`, walking parent links. A missing parent (a lost or skipped
+   * line) or a parent link back into the path (a cycle, a self-parent) is reported in `problems`
+   * and the walk goes on from the nearest earlier entry in file order, so no entry before the
+   * damage is dropped and none appears twice.
    */
   pathIds(leafId: string | null): string[] {
     return this.pathRows(leafId).map((row) => this.ids[row] as string);
@@ -271,16 +273,61 @@ export class SessionTree {
     const last = this.lastPath;
     if (last?.leafId === leafId && last.version === this.version) return last.path.slice();
     const path: number[] = [];
-    let id = leafId;
-    let row = id === null ? undefined : this.byId.get(id);
-    while (row !== undefined && path.length <= this.ids.length) {
+    const seen = new Uint8Array(this.ids.length);
+    let row = leafId === null ? undefined : this.byId.get(leafId);
+    while (row !== undefined) {
+      seen[row] = 1;
       path.push(row);
-      id = this.parentIds[row] ?? null;
-      row = id === null ? undefined : this.byId.get(id);
+      const parentId = this.parentIds[row] ?? null;
+      if (parentId === null) break;
+      const parent = this.byId.get(parentId);
+      if (parent !== undefined && seen[parent] !== 1) {
+        row = parent;
+        continue;
+      }
+      // A lost line (its parent) or a damaged parentId (a cycle) would cut the branch here and
+      // drop everything before it: continue from the nearest earlier entry in file order.
+      row = this.previousLiveRow(row, seen);
+      this.reportOnce(row, this.positions[FIELDS * (path.at(-1) as number)] ?? 0, parentId, parent !== undefined);
     }
     path.reverse();
     this.lastPath = { leafId, version: this.version, path };
     return path.slice();
+  }
+
+  /** The last row before `row` whose line is usable and not in `seen`. */
+  private previousLiveRow(row: number, seen: Uint8Array): number | undefined {
+    for (let index = row - 1; index >= 0; index--)
+      if (seen[index] !== 1 && this.byId.get(this.ids[index] as string) === index) return index;
+    return undefined;
+  }
+
+  private readonly reported = new Set<string>();
+
+  private reportOnce(joined: number | undefined, line: number, parentId: string, isCycle: boolean): void {
+    const key = `${line}:${parentId}:${isCycle}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    const what = isCycle
+      ? `parentId ${parentId} makes a cycle (or points to the entry itself)`
+      : `parent entry ${parentId} is missing (its line was lost or skipped)`;
+    const then =
+      joined === undefined
+        ? "the branch starts there"
+        : `continued from the entry before it in the file${this.positions[FIELDS * joined] ? ` (line ${this.positions[FIELDS * joined]})` : ""}`;
+    this.problems.push({ line, message: `${what}; ${then}` });
+  }
+
+  /**
+   * Parses the context of `leafId`'s branch (as `buildContext` will) until no line fails anew,
+   * so every gap is in `problems` before anyone reports them. Parsed entries stay cached.
+   */
+  settle(leafId: string | null): void {
+    for (let before = -1; before !== this.version; ) {
+      before = this.version;
+      const path = this.pathRows(leafId);
+      this.entries(path.slice(this.contextStart(path)));
+    }
   }
 
   typeAt(row: number): SessionEntryType | undefined {
@@ -333,11 +380,34 @@ export class SessionTree {
       if (label !== undefined) node.label = label;
       nodes.set(entry.id, node);
     }
+    const cut = this.cycleBreaks(nodes);
     for (const node of nodes.values()) {
       const parent = node.entry.parentId === null ? undefined : nodes.get(node.entry.parentId);
-      if (parent && parent !== node) parent.children.push(node);
+      if (parent && !cut.has(node)) parent.children.push(node);
       else roots.push(node);
     }
     return roots;
+  }
+
+  /** Nodes whose parent link closes a cycle (a self-parent included): they become roots. */
+  private cycleBreaks(nodes: Map<string, SessionTreeNode>): Set<SessionTreeNode> {
+    const done = new Set<SessionTreeNode>();
+    const cut = new Set<SessionTreeNode>();
+    for (const start of nodes.values()) {
+      const walk = new Set<SessionTreeNode>();
+      let node: SessionTreeNode | undefined = start;
+      while (node !== undefined && !done.has(node)) {
+        walk.add(node);
+        const parentId: string | null = node.entry.parentId;
+        const parent: SessionTreeNode | undefined = parentId === null ? undefined : nodes.get(parentId);
+        if (parent !== undefined && walk.has(parent)) {
+          cut.add(node);
+          break;
+        }
+        node = parent;
+      }
+      for (const walked of walk) done.add(walked);
+    }
+    return cut;
   }
 }

@@ -22,6 +22,18 @@ export function detectLineEnding(text: string): "\r\n" | "\n" {
   return crlf > lf ? "\r\n" : "\n";
 }
 
+/**
+ * The line ending at [start, end) of `text`: that of the first line break inside the span, else
+ * of the line the span ends on, else of the line before it; undefined in a one-line text.
+ */
+function localLineEnding(text: string, start: number, end: number): "\r\n" | "\n" | undefined {
+  let at = text.indexOf("\n", start);
+  if (at < 0 || at >= end) at = text.indexOf("\n", end);
+  if (at < 0) at = text.lastIndexOf("\n", start);
+  if (at < 0) return undefined;
+  return text[at - 1] === "\r" ? "\r\n" : "\n";
+}
+
 /** Applies `edits` to `original`; throws an Error for the model naming the failing edit. */
 export function applyEdits(original: string, edits: readonly TextEdit[], displayPath: string): AppliedEdits {
   const lineEnding = detectLineEnding(original);
@@ -55,7 +67,9 @@ export function applyEdits(original: string, edits: readonly TextEdit[], display
     }
     const span = toOriginalSpan(view, matches[0] ?? 0, viewNeedle.length);
     const newText = edit.newText.replace(/\r\n/g, "\n");
-    spans.push({ index, ...span, replacement: lineEnding === "\r\n" ? newText.replace(/\n/g, "\r\n") : newText });
+    // A file with mixed endings keeps each region's own: the new lines take the replaced ones'.
+    const ending = localLineEnding(original, span.start, span.end) ?? lineEnding;
+    spans.push({ index, ...span, replacement: ending === "\r\n" ? newText.replace(/\n/g, "\r\n") : newText });
     normalised.push(view !== exact);
   });
 

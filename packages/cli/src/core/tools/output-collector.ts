@@ -5,7 +5,7 @@
  * cannot pile up buffers.
  */
 import { randomBytes } from "node:crypto";
-import { createWriteStream, type WriteStream } from "node:fs";
+import { createWriteStream, unlinkSync, type WriteStream } from "node:fs";
 import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
 import { utf8SafeStart } from "./truncate.js";
@@ -39,6 +39,26 @@ export type OutputCollector = {
   finish(): Promise<CollectedOutput>;
 };
 
+/**
+ * Spill files (up to gigabytes each) live as long as the process: the model may read them during
+ * the session, and none outlives it. The exit hook must be synchronous; it runs once.
+ */
+const spillFiles = new Set<string>();
+
+function removeAtExit(path: string): void {
+  if (spillFiles.size === 0)
+    process.once("exit", () => {
+      for (const file of spillFiles) {
+        try {
+          unlinkSync(file);
+        } catch {
+          // already gone
+        }
+      }
+    });
+  spillFiles.add(path);
+}
+
 /** Output beyond this many bytes is not line-counted. */
 const COUNT_LINES_UP_TO = 16 * 1024 * 1024;
 
@@ -64,6 +84,7 @@ export function createOutputCollector(options: OutputCollectorOptions): OutputCo
 
   const spill = () => {
     fullOutputPath = nodePath.join(options.tempDir ?? tmpdir(), `gyre-bash-${randomBytes(8).toString("hex")}.log`);
+    removeAtExit(fullOutputPath);
     file = createWriteStream(fullOutputPath, { flags: "wx", mode: 0o600 });
     file.on("error", (error) => {
       fileError = error.message;

@@ -6,6 +6,7 @@
  */
 import { homedir } from "node:os";
 import * as nodePath from "node:path";
+import { lookalikePaths } from "./lookalike-paths.js";
 import { createNodeFileSystem, errorCode, type ToolFileSystem } from "./tool-fs.js";
 
 /** Longer paths are refused outright: no real file needs them and they hint at abuse. */
@@ -80,8 +81,20 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
       const absolutePath = expandPath(path, options.cwd, home);
       const { realPath, exists } = await canonicalize(fs, absolutePath);
       const { workspace, allowed } = await loadRoots();
-      if (!isWithin(workspace, realPath) && !allowed.some((dir) => isWithin(dir, realPath))) {
-        throw new Error(refusal(path, realPath, workspace));
+      const inside = (real: string) => isWithin(workspace, real) || allowed.some((dir) => isWithin(dir, real));
+      if (!inside(realPath)) throw new Error(refusal(path, realPath, workspace));
+      if (!exists) {
+        // The file may exist under a look-alike spelling; each candidate passes the same check.
+        for (const candidate of lookalikePaths(absolutePath)) {
+          const found = await canonicalize(fs, candidate);
+          if (found.exists && inside(found.realPath))
+            return {
+              absolutePath: candidate,
+              realPath: found.realPath,
+              displayPath: await display(found.realPath),
+              exists: true,
+            };
+        }
       }
       return { absolutePath, realPath, displayPath: await display(realPath), exists };
     },

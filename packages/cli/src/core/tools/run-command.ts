@@ -3,7 +3,9 @@
  * the shell exits, even if a background child still holds the output pipe.
  */
 import { spawn } from "node:child_process";
+import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import { looksLikeBinaryText, summariseBinaryOutput } from "./binary-output.js";
 import { type CollectedOutput, createOutputCollector } from "./output-collector.js";
 import { type Termination, terminateProcessGroup } from "./process-group.js";
 import { formatSize, truncateTail } from "./truncate.js";
@@ -124,8 +126,13 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
   } catch (error) {
     stop.removeEventListener("abort", onStop);
     launched.release?.();
+    if (!(await isDirectory(options.cwd))) {
+      throw new Error(
+        `The workspace ${options.cwd} no longer exists (deleted or moved while gyre ran), so no command can run in it. Ask the user to restore it or restart gyre elsewhere.`,
+      );
+    }
     throw new Error(
-      `Could not start ${options.shell} in ${options.cwd}: ${(error as Error).message}. Check that bash is installed and the workspace exists.`,
+      `Could not start ${options.shell} in ${options.cwd}: ${(error as Error).message}. Check that bash is installed.`,
     );
   }
   stop.removeEventListener("abort", onStop);
@@ -191,6 +198,10 @@ export function formatTail(raw: string, limits: { maxLines: number; maxBytes: nu
 /** The text shown to the model: output tail plus a notice when anything was cut. */
 export function formatBashOutput(outcome: CommandOutcome, limits: { maxLines: number; maxBytes: number }) {
   const { output } = outcome;
+  if (looksLikeBinaryText(output.tail)) {
+    const where = output.fullOutputPath === undefined ? "" : `\n[full output saved to ${output.fullOutputPath}]`;
+    return { text: summariseBinaryOutput(output.tail, output.totalBytes) + where, truncated: true };
+  }
   const tail = formatTail(output.tail, limits);
   const truncated = output.fullOutputPath !== undefined || output.fullOutputError !== undefined || tail.truncated;
   let text = tail.text.length > 0 ? tail.text : "(no output)";
@@ -217,4 +228,11 @@ function cleanOutput(text: string): string {
     })
     .join("\n")
     .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "");
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
 }

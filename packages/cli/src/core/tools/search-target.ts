@@ -1,5 +1,6 @@
 /** Where grep and find run ripgrep, so its output paths can be shown relative to the workspace. */
 import * as nodePath from "node:path";
+import { notRegularFile } from "./file-kind.js";
 import type { PathPolicy } from "./path-policy.js";
 import type { ToolFileSystem } from "./tool-fs.js";
 
@@ -22,6 +23,8 @@ export async function resolveSearchTarget(
   const resolved = await policy.resolve(path ?? ".");
   if (!resolved.exists) throw new Error(`Path not found: ${resolved.displayPath}. Use ls to see what exists.`);
   const stat = await fs.stat(resolved.realPath);
+  // ripgrep would block for ever reading a FIFO it was pointed at.
+  if (!stat.isDirectory && !stat.isFile) throw new Error(notRegularFile(resolved.displayPath));
   const directory = stat.isDirectory ? resolved.realPath : nodePath.dirname(resolved.realPath);
   const directoryDisplay = await policy.display(directory);
   return {

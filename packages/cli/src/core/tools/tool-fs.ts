@@ -54,9 +54,16 @@ export function createNodeFileSystem(): ToolFileSystem {
       };
     },
     realpath: (path) => fs.realpath(path),
-    readFile: (path, options) => fs.readFile(path, { signal: options?.signal }),
+    async readFile(path, options) {
+      const handle = await openForReading(path);
+      try {
+        return await handle.readFile({ signal: options?.signal });
+      } finally {
+        await handle.close();
+      }
+    },
     async readHead(path, length) {
-      const handle = await fs.open(path, constants.O_RDONLY);
+      const handle = await openForReading(path);
       try {
         const buffer = Buffer.alloc(length);
         const { bytesRead } = await handle.read(buffer, 0, length, 0);
@@ -65,7 +72,11 @@ export function createNodeFileSystem(): ToolFileSystem {
         await handle.close();
       }
     },
-    readStream: (path, options) => createReadStream(path, { signal: options?.signal, highWaterMark: 256 * 1024 }),
+    async *readStream(path, options) {
+      const handle = await openForReading(path);
+      // The stream reads the handle checked above, never the path again; it closes the handle.
+      yield* createReadStream("", { fd: handle, signal: options?.signal, highWaterMark: 256 * 1024 });
+    },
     async writeFile(path, data, options) {
       await fs.writeFile(path, data, { mode: options?.mode, flag: options?.exclusive ? "wx" : "w" });
       // The umask may have masked bits the original file had; restore them explicitly.
@@ -92,6 +103,46 @@ export function createNodeFileSystem(): ToolFileSystem {
       );
     },
   };
+}
+
+/**
+ * Opens `path` (a canonical path the policy checked) for reading and re-checks what was opened,
+ * so swapping a path component for a symlink between the check and the open gains nothing:
+ * the opened file's own path (`/proc/self/fd`) must still be `path`. Non-blocking, so a FIFO
+ * never hangs; only regular files with one name are read (another name of a hard link may lie
+ * outside the workspace). Throws an Error written for the model, with a `code`.
+ */
+export async function openForReading(path: string): Promise<fs.FileHandle> {
+  const handle = await fs
+    .open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW)
+    .catch((error: unknown) => {
+      if (errorCode(error) !== "ELOOP") throw error;
+      throw codedError("ESTALE", `${path} became a symlink while it was being opened; refused.`);
+    });
+  try {
+    const opened = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => path);
+    if (opened !== path) {
+      throw codedError("ESTALE", `${path} changed while it was being opened (it now leads to ${opened}); refused.`);
+    }
+    const info = await handle.stat();
+    if (!info.isFile())
+      throw codedError("EINVAL", `${path} is not a regular file (a FIFO, socket or device); refused.`);
+    if (info.nlink > 1) {
+      throw codedError(
+        "EMLINK",
+        `${path} has ${info.nlink} hard links, and another of its names may lie outside the workspace, so it is refused. ` +
+          "Ask the user to copy the file (cp) into the workspace if it is meant to be read.",
+      );
+    }
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+function codedError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
 }
 
 /** The Node error code of `error`, if any ("ENOENT"…). */

@@ -61,6 +61,12 @@ export function createWriteTool(options: WriteToolOptions): AgentTool<typeof wri
         if (existing?.isDirectory) {
           throw new Error(`${resolved.displayPath} is a directory. Write to a file path inside it instead.`);
         }
+        if (existing !== undefined && !existing.isFile) {
+          throw new Error(
+            `${resolved.displayPath} is a FIFO, socket or device, not a regular file; write would replace it, so it is refused. ` +
+              "Write to another path, or use bash if you mean to send data into it.",
+          );
+        }
         await fs.mkdir(nodePath.dirname(resolved.realPath), { recursive: true }).catch((error: unknown) => {
           throw new Error(
             `Cannot create the parent directory of ${resolved.displayPath} (${errorCode(error) ?? String(error)}). ` +

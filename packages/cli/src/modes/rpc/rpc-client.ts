@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { readLines, writeJsonLine } from "./jsonl.js";
+import { readLines, writeRawJsonLine as writeJsonLine } from "./jsonl.js";
 import type { RpcCommand, RpcResponse, RpcUiRequest } from "./rpc-types.js";
 
 type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;

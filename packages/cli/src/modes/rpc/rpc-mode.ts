@@ -3,7 +3,7 @@ import { getModel, getModels, getProvider, getProviders, type ThinkingLevel } fr
 import type { AgentSession } from "../../core/agent-session.js";
 import { resolveApiKey } from "../../core/config/resolve-api-key.js";
 import type { ApprovalAnswer, UserInterface } from "../../core/user-interface.js";
-import { readLines, writeJsonLine } from "./jsonl.js";
+import { readLines, tooLongResponse, writeJsonLine } from "./jsonl.js";
 import {
   parseRpcCommand,
   type RpcCommand,
@@ -45,7 +45,11 @@ export type RpcUserInterface = UserInterface & {
  * is a no (`confirm` false, `select`/`input` undefined). `notify` and `setStatus` are one-way
  * `notify` / `status` events.
  */
-export function createRpcUserInterface(stdout: Writable): RpcUserInterface {
+export function createRpcUserInterface(
+  stdout: Writable,
+  /** How long a question waits for its answer before it counts as a no (default 5 min, `GYRE_UI_TIMEOUT_MS`). */
+  timeoutMs = Number(process.env.GYRE_UI_TIMEOUT_MS) || 300_000,
+): RpcUserInterface {
   const waiting = new Map<string, (answer: UiAnswer) => void>();
   const approvals = new Map<string, (answer: ApprovalAnswer) => void>();
   let next = 1;
@@ -53,6 +57,14 @@ export function createRpcUserInterface(stdout: Writable): RpcUserInterface {
     new Promise<UiAnswer>((resolve) => {
       const requestId = `ui-${next++}`;
       waiting.set(requestId, resolve);
+      // A client that never answers must not hold the run (and a gate's tool call) for ever.
+      const timeout = AbortSignal.timeout(timeoutMs);
+      timeout.addEventListener("abort", () => {
+        if (!waiting.delete(requestId)) return;
+        const message = `No answer to "${request.title}" (${requestId}) within ${timeoutMs / 1000} s; taken as no.`;
+        writeJsonLine(stdout, { type: "notify", message, level: "warning" } satisfies RpcUiNotice);
+        resolve({ cancelled: true });
+      });
       signal?.addEventListener("abort", () => waiting.delete(requestId) && resolve({ cancelled: true }), {
         once: true,
       });
@@ -179,6 +191,7 @@ export function runRpcMode(options: RpcModeOptions): Promise<number> {
           resolve(0);
         });
       },
+      { output: stdout, onTooLong: (bytes) => respond(tooLongResponse(bytes)) },
     );
   });
 }

@@ -1,0 +1,28 @@
+/**
+ * What a trust decision covers: every file a trusted project applies. Trust is asked again when
+ * any of them changes, so a pull or a model's write cannot widen what an earlier "yes" allowed.
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { fingerprintExtensionFiles } from "./extensions/find-extension-files.js";
+import type { ContextFile } from "./system-prompt/context-files.js";
+import { isGyreHomeContextFile } from "./system-prompt/context-files.js";
+
+/**
+ * A hash of the project's `.gyre/` folder (settings, SYSTEM.md, APPEND_SYSTEM.md, prompts,
+ * skills, extensions) and of its context files (AGENTS.md/CLAUDE.md from the root down to `cwd`,
+ * the user's own `$GYRE_HOME` file excluded). Reads only regular files, each within a bound.
+ */
+export async function fingerprintProject(options: {
+  cwd: string;
+  gyreHome: string;
+  contextFiles: readonly ContextFile[];
+}): Promise<string> {
+  const hash = createHash("sha256");
+  hash.update(await fingerprintExtensionFiles(join(options.cwd, ".gyre")));
+  for (const file of options.contextFiles) {
+    if (isGyreHomeContextFile(file.path, options.gyreHome)) continue;
+    hash.update(`\0${file.path}\0${file.content}`);
+  }
+  return hash.digest("hex");
+}
