@@ -12,6 +12,8 @@ export type TmuxSession = {
   type(text: string): Promise<void>;
   /** Polls the screen until `predicate` holds; throws with the last screen after `timeoutMs`. */
   waitFor(predicate: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
+  /** Polls until the command has exited; resolves with its exit status. */
+  waitForExit(timeoutMs?: number): Promise<number>;
   kill(): Promise<void>;
 };
 
@@ -83,6 +85,16 @@ export async function startTmux(options: {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       throw new Error(`Timed out waiting for ${String(predicate)}; the screen was:\n${screen}`);
+    },
+    waitForExit: async (timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const { stdout } = await run("tmux", ["display-message", "-p", "-t", name, "#{pane_dead} #{pane_dead_status}"]);
+        const [dead, status] = stdout.trim().split(" ");
+        if (dead === "1") return Number(status);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`Timed out waiting for the command to exit; the screen was:\n${await capture()}`);
     },
     kill: async () => {
       await run("tmux", ["kill-session", "-t", name]).catch(() => {});

@@ -7,6 +7,7 @@ import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
+import { listRuntimeCommands, type RuntimeCommand } from "./slash-commands/runtime-commands.js";
 import type { CommandContext } from "./slash-commands/types.js";
 import { style } from "./theme.js";
 
@@ -18,6 +19,8 @@ const workingStatus = style.gray("● working · Esc to abort · Enter steers ·
  */
 export class InteractiveController {
   readonly session: AgentSession;
+  /** Extension commands, prompt templates and skills: `/name` goes to the session, which resolves it. */
+  private readonly runtimeCommands: RuntimeCommand[];
   private readonly context: CommandContext;
   private exitResolve: ((code: number) => void) | undefined;
   private commandRunning = false;
@@ -34,6 +37,7 @@ export class InteractiveController {
     private readonly layout: Layout,
   ) {
     this.session = runtime.session;
+    this.runtimeCommands = listRuntimeCommands(runtime, new Set(slashCommands.map((command) => command.name)));
     this.context = this.createCommandContext();
   }
 
@@ -55,7 +59,10 @@ export class InteractiveController {
     });
     layout.editor.setAutocompleteProvider(
       new FileAutocompleteProvider(
-        slashCommands.map((command) => ({ name: command.name, description: command.description })),
+        [...slashCommands, ...this.runtimeCommands].map((command) => ({
+          name: command.name,
+          description: command.description,
+        })),
         this.runtime.cwd,
       ),
     );
@@ -73,7 +80,9 @@ export class InteractiveController {
     if (!text) return;
     this.layout.editor.addToHistory(text);
     const command = parseSlashCommand(text);
-    if (command) return this.runCommand(command.name, command.args);
+    if (command && !this.findRuntimeCommand(command.name)) return this.runCommand(command.name, command.args);
+    const runtimeCommand = command && this.findRuntimeCommand(command.name);
+    if (runtimeCommand && this.isWorking()) return this.runWhileWorking(runtimeCommand, command.args);
     while (this.activePrompt || this.session.isRunning) {
       if (this.isWorking()) return this.queue("steer", text);
       await this.settle();
@@ -141,6 +150,29 @@ export class InteractiveController {
     }
     session.abort();
     layout.status.set(style.yellow("aborting…"));
+  }
+
+  /** A runtime command by the name typed (`/skill:x` included); built-in names never match. */
+  private findRuntimeCommand(name: string): RuntimeCommand | undefined {
+    return this.runtimeCommands.find((command) => command.name.toLowerCase() === name);
+  }
+
+  /**
+   * A runtime command typed while the agent works: an extension command runs now (its messages
+   * steer the run); a template or skill would steer with text the model was not meant to see
+   * unexpanded, so it waits for the user.
+   */
+  private async runWhileWorking(command: RuntimeCommand, args: string): Promise<void> {
+    if (command.kind !== "extension")
+      return this.notify(
+        `/${command.name} cannot run while the agent works; wait or press Esc to abort first.`,
+        "warning",
+      );
+    try {
+      await this.runtime.extensions?.runCommand(command.name, args.trim());
+    } catch (error) {
+      this.notify(`/${command.name} failed: ${(error as Error).message}`, "error");
+    }
   }
 
   private async runCommand(name: string, args: string): Promise<void> {
@@ -237,6 +269,7 @@ export class InteractiveController {
       layout,
       sessionsDir: getSessionsDir(this.runtime.gyreHome),
       commands: slashCommands,
+      runtimeCommands: this.runtimeCommands,
       notify: (text, level) => this.notify(text, level),
       print: (text) => {
         layout.chat.addNotice(text, "info", true);
