@@ -19,7 +19,7 @@ import type { InputResolution } from "./extensions/resolve-input.js";
 import type { ExtensionMessage } from "./extensions/types.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
-import { computeSessionStats, getLastAssistantText, type SessionStats } from "./session-stats.js";
+import { computeSessionStats, getLastAssistantText, type SessionStats, UsageLedger } from "./session-stats.js";
 
 /** Harness events the session adds to the agent's (JSON mode and RPC carry them as they are). */
 export type SessionEvent =
@@ -76,6 +76,8 @@ export class AgentSession {
   /** True from `agent_end` until the run settles: a message sent then starts the next run. */
   private runEnding = false;
   private disposed = false;
+  /** Totals of every call this session made; built from the file on first use, then kept up. */
+  private ledger: UsageLedger | undefined;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
@@ -212,6 +214,7 @@ export class AgentSession {
     await this.flush();
     if (options.closePrevious !== false) await this.store.close();
     this.store = store;
+    this.ledger = undefined;
     store.repairInterruptedToolCalls();
     const messages = store.buildContext().messages;
     this.agent.replaceMessages(messages);
@@ -235,6 +238,7 @@ export class AgentSession {
         signal: AbortSignal.timeout(300_000),
       });
       this.store.appendCompaction(data);
+      this.ledger?.add(data.usage);
       const messages = this.store.buildContext().messages;
       // A failed answer at the end (the overflow itself) is not history to continue from.
       const last = messages.at(-1);
@@ -251,7 +255,11 @@ export class AgentSession {
   }
 
   getStats(): SessionStats {
-    return computeSessionStats(this.agent.state.messages);
+    this.ledger ??= UsageLedger.fromEntries(this.store.getEntries());
+    return computeSessionStats(this.agent.state.messages, {
+      ledger: this.ledger,
+      contextTokens: this.currentContextTokens(),
+    });
   }
 
   getLastAssistantText(): string | undefined {
@@ -314,7 +322,10 @@ export class AgentSession {
     }
     if (event.type === "agent_end") this.runEnding = true;
     if (event.type === "budget_reached") this.budgetReason = event.reason;
-    if (event.type === "message_end") this.store.appendMessage(event.message);
+    if (event.type === "message_end") {
+      this.store.appendMessage(event.message);
+      if (event.message.role === "assistant") this.ledger?.add(event.message.usage);
+    }
     if (event.type === "turn_end" || event.type === "agent_end") return this.flush();
     return undefined;
   }

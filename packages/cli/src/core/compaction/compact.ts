@@ -83,6 +83,7 @@ export async function compact(options: CompactOptions): Promise<CompactionData> 
     firstKeptEntryId: firstKept.id,
     tokensBefore: estimateContextTokens(buildContextMessages(branch)),
     details,
+    usage: response.usage,
   };
 }
 

@@ -3,7 +3,7 @@
  * Entries form a tree by `id`/`parentId`; every type here is plain JSON.
  */
 import type { AgentMessage } from "@gyre/agent";
-import type { ThinkingLevel } from "@gyre/ai";
+import type { ThinkingLevel, Usage } from "@gyre/ai";
 
 /** The only format version this build writes and reads. */
 export const SESSION_FORMAT_VERSION = 1;
@@ -37,6 +37,8 @@ export type CompactionData = {
   /** Estimated context tokens before compacting. */
   tokensBefore: number;
   details?: CompactionDetails;
+  /** What the summary call used (older files lack it); session totals count it. */
+  usage?: Usage;
 };
 
 /** Facts carried from compaction to compaction, computed without trusting the model. */
