@@ -13,7 +13,7 @@ import type { ImageContent, Message, Model, RetryOptions, ThinkingLevel } from "
 import { compact } from "./compaction/compact.js";
 import { contextTokensFromUsage, estimateContextTokens } from "./compaction/estimate-tokens.js";
 import { isContextOverflow } from "./compaction/is-context-overflow.js";
-import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS, shouldCompact } from "./compaction/should-compact.js";
+import { compactionSizes, shouldCompact } from "./compaction/should-compact.js";
 import type { ExtensionHost, ExtensionRunner } from "./extensions/extension-runner.js";
 import type { InputResolution } from "./extensions/resolve-input.js";
 import type { ExtensionMessage } from "./extensions/types.js";
@@ -234,7 +234,7 @@ export class AgentSession {
         model: this.agent.state.model,
         ...(this.apiKey ? { apiKey: this.apiKey } : {}),
         ...(focus ? { focus } : {}),
-        keepRecentTokens: this.options.compaction?.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS,
+        keepRecentTokens: this.compactionSizes().keepRecentTokens,
         signal: AbortSignal.timeout(300_000),
       });
       this.store.appendCompaction(data);
@@ -307,9 +307,13 @@ export class AgentSession {
     return estimateContextTokens(messages);
   }
 
+  private compactionSizes(): { reserveTokens: number; keepRecentTokens: number } {
+    return compactionSizes(this.agent.state.model.contextWindow, this.options.compaction);
+  }
+
   private async maybeCompact(): Promise<void> {
     if (!this.autoCompaction) return;
-    const reserveTokens = this.options.compaction?.reserveTokens ?? DEFAULT_RESERVE_TOKENS;
+    const { reserveTokens } = this.compactionSizes();
     const contextTokens = this.currentContextTokens();
     if (shouldCompact({ contextTokens, model: this.agent.state.model, reserveTokens })) await this.compact("threshold");
   }
