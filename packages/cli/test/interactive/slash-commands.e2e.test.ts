@@ -63,7 +63,7 @@ describe("slash commands in tmux", () => {
     expect(originalNow).not.toContain("after-fork");
   });
 
-  it("/compact shows the summary as a compaction notice and sends it with the next request", async () => {
+  it("/compact shows its result below the conversation, which stays on screen, and sends the summary next", async () => {
     const { tmux, server } = await startGyre(({ body, index }) =>
       isSummaryRequest(body) ? { text: "summary-marker-text of the talk" } : { text: `answer-number-${index}` },
     );
@@ -74,6 +74,9 @@ describe("slash commands in tmux", () => {
     await submit(tmux, "/compact keep the numbers");
     const screen = await tmux.waitFor("summary-marker-text");
     expect(screen).toContain("Older messages were compacted");
+    // The result shows at the bottom, below the conversation it summarised (which stays).
+    expect(screen.indexOf("answer-number-1")).toBeLessThan(screen.indexOf("summary-marker-text"));
+    expect(screen).toMatch(/compacted \([\d,]+ → [\d,]+ tokens\)/);
     expect(screen).not.toContain("› [Context compacted]");
     const summaryRequest = server.requests[2]?.body ?? {};
     expect(isSummaryRequest(summaryRequest)).toBe(true);

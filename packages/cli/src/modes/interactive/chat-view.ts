@@ -16,6 +16,29 @@ export function userMessageText(message: AgentMessage): string {
   return content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join("\n");
 }
 
+/** Summary lines shown where the user is looking; the rest is in the session (and /export). */
+const SUMMARY_PREVIEW_LINES = 12;
+
+/**
+ * The notice at the bottom after a compaction: the sizes before and after and the summary's
+ * start (found in the compacted context's summary message). The earlier turns stay on screen.
+ */
+export function compactionNotice(messages: readonly AgentMessage[], before: number | undefined, after: number): string {
+  const summaryMessage = messages.find((message) => userMessageText(message).startsWith(COMPACTION_SUMMARY_PREFIX));
+  const summary = summaryMessage ? userMessageText(summaryMessage).slice(COMPACTION_SUMMARY_PREFIX.length).trim() : "";
+  const lines = summary.split("\n");
+  const shown = lines.slice(0, SUMMARY_PREVIEW_LINES).join("\n");
+  const more =
+    lines.length > SUMMARY_PREVIEW_LINES ? `\n… ${countOf(lines.length - SUMMARY_PREVIEW_LINES, "more line")}` : "";
+  const sizes = `${before === undefined ? "?" : before.toLocaleString("en-US")} → ${after.toLocaleString("en-US")} tokens`;
+  return `⟳ Older messages were compacted (${sizes}). Summary:\n${shown}${more}`;
+}
+
+/** "1 line", "2 lines": a count with its noun in the right number. */
+export function countOf(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
 /**
  * The conversation: one component per message, tool call and notice, appended in order. Streams
  * update only the newest components, so earlier ones keep their cached layout and the renderer

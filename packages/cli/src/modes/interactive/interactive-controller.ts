@@ -1,7 +1,7 @@
 import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
 import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
-import { userMessageText } from "./chat-view.js";
+import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
@@ -225,7 +225,11 @@ export class InteractiveController {
       case "compaction_end":
         layout.status.set(this.session.isRunning ? workingStatus : "");
         if (event.error) this.notify(`Compaction failed: ${event.error}`, "error");
-        else this.notify(`Compacted older messages (${event.tokensBefore ?? "?"} tokens before).`);
+        else
+          this.notify(
+            compactionNotice(this.session.messages, event.tokensBefore, this.session.getStats().contextTokens),
+          );
+        this.refreshInfo();
         return;
       case "budget_reached":
         this.notify(`Budget reached: ${event.reason}`, "warning");
