@@ -7,9 +7,13 @@ const run = promisify(execFile);
 export type TmuxSession = {
   name: string;
   capture(): Promise<string>;
+  /** The screen with its colour escapes (`capture-pane -e`). */
+  captureStyled(): Promise<string>;
   /** tmux key names ("Enter", "Escape", "C-c") or literal text with `literal: true`. */
   send(keys: string[], options?: { literal?: boolean }): Promise<void>;
   type(text: string): Promise<void>;
+  /** Pastes `text` as a terminal paste (bracketed when the program asked for it). */
+  paste(text: string): Promise<void>;
   /** Polls the screen until `predicate` holds; throws with the last screen after `timeoutMs`. */
   waitFor(predicate: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
   /** Polls until the command has exited; resolves with its exit status. */
@@ -66,10 +70,15 @@ export async function startTmux(options: {
   const session: TmuxSession = {
     name,
     capture,
+    captureStyled: async () => (await run("tmux", ["capture-pane", "-p", "-e", "-t", name])).stdout,
     send: async (keys, sendOptions = {}) => {
       await run("tmux", ["send-keys", "-t", name, ...(sendOptions.literal ? ["-l"] : []), ...keys]);
     },
     type: (text) => session.send([text], { literal: true }),
+    paste: async (text) => {
+      await run("tmux", ["set-buffer", "-b", name, "--", text]);
+      await run("tmux", ["paste-buffer", "-p", "-d", "-b", name, "-t", name]);
+    },
     waitFor: async (predicate, timeoutMs = 10_000) => {
       const test =
         typeof predicate === "function"

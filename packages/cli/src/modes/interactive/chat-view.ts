@@ -7,6 +7,7 @@ import { AssistantMessageView } from "./components/assistant-message-view.js";
 import { type NoticeLevel, NoticeView } from "./components/notice-view.js";
 import { ToolCallView } from "./components/tool-call-view.js";
 import { UserMessageView } from "./components/user-message-view.js";
+import { countOf } from "./count-of.js";
 
 /** The text of a user message; images become a placeholder. */
 export function userMessageText(message: AgentMessage): string {
@@ -32,11 +33,6 @@ export function compactionNotice(messages: readonly AgentMessage[], before: numb
     lines.length > SUMMARY_PREVIEW_LINES ? `\n… ${countOf(lines.length - SUMMARY_PREVIEW_LINES, "more line")}` : "";
   const sizes = `${before === undefined ? "?" : before.toLocaleString("en-US")} → ${after.toLocaleString("en-US")} tokens`;
   return `⟳ Older messages were compacted (${sizes}). Summary:\n${shown}${more}`;
-}
-
-/** "1 line", "2 lines": a count with its noun in the right number. */
-export function countOf(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 /**

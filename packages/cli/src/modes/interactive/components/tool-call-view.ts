@@ -1,5 +1,6 @@
 import type { AgentToolResult } from "@gyre/agent";
 import { type Component, truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { countOf } from "../count-of.js";
 import { sanitizeText } from "../sanitize-text.js";
 import { style } from "../theme.js";
 
@@ -114,7 +115,7 @@ export class ToolCallView implements Component {
   /** All lines when expanded; else the first (or last) few with a note of how many are hidden. */
   private collapse(lines: string[], keep: "head" | "tail" = "head"): string[] {
     if (this.expanded || lines.length <= COLLAPSED_LINES) return lines;
-    const hidden = style.gray(`… ${lines.length - COLLAPSED_LINES} more lines (Ctrl+O to expand)`);
+    const hidden = style.gray(`… ${countOf(lines.length - COLLAPSED_LINES, "more line")} (Ctrl+O to expand)`);
     return keep === "head" ? [...lines.slice(0, COLLAPSED_LINES), hidden] : [hidden, ...tail(lines, COLLAPSED_LINES)];
   }
 }
