@@ -11,6 +11,9 @@ export function createDeferredUserInterface(onEarlyNotify?: (message: string) =>
 } {
   let target: (UserInterface & { setStatus?: (key: string, text: string | undefined) => void }) | undefined;
   const early = createHeadlessUserInterface(onEarlyNotify);
+  // Statuses set before an interface with a status line exists (at session_start, or while the
+  // plain-line trust prompt is attached) are held and shown once one is attached.
+  const earlyStatuses = new Map<string, string | undefined>();
   const current = () => target ?? early;
   return {
     ui: {
@@ -23,11 +26,15 @@ export function createDeferredUserInterface(onEarlyNotify?: (message: string) =>
       notify: (message, level) => current().notify(message, level),
       setStatus: (key, text) => {
         if (target?.setStatus) target.setStatus(key, text);
-        else if (text !== undefined) current().notify(`${key}: ${text}`, "info");
+        else earlyStatuses.set(key, text);
       },
     },
     attach: (ui) => {
       target = ui;
+      const setStatus = (ui as { setStatus?: (key: string, text: string | undefined) => void }).setStatus;
+      if (!setStatus) return;
+      for (const [key, text] of earlyStatuses) setStatus(key, text);
+      earlyStatuses.clear();
     },
   };
 }

@@ -3,6 +3,7 @@ import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
+import { readGitBranch } from "./git-branch.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
@@ -261,6 +262,7 @@ export class InteractiveController {
       contextWindow: model.contextWindow,
       model: `${model.provider}/${model.id}`,
       thinkingLevel,
+      gitBranch: readGitBranch(runtime.cwd),
     });
     layout.render();
   }
