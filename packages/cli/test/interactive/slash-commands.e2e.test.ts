@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -96,7 +96,7 @@ describe("slash commands in tmux", () => {
     await submit(tmux, "say something risky");
     await tmux.waitFor("risky-answer-end");
     await submit(tmux, "/export out.html");
-    await tmux.waitFor("Exported to");
+    await tmux.waitFor(/Exported \d+ entries to/);
     const html = await readFile(join(cwd, "out.html"), "utf8");
     expect(html).toContain("say something risky");
     expect(html).toContain("danger &lt;script&gt;alert(1)&lt;/script&gt; risky-answer-end");
@@ -115,5 +115,41 @@ describe("slash commands in tmux", () => {
       return file?.entries.find((candidate) => candidate.type === "session_info");
     }, "a session_info entry");
     expect(entry).toMatchObject({ name: "my-session-name" });
+  });
+});
+
+describe("/export of a compacted, branched session", () => {
+  it("keeps everything before the compaction, renders Markdown and edit diffs, and writes to $GYRE_HOME/exports", async () => {
+    const { tmux, home, cwd } = await startGyre(
+      ({ body, index }) => {
+        if (isSummaryRequest(body)) return { text: "summary-of-old-turns" };
+        if (index === 0)
+          return {
+            toolCalls: [{ name: "edit", arguments: { path: "a.txt", edits: [{ oldText: "one", newText: "two" }] } }],
+          };
+        return { text: `**bold-answer-${index}** and \`code\`` };
+      },
+      { setup: ({ cwd: dir }) => writeFile(join(dir, "a.txt"), "one\n") },
+    );
+    await submit(tmux, "earliest-prompt-text");
+    await tmux.waitFor("bold-answer-1");
+    await submit(tmux, "second-prompt-text");
+    await tmux.waitFor("bold-answer-2");
+    await submit(tmux, "/compact");
+    await tmux.waitFor("summary-of-old-turns");
+    await submit(tmux, "/export");
+    await tmux.waitFor(/Exported \d+ entries to/);
+    const [file] = await readdir(join(home, "exports"));
+    const html = await readFile(join(home, "exports", file ?? ""), "utf8");
+    expect(html).toContain("earliest-prompt-text");
+    expect(html).toContain("<strong>bold-answer-1</strong>");
+    expect(html).toMatch(/<span class="del">-one<\/span>/);
+    expect(html).toMatch(/<span class="add">\+two<\/span>/);
+    expect(html).toContain("summary-of-old-turns");
+    await submit(tmux, "/export --jsonl out.jsonl");
+    await tmux.waitFor("out.jsonl");
+    const lines = (await readFile(join(cwd, "out.jsonl"), "utf8")).trim().split("\n");
+    expect(lines.map((line) => (JSON.parse(line) as { type: string }).type)).toContain("compaction");
+    expect(lines.join("\n")).toContain("earliest-prompt-text");
   });
 });
