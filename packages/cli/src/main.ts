@@ -46,9 +46,9 @@ async function main(argv: string[]): Promise<number> {
   let prompt = joinPrompt(args.prompt.join(" "), piped);
   if (lacksPrompt(args, prompt)) return fail(noPromptMessage, 2);
 
-  const verboseNotices = args.verbose || !!process.stderr.isTTY;
+  // An extension's notice may be its command's only output (`gyre -p "/guard"`): always shown.
   const notify = (message: string) => {
-    if (verboseNotices) process.stderr.write(`gyre: ${message}\n`);
+    process.stderr.write(`gyre: ${message}\n`);
   };
   const deferredUi = args.mode === "interactive" ? createDeferredUserInterface(notify) : undefined;
   if (deferredUi && process.stdin.isTTY) {

@@ -63,7 +63,7 @@ export type ExtensionRunnerOptions = {
   report?: (message: string) => void;
 };
 
-type Outcome = { ok: true; value: unknown } | { ok: false };
+type Outcome = { ok: true; value: unknown } | { ok: false; error: string };
 
 /**
  * Dispatches events to extensions' handlers in load order. A handler that throws, rejects or
@@ -166,7 +166,10 @@ export class ExtensionRunner {
     await this.invoke(entry.extension, `/${name}`, (context) => entry.command.handler(args, context), Infinity);
   }
 
-  /** `tool_call`: the first block wins; rewritten arguments are validated again and passed on. */
+  /**
+   * `tool_call`: the first block wins; rewritten arguments are validated again and passed on. A
+   * handler that throws or times out blocks the call (fail closed), with the reason for the model.
+   */
   async beforeToolCall(input: BeforeToolCallInput): Promise<BeforeToolCallResult | undefined> {
     const toolName = input.toolCall.name;
     for (const { extension, handler } of this.handlersOf("tool_call")) {
@@ -178,7 +181,13 @@ export class ExtensionRunner {
         args: structuredClone(input.args),
       };
       const outcome = await this.invoke(extension, "tool_call", (context) => handler(event, context));
-      if (!outcome.ok || !isObject(outcome.value)) continue;
+      // A tool_call handler may be a permission check: when it cannot answer, the call does not run.
+      if (!outcome.ok)
+        return {
+          block: true,
+          reason: `The ${toolName} call was blocked because the check of the extension ${extension.path} could not decide (${outcome.error}); fix the extension or try again.`,
+        };
+      if (!isObject(outcome.value)) continue;
       const verdict = outcome.value as ExtensionResultMap["tool_call"];
       if (verdict.block) {
         let reason = verdict.reason ?? `The extension ${extension.path} blocked this ${toolName} call.`;
@@ -317,13 +326,13 @@ export class ExtensionRunner {
       if (outcome === "timeout") {
         controller.abort(new Error(`timed out after ${timeoutMs} ms`));
         this.report(`${extension.path}: the "${label}" handler did not finish within ${timeoutMs} ms; skipped it.`);
-        return { ok: false };
+        return { ok: false, error: `it did not finish within ${timeoutMs} ms` };
       }
       return { ok: true, value: outcome.value };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.report(`${extension.path}: the "${label}" handler failed: ${message}; skipped it.`);
-      return { ok: false };
+      return { ok: false, error: `it failed: ${message}` };
     } finally {
       clearTimeout(timer);
     }

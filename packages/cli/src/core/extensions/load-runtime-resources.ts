@@ -35,8 +35,8 @@ export type LoadResourcesOptions = {
 /**
  * Loads extensions (`$GYRE_HOME/extensions`, the trusted project's `.gyre/extensions`, then each
  * `-e` path; `--no-extensions` keeps only the `-e` ones), skills and prompt templates (user then
- * project; the project's win by name). A missing `-e` file throws with a sentence; other load
- * errors are reported and the run goes on without that extension.
+ * project; the project's win by name). A missing `-e` file, or one that fails to load, throws
+ * with a sentence; a discovered extension that fails to load is reported and left out.
  */
 export async function loadRuntimeResources(options: LoadResourcesOptions): Promise<RuntimeResources> {
   const { args, cwd, gyreHome, trusted } = options;
@@ -61,8 +61,15 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.report ? { report: options.report } : {}),
     });
-    for (const error of await loadExtensions(extensions, paths))
+    for (const error of await loadExtensions(extensions, discovered))
       extensions.report(`extension not loaded (the run goes on without it): ${error}`);
+    // An extension asked for by name may be a guard: running without it would fail open.
+    const [explicitError] = await loadExtensions(extensions, explicit);
+    if (explicitError)
+      throw new MissingExtensionError(
+        explicit[0] ?? "",
+        `The extension given with -e did not load: ${explicitError}; fix it or leave out the -e flag.`,
+      );
     if (extensions.extensions.length === 0) extensions = undefined;
   }
   const skillDirs = [join(gyreHome, "skills"), ...(trusted ? [join(projectDir, "skills")] : [])];
@@ -92,9 +99,13 @@ export function mergeTools(builtIns: readonly AnyAgentTool[], extensionTools: re
 }
 
 /** An `-e` path that does not exist: bad usage. */
+/** An `-e` extension that is missing or did not load: a usage error (exit 2), never skipped. */
 export class MissingExtensionError extends Error {
-  constructor(readonly path: string) {
-    super(`The extension file ${path} does not exist; check the -e/--extension path.`);
+  constructor(
+    readonly path: string,
+    message = `The extension file ${path} does not exist; check the -e/--extension path.`,
+  ) {
+    super(message);
     this.name = "MissingExtensionError";
   }
 }
