@@ -14,6 +14,7 @@ import { compact } from "./compaction/compact.js";
 import { contextTokensFromUsage, estimateContextTokens } from "./compaction/estimate-tokens.js";
 import { isContextOverflow } from "./compaction/is-context-overflow.js";
 import { compactionSizes, shouldCompact } from "./compaction/should-compact.js";
+import { customBaseUrl } from "./config/resolve-model.js";
 import type { ExtensionHost, ExtensionRunner } from "./extensions/extension-runner.js";
 import type { InputResolution } from "./extensions/resolve-input.js";
 import type { ExtensionMessage } from "./extensions/types.js";
@@ -201,7 +202,7 @@ export class AgentSession {
     if (apiKey !== undefined) this.apiKey = apiKey;
     else if (!sameProvider) this.apiKey = this.options.getApiKey?.(model.provider);
     addProcessSecret(this.apiKey);
-    this.store.appendModelChange(model.provider, model.id);
+    this.store.appendModelChange(model.provider, model.id, customBaseUrl(model));
   }
 
   setThinkingLevel(level: ThinkingLevel): void {

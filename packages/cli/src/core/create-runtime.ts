@@ -6,7 +6,7 @@ import { type CliArgs, parseArgs } from "../args.js";
 import { AgentSession } from "./agent-session.js";
 import { loadModelsConfig } from "./config/models-config.js";
 import { getGyreHome, getSessionsDir } from "./config/paths.js";
-import { resolveModel } from "./config/resolve-model.js";
+import { customBaseUrl, resolveModel } from "./config/resolve-model.js";
 import { loadSettings, type Settings } from "./config/settings.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import { fingerprintExtensionFiles } from "./extensions/find-extension-files.js";
@@ -20,6 +20,7 @@ import { createInputResolver } from "./extensions/resolve-input.js";
 import { openSessionForArgs } from "./open-session.js";
 import { pathExists } from "./path-exists.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
+import type { SessionContext, SessionManager } from "./session/session-manager.js";
 import { formatSkillsSection, type Skill } from "./skills/load-skills.js";
 import { buildSystemPrompt } from "./system-prompt/build-system-prompt.js";
 import { type ContextFile, loadContextFiles } from "./system-prompt/context-files.js";
@@ -133,7 +134,27 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     args = { ...reparsed.value, mode: args.mode };
     extensions?.setFlagValues(args.extensionFlags);
   }
-  const model = await resolveRuntimeModel(args, settings, gyreHome, env);
+  const problems: string[] = [];
+  const store = await openSessionForArgs(args, {
+    cwd,
+    sessionsDir: getSessionsDir(gyreHome),
+    onSkippedSession: (message) => problems.push(message),
+  }).catch((error) => {
+    // A session argument that names nothing usable is bad usage (exit 2), not a failed run.
+    throw error instanceof GyreError && error.code === "usage" ? new StartupError(error.message, 2) : error;
+  });
+  if (store.problems.length > 0) {
+    const shown = store.problems.slice(0, 3).map((problem) => `line ${problem.line}: ${problem.message}`);
+    const more = store.problems.length > 3 ? `; and ${store.problems.length - 3} more` : "";
+    problems.push(
+      `Session ${store.path}: skipped ${store.problems.length} damaged line(s) (${shown.join("; ")}${more}); the rest was loaded and the file was not changed.`,
+    );
+  }
+  const restored = store.buildContext();
+  const model = await resolveRuntimeModel(withSessionModel(args, restored.model), settings, gyreHome, env);
+  // The key may have come from a flag or a custom env var no redaction rule knows by name.
+  addProcessSecret(model.apiKey);
+  recordModel(store, model.model, restored.model);
   const toolNames = args.noTools ? [] : (args.tools ?? settings.tools ?? defaultTools);
   const allTools = createCodingTools({
     cwd,
@@ -157,25 +178,6 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
     extensions,
   });
 
-  // The key may have come from a flag or a custom env var no redaction rule knows by name.
-  addProcessSecret(model.apiKey);
-  const problems: string[] = [];
-  const store = await openSessionForArgs(args, {
-    cwd,
-    sessionsDir: getSessionsDir(gyreHome),
-    onSkippedSession: (message) => problems.push(message),
-  }).catch((error) => {
-    // A session argument that names nothing usable is bad usage (exit 2), not a failed run.
-    throw error instanceof GyreError && error.code === "usage" ? new StartupError(error.message, 2) : error;
-  });
-  if (store.problems.length > 0) {
-    const shown = store.problems.slice(0, 3).map((problem) => `line ${problem.line}: ${problem.message}`);
-    const more = store.problems.length > 3 ? `; and ${store.problems.length - 3} more` : "";
-    problems.push(
-      `Session ${store.path}: skipped ${store.problems.length} damaged line(s) (${shown.join("; ")}${more}); the rest was loaded and the file was not changed.`,
-    );
-  }
-  const restored = store.buildContext();
   const thinkingLevel: ThinkingLevel = args.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
   const session = new AgentSession({
     model: model.model,
@@ -262,6 +264,27 @@ async function buildRuntimeSystemPrompt(options: {
     ...(customPrompt !== undefined ? { customPrompt } : {}),
     appendPrompts: [appendFile ?? "", args.appendSystemPrompt ?? ""],
   });
+}
+
+/**
+ * `-c`/`--session` without --provider or --model continue on the model the session last used
+ * (and its base URL, when it was not the provider's own); flags still win.
+ */
+function withSessionModel(args: CliArgs, last: SessionContext["model"]): CliArgs {
+  if (!last || args.provider || args.model) return args;
+  return {
+    ...args,
+    provider: last.provider,
+    model: last.modelId,
+    ...(last.baseUrl && !args.baseUrl ? { baseUrl: last.baseUrl } : {}),
+  };
+}
+
+/** Writes the model in use into the session when it is not the one the session last recorded. */
+function recordModel(store: SessionManager, model: Model, last: SessionContext["model"]): void {
+  const baseUrl = customBaseUrl(model);
+  if (last && last.provider === model.provider && last.modelId === model.id && last.baseUrl === baseUrl) return;
+  store.appendModelChange(model.provider, model.id, baseUrl);
 }
 
 async function resolveRuntimeModel(args: CliArgs, settings: Settings, gyreHome: string, env: NodeJS.ProcessEnv) {

@@ -26,7 +26,13 @@ export type SessionHeader = {
 export type EntryBase = { id: string; parentId: string | null; timestamp: string };
 
 export type MessageEntry = EntryBase & { type: "message"; message: AgentMessage };
-export type ModelChangeEntry = EntryBase & { type: "model_change"; provider: string; modelId: string };
+/** `baseUrl` is kept when it is not the provider's own (a local server), so `-c` reaches it again. */
+export type ModelChangeEntry = EntryBase & {
+  type: "model_change";
+  provider: string;
+  modelId: string;
+  baseUrl?: string;
+};
 export type ThinkingLevelChangeEntry = EntryBase & { type: "thinking_level_change"; thinkingLevel: ThinkingLevel };
 
 /** What a compaction summarised; the entries themselves stay in the file. */
