@@ -179,6 +179,10 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
   });
 
   const thinkingLevel: ThinkingLevel = args.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
+  if (args.thinking && args.thinking !== "off" && !model.model.reasoning)
+    warnings.push(
+      `${model.model.id} does not support thinking, so --thinking ${args.thinking} has no effect; pick a reasoning model to use it.`,
+    );
   const session = new AgentSession({
     model: model.model,
     apiKey: model.apiKey,

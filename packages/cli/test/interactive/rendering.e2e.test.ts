@@ -40,3 +40,26 @@ describe("counts on screen", () => {
     await tmux.waitFor("[paste #1 +30 lines]");
   });
 });
+
+describe("aborting and thinking", () => {
+  it("keeps what a tool printed when Esc aborts it, and marks it aborted", async () => {
+    const { tmux } = await startGyre(({ index }) =>
+      index === 0
+        ? { toolCalls: [{ name: "bash", arguments: { command: "echo printed-before-abort; sleep 30" } }] }
+        : { text: "unused" },
+    );
+    await submit(tmux, "run the long job");
+    await tmux.waitFor("printed-before-abort");
+    await tmux.send(["Escape"]);
+    const screen = await tmux.waitFor("⏹ aborted");
+    expect(screen).toContain("printed-before-abort");
+    expect(screen).not.toContain("was cancelled because the run was aborted");
+  });
+
+  it("says --thinking has no effect on a model without reasoning, in the footer too", async () => {
+    const { tmux } = await startGyre(() => ({ text: "unused" }), { args: ["--thinking", "high"] });
+    const screen = await tmux.waitFor("does not support thinking");
+    expect(screen).toContain("--thinking high has no effect");
+    expect(screen).toContain("thinking high (not supported by this model)");
+  });
+});

@@ -262,6 +262,7 @@ export class InteractiveController {
       contextWindow: model.contextWindow,
       model: `${model.provider}/${model.id}`,
       thinkingLevel,
+      reasoning: model.reasoning,
       gitBranch: readGitBranch(runtime.cwd),
     });
     layout.render();

@@ -12,6 +12,8 @@ export type FooterInfo = {
   contextWindow: number;
   model: string;
   thinkingLevel: string;
+  /** Whether the model supports thinking; a level set on one that does not is marked. */
+  reasoning?: boolean;
   /** The git branch of the cwd, when it is a repository. */
   gitBranch?: string | undefined;
 };
@@ -45,7 +47,10 @@ export function formatFooter(info: FooterInfo): [string, string] {
     `$${stats.cost.toFixed(3)}`,
     `${percent.toFixed(1)}%/${formatTokens(info.contextWindow)}`,
   ].join(" ");
-  const thinking = info.thinkingLevel === "off" ? "thinking off" : `thinking ${info.thinkingLevel}`;
+  const thinking =
+    info.thinkingLevel === "off"
+      ? "thinking off"
+      : `thinking ${info.thinkingLevel}${info.reasoning === false ? " (not supported by this model)" : ""}`;
   return [where, `${usage}  ${info.model} · ${thinking}`];
 }
 

@@ -19,6 +19,9 @@ type ToolState = {
   done: boolean;
 };
 
+/** The tool-result sentence `@gyre/agent` writes for a call cut short by an abort. */
+const abortedCall = /^The call to "[^"]+" was cancelled because the run was aborted/;
+
 /**
  * One tool call: a header with the tool's name and its arguments in brief, then its result —
  * an edit as a coloured diff, bash as a live tail and then its exit code, a read as the line
@@ -92,6 +95,11 @@ export class ToolCallView implements Component {
       return tail(splitLines(resultText(partial)), LIVE_TAIL_LINES).map(style.dim);
     }
     const text = result ? resultText(result) : "";
+    // Aborted: the model is told the call was cancelled; the user sees what it printed so far.
+    if (isError && abortedCall.test(text)) {
+      const printed = partial ? this.collapse(splitLines(resultText(partial)).map(style.dim), "tail") : [];
+      return [...printed, style.yellow("⏹ aborted")];
+    }
     if (isError) return this.collapse(splitLines(text).map(style.red), name === "bash" ? "tail" : "head");
     const details = (result?.details ?? {}) as Record<string, unknown>;
     switch (name) {
