@@ -7,12 +7,11 @@ import { readGitBranch } from "./git-branch.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
+import { RunProgress } from "./run-progress.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
 import { listRuntimeCommands, type RuntimeCommand } from "./slash-commands/runtime-commands.js";
 import type { CommandContext } from "./slash-commands/types.js";
 import { style } from "./theme.js";
-
-const workingStatus = style.gray("● working · Esc to abort · Enter steers · Alt+Enter queues a follow-up");
 
 /**
  * Connects the screen to the session: session events become components and status lines, the
@@ -32,12 +31,14 @@ export class InteractiveController {
    * session only persists it now, so input waits for that instead of being refused or steered.
    */
   private runEnding = false;
+  private readonly progress: RunProgress;
 
   constructor(
     private readonly runtime: Runtime,
     private readonly layout: Layout,
   ) {
     this.session = runtime.session;
+    this.progress = new RunProgress(() => this.session.getStats());
     this.runtimeCommands = listRuntimeCommands(runtime, new Set(slashCommands.map((command) => command.name)));
     this.context = this.createCommandContext();
   }
@@ -197,13 +198,21 @@ export class InteractiveController {
   private onEvent(event: SessionEvent): void {
     const { layout } = this;
     if (layout.chat.handleEvent(event)) layout.render();
+    this.progress.onEvent(event);
     switch (event.type) {
       case "message_start":
         if (event.message.role === "user") layout.pending.deliver(userMessageText(event.message));
+        // After a retry countdown, the answer is coming: back to the live line.
+        else if (event.message.role === "assistant") this.showWorking();
+        return;
+      case "message_update":
+        // The first delta after a retry countdown: the answer is streaming again.
+        if (!layout.status.isLive && !this.runEnding) this.showWorking();
         return;
       case "agent_start":
         this.runEnding = false;
-        layout.status.set(workingStatus);
+        this.progress.start();
+        this.showWorking();
         return;
       case "agent_end":
         this.runEnding = true;
@@ -224,7 +233,8 @@ export class InteractiveController {
         layout.status.set(style.yellow(`⟳ compacting older messages (${event.reason})…`));
         return;
       case "compaction_end":
-        layout.status.set(this.session.isRunning ? workingStatus : "");
+        if (this.session.isRunning) this.showWorking();
+        else layout.status.set("");
         if (event.error) this.notify(`Compaction failed: ${event.error}`, "error");
         else
           this.notify(
@@ -243,6 +253,10 @@ export class InteractiveController {
       default:
         return;
     }
+  }
+
+  private showWorking(): void {
+    this.layout.status.setLive((frame) => this.progress.text(frame));
   }
 
   private notify(text: string, level: "info" | "warning" | "error" = "info"): void {
