@@ -105,3 +105,20 @@ describe("slash commands typed in one burst", () => {
     expect(screen).not.toContain("Unknown command");
   });
 });
+
+describe("session information", () => {
+  it("/session shows the file, id, tokens and cost, and quitting prints how to resume", async () => {
+    const { tmux, home } = await startGyre(() => ({ text: "first-answer" }));
+    await submit(tmux, "hello");
+    await tmux.waitFor("first-answer");
+    await submit(tmux, "/session");
+    const screen = await tmux.waitFor("gyre --session");
+    const id = /id\s+([0-9a-f-]{36})/.exec(screen)?.[1];
+    expect(id).toBeDefined();
+    expect(screen).toContain(join(home, "sessions"));
+    expect(screen).toMatch(/cost\s+\$\d+\.\d{4}/);
+    await submit(tmux, "/quit");
+    expect(await tmux.waitForExit()).toBe(0);
+    expect(await tmux.capture()).toContain(`Resume this session with: gyre --session ${id}`);
+  });
+});
