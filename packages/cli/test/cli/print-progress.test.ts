@@ -25,3 +25,12 @@ describe("print mode progress", () => {
     expect(result.stderr).toMatch(/^gyre: retry 1\/\d+ in \d+\.\ds: .*429/m);
   });
 });
+
+describe("--help", () => {
+  it("says --no-extensions keeps the -e extensions, as the docs do", async () => {
+    const { cwd, home } = await createWorkspace();
+    const result = await runCli(["--help"], { cwd, env: cliEnv(home) });
+    expect(result.stdout).toMatch(/--no-extensions skips the discovered\s+ones .* but still loads -e/);
+    expect(result.stdout).not.toContain("disables all");
+  });
+});
