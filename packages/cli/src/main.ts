@@ -7,7 +7,7 @@ import { getGyreHome, getSessionsDir } from "./core/config/paths.js";
 import { createRuntime, type Runtime, StartupError } from "./core/create-runtime.js";
 import { createDeferredUserInterface } from "./core/extensions/deferred-user-interface.js";
 import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
-import { loadFileArguments } from "./core/file-arguments.js";
+import { findFileMentions, loadFileArguments } from "./core/file-arguments.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
 import { limitYoungGeneration } from "./limit-young-generation.js";
@@ -87,9 +87,12 @@ async function main(argv: string[]): Promise<number> {
   installSignalHandlers(runtime);
 
   let images: ImageContent[] = [];
-  if (args.fileArguments.length > 0) {
+  // Headless prompts inline `@file` words inside the prompt text too; the screen has its own editor.
+  const mentioned = args.mode === "interactive" ? [] : await findFileMentions(args.prompt.join(" "), runtime.cwd);
+  const fileArguments = [...args.fileArguments, ...mentioned.filter((path) => !args.fileArguments.includes(path))];
+  if (fileArguments.length > 0) {
     try {
-      const inlined = await loadFileArguments(args.fileArguments, runtime.cwd);
+      const inlined = await loadFileArguments(fileArguments, runtime.cwd);
       prompt = inlined.text + prompt;
       images = inlined.images;
     } catch (error) {
