@@ -98,9 +98,17 @@ export async function startTmux(options: {
     waitForExit: async (timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
-        const { stdout } = await run("tmux", ["display-message", "-p", "-t", name, "#{pane_dead} #{pane_dead_status}"]);
-        const [dead, status] = stdout.trim().split(" ");
-        if (dead === "1") return Number(status);
+        const { stdout } = await run("tmux", [
+          "display-message",
+          "-p",
+          "-t",
+          name,
+          "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
+        ]);
+        const [dead, status, signal] = stdout.trim().split(" ");
+        // Right after the command dies tmux may not know the status yet: poll on until it does.
+        if (dead === "1" && status) return Number(status);
+        if (dead === "1" && signal) throw new Error(`The command was killed by signal ${signal}.`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       throw new Error(`Timed out waiting for the command to exit; the screen was:\n${await capture()}`);

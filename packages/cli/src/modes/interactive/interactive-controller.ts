@@ -21,17 +21,12 @@ export class InteractiveController {
   readonly session: AgentSession;
   /** Extension commands, prompt templates and skills: `/name` goes to the session, which resolves it. */
   private readonly runtimeCommands: RuntimeCommand[];
+  private readonly progress: RunProgress;
   private readonly context: CommandContext;
   private exitResolve: ((code: number) => void) | undefined;
   private commandRunning = false;
   /** The prompt started from the editor, until `session.prompt` settles (the file is flushed). */
   private activePrompt: Promise<void> | undefined;
-  /**
-   * From `agent_end` until the run settles. The screen already shows the run as over, and the
-   * session only persists it now, so input waits for that instead of being refused or steered.
-   */
-  private runEnding = false;
-  private readonly progress: RunProgress;
 
   constructor(
     private readonly runtime: Runtime,
@@ -50,7 +45,7 @@ export class InteractiveController {
       this.exitResolve = resolve;
     });
     layout.chat.setMessages(session.messages);
-    for (const warning of this.runtime.warnings) layout.chat.addNotice(warning, "warning");
+    for (const notice of this.runtime.notices) layout.chat.addNotice(notice.text, "warning");
     session.subscribe((event) => this.onEvent(event));
     installKeyHandlers(layout, {
       isRunning: () => this.isWorking(),
@@ -82,13 +77,13 @@ export class InteractiveController {
     if (!text) return;
     this.layout.editor.addToHistory(text);
     const command = parseSlashCommand(text);
-    if (command && !this.findRuntimeCommand(command.name)) return this.runCommand(command.name, command.args);
     const runtimeCommand = command && this.findRuntimeCommand(command.name);
-    if (runtimeCommand && this.isWorking()) return this.runWhileWorking(runtimeCommand, command.args);
-    while (this.activePrompt || this.session.isRunning) {
-      if (this.isWorking()) return this.queue("steer", text);
-      await this.settle();
-    }
+    if (command && !runtimeCommand) return this.runCommand(command.name, command.args);
+    if (command && runtimeCommand && this.isWorking()) return this.runWhileWorking(runtimeCommand, command.args);
+    // A compaction or extension run started without the editor finishes first.
+    if (this.activePrompt === undefined) await this.session.whenIdle();
+    // While a prompt runs (even as it ends), the session delivers the message through the same path.
+    if (this.isWorking()) return this.queue("steer", text);
     await this.prompt(text);
   }
 
@@ -98,19 +93,18 @@ export class InteractiveController {
     this.exitResolve?.(0);
   }
 
-  /** Whether the agent works on something the user can still steer (not just persisting it). */
+  /** Whether a prompt runs (with its compaction and the delivery of what was queued as it ended). */
   private isWorking(): boolean {
-    return (this.activePrompt !== undefined || this.session.isRunning) && !this.runEnding;
+    return this.activePrompt !== undefined || this.session.state.isRunning;
   }
 
-  /** Waits until no run is in progress, including the persisting after `agent_end`. */
+  /** Waits until no prompt is in progress, including the persisting after `agent_end`. */
   private async settle(): Promise<void> {
     await this.activePrompt;
-    await this.session.agent.waitForIdle();
+    await this.session.whenIdle();
   }
 
   private prompt(text: string): Promise<void> {
-    this.runEnding = false;
     const run = this.runPrompt(text).finally(() => {
       if (this.activePrompt === run) this.activePrompt = undefined;
     });
@@ -122,11 +116,6 @@ export class InteractiveController {
     const { session } = this;
     try {
       await session.prompt(text);
-      // A message queued in the instant the run ended would otherwise wait for the next prompt.
-      while (session.agent.hasQueuedMessages() && !session.isRunning) {
-        await session.agent.continue();
-        await session.flush();
-      }
     } catch (error) {
       this.notify(`The run failed: ${(error as Error).message}`, "error");
     }
@@ -144,13 +133,13 @@ export class InteractiveController {
   /** Esc: stops the run; queued messages go back into the editor rather than being lost. */
   private abort(): void {
     const { layout, session } = this;
-    session.agent.clearQueues();
-    const queued = layout.pending.clear().map((item) => item.text);
+    const queued = session.takeQueued();
+    layout.pending.clear();
     if (queued.length > 0) {
       const current = layout.editor.getText();
       layout.editor.setText([...queued, ...(current ? [current] : [])].join("\n"));
     }
-    session.abort();
+    void session.abort();
     layout.status.set(style.yellow("aborting…"));
   }
 
@@ -207,15 +196,13 @@ export class InteractiveController {
         return;
       case "message_update":
         // The first delta after a retry countdown: the answer is streaming again.
-        if (!layout.status.isLive && !this.runEnding) this.showWorking();
+        if (!layout.status.isLive) this.showWorking();
         return;
       case "agent_start":
-        this.runEnding = false;
         this.progress.start();
         this.showWorking();
         return;
       case "agent_end":
-        this.runEnding = true;
         layout.status.set("");
         this.refreshInfo();
         return;
@@ -233,7 +220,7 @@ export class InteractiveController {
         layout.status.set(style.yellow(`⟳ compacting older messages (${event.reason})…`));
         return;
       case "compaction_end":
-        if (this.session.isRunning) this.showWorking();
+        if (this.session.state.isRunning && !this.commandRunning) this.showWorking();
         else layout.status.set("");
         if (event.error) this.notify(`Compaction failed: ${event.error}`, "error");
         else
@@ -244,6 +231,9 @@ export class InteractiveController {
         return;
       case "budget_reached":
         this.notify(`Budget reached: ${event.reason}`, "warning");
+        return;
+      case "notice":
+        this.notify(event.message, event.level);
         return;
       case "session_changed":
         layout.chat.setMessages(this.session.messages);
@@ -266,13 +256,13 @@ export class InteractiveController {
 
   private refreshInfo(): void {
     const { session, runtime, layout } = this;
-    const { model, thinkingLevel } = session.agent.state;
+    const { model, thinkingLevel, sessionName, stats } = session.state;
     layout.header.setModel(`${model.provider}/${model.id}`);
     layout.footer.setInfo({
       cwd: runtime.cwd,
       home: process.env.HOME,
-      sessionName: session.session.getName(),
-      stats: session.getStats(),
+      sessionName,
+      stats,
       contextWindow: model.contextWindow,
       model: `${model.provider}/${model.id}`,
       thinkingLevel,

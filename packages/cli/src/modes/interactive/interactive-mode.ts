@@ -44,7 +44,7 @@ export async function runInteractiveMode(runtime: Runtime, options: InteractiveM
   });
   // Under the last screen, once the UI has let the terminal go: how to come back.
   const session = controller.session;
-  if (session.messages.length > 0) (options.output ?? process.stdout).write(`${resumeHint(session.sessionId)}\n`);
+  if (session.messages.length > 0) (options.output ?? process.stdout).write(`${resumeHint(session.state.sessionId)}\n`);
   return code;
 }
 

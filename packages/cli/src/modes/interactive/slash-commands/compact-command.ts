@@ -10,7 +10,7 @@ export const compactCommand: SlashCommand = {
   argumentHint: "[focus]",
   run: async (args, context) => {
     const focus = args.trim();
-    await context.session.compact("manual", focus || undefined);
+    await context.session.compact(focus || undefined);
     context.refreshInfo();
   },
 };

@@ -17,17 +17,17 @@ export const exportCommand: SlashCommand = {
     const words = args.trim().split(/\s+/).filter(Boolean);
     const jsonl = words.includes("--jsonl");
     const target = words.filter((word) => word !== "--jsonl").join(" ");
-    const name = `gyre-session-${session.sessionId.slice(0, 8)}.${jsonl ? "jsonl" : "html"}`;
+    const state = session.state;
+    const name = `gyre-session-${state.sessionId.slice(0, 8)}.${jsonl ? "jsonl" : "html"}`;
     const path = target ? resolve(runtime.cwd, target) : join(runtime.gyreHome, "exports", name);
-    const entries = session.session.getEntries();
-    const state = session.agent.state;
+    const entries = session.entries();
     let text: string;
     if (jsonl) text = entries.map((entry) => JSON.stringify(entry)).join("\n") + (entries.length > 0 ? "\n" : "");
     else {
       // The Markdown renderer is loaded only when someone exports.
       const { renderSessionHtml } = await import("../export-html.js");
       text = renderSessionHtml({
-        title: session.session.getName() ?? `gyre session ${session.sessionId}`,
+        title: state.sessionName ?? `gyre session ${state.sessionId}`,
         model: `${state.model.provider}/${state.model.id}`,
         entries,
       });

@@ -11,13 +11,13 @@ export const sessionCommand: SlashCommand = {
     const { session } = context;
     const stats = session.getStats();
     const rows: [string, string][] = [
-      ["id", session.sessionId],
-      ["file", session.sessionFile ?? "(not written yet: no message so far)"],
+      ["id", session.state.sessionId],
+      ["file", session.state.sessionFile ?? "(not written yet: no message so far)"],
       ["messages", `${stats.userMessages} user, ${stats.assistantMessages} assistant, ${stats.toolCalls} tool calls`],
       ["tokens", `↑${formatTokens(stats.tokens.input)} ↓${formatTokens(stats.tokens.output)}`],
       ["cost", `$${stats.cost.toFixed(4)}`],
       ["context", `${formatTokens(stats.contextTokens)} tokens`],
-      ["resume", `gyre --session ${session.sessionId}`],
+      ["resume", `gyre --session ${session.state.sessionId}`],
     ];
     context.print(rows.map(([label, value]) => `${style.gray(label.padEnd(10))}${value}`).join("\n"));
   },
