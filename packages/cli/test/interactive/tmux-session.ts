@@ -16,8 +16,8 @@ export type TmuxSession = {
   paste(text: string): Promise<void>;
   /** Polls the screen until `predicate` holds; throws with the last screen after `timeoutMs`. */
   waitFor(predicate: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
-  /** Polls until the command has exited; resolves with its exit status. */
-  waitForExit(timeoutMs?: number): Promise<number>;
+  /** Polls until the command has exited; resolves with its exit status (undefined when tmux cannot tell). */
+  waitForExit(timeoutMs?: number): Promise<number | undefined>;
   kill(): Promise<void>;
 };
 
@@ -97,6 +97,7 @@ export async function startTmux(options: {
     },
     waitForExit: async (timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs;
+      let unknownSince: number | undefined;
       while (Date.now() < deadline) {
         const { stdout } = await run("tmux", [
           "display-message",
@@ -106,9 +107,11 @@ export async function startTmux(options: {
           "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
         ]);
         const [dead, status, signal] = stdout.trim().split(" ");
-        // Right after the command dies tmux may not know the status yet: poll on until it does.
+        // Right after the command dies tmux may not know the status yet: poll on a little.
         if (dead === "1" && status) return Number(status);
         if (dead === "1" && signal) throw new Error(`The command was killed by signal ${signal}.`);
+        if (dead === "1") unknownSince ??= Date.now();
+        if (unknownSince !== undefined && Date.now() - unknownSince > 1_000) return undefined;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       throw new Error(`Timed out waiting for the command to exit; the screen was:\n${await capture()}`);
