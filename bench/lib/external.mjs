@@ -95,6 +95,33 @@ function parseTools(output) {
   return rows;
 }
 
+/** Rows from bench/sandbox.mjs: per-call medians against bare `bash -c`. */
+function parseSandbox(output) {
+  const value = (label) => num(new RegExp(`^${label}\\s+([\\d.]+)`, "m").exec(output)?.[1]);
+  const bare = value("bare bash -c");
+  const perCall = value("bwrap per call \\(Codex-style\\)");
+  const sandboxed = value("gyre bash tool, sandboxed");
+  const host = value("gyre bash tool, host");
+  if (bare === undefined || sandboxed === undefined) return [];
+  return [
+    {
+      item: "sandbox: bash tool in the session sandbox, per call",
+      unit: "ms",
+      gyre: one(sandboxed),
+      pi: one(bare),
+      versus: "bash -c",
+      note: `target ≤ 10 ms over bare bash; the unsandboxed tool takes ${host} ms`,
+    },
+    {
+      item: "sandbox: one bwrap start per call (Codex-style)",
+      unit: "ms",
+      gyre: one(perCall),
+      pi: one(bare),
+      versus: "bash -c",
+    },
+  ];
+}
+
 /** Rows from bench/sessions.mjs: one per size and shape, resume time and peak RSS. */
 function parseSessions(output) {
   const rows = [];
@@ -149,6 +176,7 @@ function parseTable(output) {
 export const EXTERNAL_ITEMS = {
   sessions: { script: "bench/sessions.mjs", args: [], parse: parseSessions },
   tools: { script: "bench/tools.mjs", args: [], parse: parseTools },
+  sandbox: { script: "bench/sandbox.mjs", args: [], parse: parseSandbox },
   providers: { script: "bench/sse-throughput.mjs", args: [], parse: parseSse, needs: "packages/ai/dist/index.js" },
   "loop-in-process": { script: "bench/agent-loop.mjs", args: [], parse: parseAgentLoop },
   tui: { script: "bench/tui.mjs", args: [], parse: parseTable },

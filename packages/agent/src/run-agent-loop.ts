@@ -135,15 +135,18 @@ async function runTurns(run: Run): Promise<AgentEndReason> {
   while (true) {
     let moreTools = true;
     while (moreTools || pending.length > 0) {
-      for (const message of pending) await append(run, message);
-      pending = [];
-      if (run.signal.aborted) return endAborted(run);
-      const budget = run.budgets.check();
-      if (budget) {
-        await run.emit(budget);
+      // A turn that will not run still records what was queued for it, but opens no turn.
+      const stopped = run.signal.aborted ? "aborted" : run.budgets.check();
+      if (stopped) {
+        for (const message of pending) await append(run, message);
+        if (stopped === "aborted") return endAborted(run);
+        await run.emit(stopped);
         return "budget";
       }
+      // Pi's order, which consumers port from: the turn opens before its input messages.
       await run.emit({ type: "turn_start" });
+      for (const message of pending) await append(run, message);
+      pending = [];
       const message = await streamAssistant({ ...run, model: options.model, config: options });
       await append(run, message, false);
       run.budgets.record(message);
@@ -206,12 +209,10 @@ async function ask(
 ): Promise<boolean> {
   if (!shouldStop) return false;
   try {
-    return await shouldStop({
-      turn: run.budgets.turnCount,
-      message,
-      toolResults: batch.results,
-      messages: run.context.messages,
-    });
+    return await shouldStop(
+      { turn: run.budgets.turnCount, message, toolResults: batch.results, messages: run.context.messages },
+      run.signal,
+    );
   } catch {
     // A broken predicate must not kill the run; it just does not stop it.
     return false;

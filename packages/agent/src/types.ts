@@ -124,8 +124,13 @@ export type BeforeToolCallInput = {
   context: AgentContext;
 };
 
-/** `{ block: true, reason }` stops the call; `reason` becomes the error result's text. */
-export type BeforeToolCallResult = { block?: boolean; reason?: string };
+/**
+ * `{ block: true, reason }` stops the call; `reason` becomes the error result's text. `args`
+ * replaces the arguments the tool receives; they are validated (and coerced) against the tool's
+ * schema again, and invalid ones give an error result instead of running the tool. Hooks never
+ * change the input's objects in place.
+ */
+export type BeforeToolCallResult = { block?: boolean; reason?: string; args?: Record<string, unknown> };
 
 /** Input of `afterToolCall`: the call and what the tool returned (or threw, as an error result). */
 export type AfterToolCallInput = BeforeToolCallInput & { result: AgentToolResult; isError: boolean };
@@ -164,7 +169,8 @@ export type AgentLoopConfig = {
   convertToLlm?: (messages: AgentMessage[]) => MaybePromise<Message[]>;
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => MaybePromise<BeforeToolCallResult | undefined>;
   afterToolCall?: (input: AfterToolCallInput, signal: AbortSignal) => MaybePromise<AfterToolCallResult | undefined>;
-  shouldStopAfterTurn?: (context: TurnEndContext) => MaybePromise<boolean>;
+  /** Asked after each turn; `signal` is the run's, aborted when the run is. */
+  shouldStopAfterTurn?: (context: TurnEndContext, signal: AbortSignal) => MaybePromise<boolean>;
   /** Polled after each tool batch and before the next model call. */
   getSteeringMessages?: () => MaybePromise<AgentMessage[]>;
   /** Polled when the agent would stop; messages returned start a new turn. */

@@ -51,7 +51,7 @@ describe("Agent", () => {
     const { agent } = createAgent([{ content: [addCall(1)] }, text("done")], { tools: [slow] });
     const running = agent.prompt("go");
     expect(agent.state.isRunning).toBe(true);
-    expect(() => agent.prompt("more")).toThrow(
+    await expect(agent.prompt("more")).rejects.toThrow(
       "The agent is already running, so it cannot prompt now: use steer() to add a message to the current run or followUp() to queue one for when it finishes.",
     );
     gate.resolve();
@@ -121,12 +121,7 @@ describe("Agent", () => {
     unsubscribe();
     const result = await agent.prompt("go");
     expect(result.reason).toBe("stop");
-    expect(log.slice(0, 4)).toEqual([
-      "slow agent_start",
-      "fast agent_start",
-      "slow message_start",
-      "fast message_start",
-    ]);
+    expect(log.slice(0, 4)).toEqual(["slow agent_start", "fast agent_start", "slow turn_start", "fast turn_start"]);
     expect(log).not.toContain("removed");
     expect(errors).toEqual(["turn_start: renderer crashed"]);
   });
@@ -172,9 +167,9 @@ describe("Agent", () => {
 
   test("refuses to continue when the assistant spoke last and nothing is queued", async () => {
     const { agent } = createAgent([text("hi"), text("queued answer")]);
-    expect(() => agent.continue()).toThrow("There is nothing to continue: the conversation is empty.");
+    await expect(agent.continue()).rejects.toThrow("There is nothing to continue: the conversation is empty.");
     await agent.prompt("go");
-    expect(() => agent.continue()).toThrow("the last message is the assistant's answer");
+    await expect(agent.continue()).rejects.toThrow("the last message is the assistant's answer");
     agent.followUp("one more");
     await agent.continue();
     expect(textOf(agent.state.messages.at(-1))).toBe("queued answer");

@@ -18,9 +18,15 @@ Model:
   --list-models              print the configured providers and models
 
 Tools and context:
-  --tools <list>             comma list of read,write,edit,bash,ls,grep,find (default read,write,edit,bash)
+  --tools <list>             comma list of read,write,edit,bash,ls,grep,find,todo,task,web_fetch
+                             (default read,write,edit,bash)
   --no-tools                 no tools
   --allow-path <dir>         let file tools reach outside the workspace (repeatable)
+  --sandbox <mode>           bash under bubblewrap: workspace-write (default), read-only, off
+  --allow-network            network inside the sandbox (default off)
+  --approval <who>           calls needing more than the sandbox or matching an "ask" rule:
+                             ask (interactive default), deny (print/json default), allow
+  --plan                     plan mode: read-only sandbox, write and edit withheld
   --system-prompt <text>     replace the system prompt
   --append-system-prompt <text>
   @file                      inline a file (or image) into the first message
@@ -40,6 +46,7 @@ Sessions:
   --no-session               keep nothing on disk
 
 Other:
+  --output-schema <file>     print/json: the answer must be JSON matching this JSON Schema (asked to fix once, else exit 1)
   --verbose                  progress on stderr in print mode
   -v, --version              print the version
   -h, --help                 this help

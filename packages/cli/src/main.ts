@@ -12,11 +12,11 @@ import { createDeferredUserInterface } from "./core/extensions/deferred-user-int
 import type { ExtensionRunner } from "./core/extensions/extension-runner.js";
 import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
 import { findFileMentions, loadFileArguments } from "./core/file-arguments.js";
+import { describeOutputSchema, loadOutputSchema } from "./core/output-schema.js";
+import type { RuntimeConfig } from "./core/runtime-config.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
-import { limitYoungGeneration } from "./limit-young-generation.js";
 import type { RpcUserInterface } from "./modes/rpc/rpc-mode.js";
-import { prepareFetch } from "./prepare-fetch.js";
 import { version } from "./version.js";
 
 type DeferredUserInterface = ReturnType<typeof createDeferredUserInterface>;
@@ -59,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
     if (piped.trim() && args.mode === "interactive") args.mode = "print";
   }
   if (lacksPrompt(args, joinPrompt(args.prompt.join(" "), piped))) throw new CliError("bad_usage", noPromptMessage);
+  const outputSchema = await loadOutputSchemaFlag(args);
 
   const loud = args.verbose || !!process.stderr.isTTY;
   // An extension's notice may be its command's only output (`gyre -p "/guard"`): always shown.
@@ -80,9 +81,7 @@ async function main(argv: string[]): Promise<number> {
   args = reparseWithExtensionFlags(argv, args, base.resources.extensions);
   let prompt = joinPrompt(args.prompt.join(" "), piped);
   if (lacksPrompt(args, prompt)) throw new CliError("bad_usage", noPromptMessage);
-  const runtime = await createRuntime(toRuntimeConfig(args), base, io);
-  prepareFetch();
-  limitYoungGeneration();
+  const runtime = await createRuntime(withSchemaPrompt(toRuntimeConfig(args), outputSchema), base, io);
   const { session } = runtime;
   // The interactive screen shows notices itself; printing them first would show them twice.
   if (args.mode !== "interactive") {
@@ -106,7 +105,14 @@ async function main(argv: string[]): Promise<number> {
       prompt = inlined.text + prompt;
       images = inlined.images;
     }
-    const code = await runMode(runtime, { args, prompt, images, rpcUi, deferredUi });
+    const code = await runMode(runtime, {
+      args,
+      prompt,
+      images,
+      rpcUi,
+      deferredUi,
+      ...(outputSchema ? { outputSchema } : {}),
+    });
     if (args.mode === "interactive") writeNotices();
     return code;
   } finally {
@@ -124,6 +130,27 @@ function reparseWithExtensionFlags(argv: string[], args: CliArgs, extensions: Ex
   const next = { ...reparsed.value, mode: args.mode };
   extensions?.setFlagValues(next.extensionFlags);
   return next;
+}
+
+/** `--output-schema`: only with print or JSON mode; the file must hold a JSON Schema object. */
+async function loadOutputSchemaFlag(args: CliArgs): Promise<Record<string, unknown> | undefined> {
+  if (args.outputSchema === undefined) return undefined;
+  if (args.mode !== "print" && args.mode !== "json") {
+    throw new CliError("bad_usage", "--output-schema works with -p or --mode json; add -p.");
+  }
+  return loadOutputSchema(args.outputSchema).catch((error: unknown) => {
+    throw new CliError("bad_usage", describeError(error));
+  });
+}
+
+/** The config with the output-schema instruction appended to the system prompt. */
+function withSchemaPrompt(config: RuntimeConfig, schema: Record<string, unknown> | undefined): RuntimeConfig {
+  if (schema === undefined) return config;
+  const instruction = describeOutputSchema(schema);
+  return {
+    ...config,
+    appendSystemPrompt: config.appendSystemPrompt ? `${config.appendSystemPrompt}\n\n${instruction}` : instruction,
+  };
 }
 
 /** A session notice on stderr as `gyre: …`; info only when loud. */
@@ -155,6 +182,7 @@ async function runMode(
     images: ImageContent[];
     rpcUi: RpcUserInterface | undefined;
     deferredUi: DeferredUserInterface | undefined;
+    outputSchema?: Record<string, unknown>;
   },
 ): Promise<number> {
   const { args, prompt, images, rpcUi, deferredUi } = options;
@@ -168,6 +196,7 @@ async function runMode(
         stdout: process.stdout,
         stderr: process.stderr,
         verbose: args.verbose || !!process.stderr.isTTY,
+        ...(options.outputSchema ? { outputSchema: options.outputSchema } : {}),
       });
     case "json":
       return await (await import("./modes/json.js")).runJsonMode({
@@ -177,6 +206,7 @@ async function runMode(
         stdout: process.stdout,
         stderr: process.stderr,
         redact: createRedactor({ env: process.env, secrets: args.apiKey ? [args.apiKey] : [] }),
+        ...(options.outputSchema ? { outputSchema: options.outputSchema } : {}),
       });
     case "rpc":
       return await (await import("./modes/rpc/rpc-mode.js")).runRpcMode({
@@ -187,6 +217,7 @@ async function runMode(
         stdin: process.stdin,
         stdout: process.stdout,
         ...(rpcUi ? { ui: rpcUi } : {}),
+        safety: runtime.safety,
       });
     case "interactive":
       // Loaded only here so the TUI stays off the print/json/rpc start-up path.

@@ -61,7 +61,7 @@ describe("extensions in print mode", () => {
     expect(result.stderr).toContain('asked "Run "rm -rf victim" (rm -rf)?", but nobody can answer in print mode');
   });
 
-  it("blocks a tool call whose tool_call handler hangs past the timeout, skips a failing turn handler, and goes on", async () => {
+  it("blocks the call when a tool_call gate hangs past the timeout (fails closed), skips a failing turn handler, and goes on", async () => {
     const { cwd, home } = await createWorkspace();
     const extension = join(cwd, "hang.ts");
     await writeFile(
@@ -80,10 +80,10 @@ export default function (api: ExtensionAPI) {
     const result = await runCli(["-p", "--provider", "openai", "-e", extension, "go"], { cwd, env });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("ok\n");
-    // The check could not decide, so the call did not run (fail closed) and the model was told why.
+    // The gate could not decide, so the call did not run (fail closed) and the model was told why.
     await expect(readFile(join(cwd, "out.txt"), "utf8")).rejects.toThrow(/ENOENT/);
     expect(toolMessages(fake.requests[1]?.body).join(" ")).toMatch(
-      /blocked because the check of the extension .*hang\.ts could not decide \(it did not finish within 300 ms\)/,
+      /blocked because the tool_call gate of the extension .*hang\.ts could not decide \(it did not finish within 300 ms\)/,
     );
     expect(result.stderr).toContain(`${extension}: the "tool_call" handler did not finish within 300 ms; skipped it.`);
     expect(result.stderr).toContain(`${extension}: the "turn_start" handler failed: turn handler broke; skipped it.`);

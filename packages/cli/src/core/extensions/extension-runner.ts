@@ -178,21 +178,24 @@ export class ExtensionRunner {
    */
   async beforeToolCall(input: BeforeToolCallInput): Promise<BeforeToolCallResult | undefined> {
     const toolName = input.toolCall.name;
+    // Each handler sees what the previous ones made of the arguments; the loop gets them back as `args`.
+    let args: Record<string, unknown> | undefined;
     for (const { extension, handler } of this.handlersOf("tool_call")) {
       const refusalsBefore = extension.headlessRefusals;
       const event: ExtensionEventMap["tool_call"] = {
         type: "tool_call",
         toolCallId: input.toolCall.id,
         toolName,
-        args: structuredClone(input.args),
+        args: structuredClone(args ?? input.args),
       };
       const outcome = await this.invoke(extension, "tool_call", (context) => handler(event, context));
-      // A tool_call handler may be a permission check: when it cannot answer, the call does not run.
-      if (!outcome.ok)
+      // A gate that cannot answer blocks (audit F3): letting the call through would fail open.
+      if (!outcome.ok) {
         return {
           block: true,
-          reason: `The ${toolName} call was blocked because the check of the extension ${extension.path} could not decide (${outcome.error}); fix the extension or try again.`,
+          reason: `The ${toolName} call was blocked because the tool_call gate of the extension ${extension.path} could not decide (${outcome.error}). Tell the user; do not retry it until the extension is fixed.`,
         };
+      }
       if (!isObject(outcome.value)) continue;
       const verdict = outcome.value as ExtensionResultMap["tool_call"];
       if (verdict.block) {
@@ -213,12 +216,10 @@ export class ExtensionRunner {
             reason: `The extension ${extension.path} rewrote the ${toolName} arguments into invalid ones: ${checked.problems.join("; ")}`,
           };
         }
-        // The loop hands the tool this same object, so replacing its fields in place rewrites the call.
-        for (const key of Object.keys(input.args)) delete input.args[key];
-        Object.assign(input.args, checked.value);
+        args = checked.value;
       }
     }
-    return undefined;
+    return args ? { args } : undefined;
   }
 
   /** `tool_result`: each handler may replace content, details or isError; later handlers see the change. */

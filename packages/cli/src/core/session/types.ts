@@ -4,6 +4,7 @@
  */
 import type { AgentMessage } from "@gyre/agent";
 import type { ThinkingLevel, Usage } from "@gyre/ai";
+import type { EntryOfTable } from "./entry-types.js";
 
 /** The only format version this build writes and reads. */
 export const SESSION_FORMAT_VERSION = 1;
@@ -64,15 +65,8 @@ export type SessionInfoEntry = EntryBase & { type: "session_info"; name: string 
 /** Extension data; never sent to the model. */
 export type CustomEntry = EntryBase & { type: "custom"; customType: string; data?: unknown };
 
-export type SessionEntry =
-  | MessageEntry
-  | ModelChangeEntry
-  | ThinkingLevelChangeEntry
-  | CompactionEntry
-  | BranchSummaryEntry
-  | LabelEntry
-  | SessionInfoEntry
-  | CustomEntry;
+/** Every entry type: derived from the table in entry-types.ts, where a new type gets its row. */
+export type SessionEntry = EntryOfTable;
 
 export type SessionEntryType = SessionEntry["type"];
 

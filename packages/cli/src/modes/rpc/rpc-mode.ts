@@ -2,7 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import { getModel, getModels, getProvider, getProviders, type ThinkingLevel } from "@gyre/ai";
 import type { AgentSession } from "../../core/agent-session.js";
 import { resolveApiKey } from "../../core/config/resolve-api-key.js";
-import type { UserInterface } from "../../core/user-interface.js";
+import type { ApprovalAnswer, UserInterface } from "../../core/user-interface.js";
 import { readLines, writeJsonLine } from "./jsonl.js";
 import {
   parseRpcCommand,
@@ -21,6 +21,8 @@ export type RpcModeOptions = {
   stdout: Writable;
   /** The interface extensions were given (from `createRpcUserInterface`); `ui_response` answers it. */
   ui?: RpcUserInterface;
+  /** Plan mode for `set_permission_mode`. */
+  safety?: { setPlanMode(on: boolean): Promise<void> };
 };
 
 type UiAnswer = { value?: unknown; cancelled?: boolean };
@@ -30,7 +32,9 @@ export type RpcUserInterface = UserInterface & {
   setStatus(key: string, text: string | undefined): void;
   /** Resolves the question `requestId`; false when none with that id is waiting. */
   answer(requestId: string, answer: UiAnswer): boolean;
-  /** Cancels every waiting question (the client went away). */
+  /** Resolves the `approval_request` `id`; false when none with that id is waiting. */
+  answerApproval(id: string, answer: ApprovalAnswer): boolean;
+  /** Cancels every waiting question (the client went away); waiting approvals are denied. */
   cancelAll(): void;
 };
 
@@ -43,6 +47,7 @@ export type RpcUserInterface = UserInterface & {
  */
 export function createRpcUserInterface(stdout: Writable): RpcUserInterface {
   const waiting = new Map<string, (answer: UiAnswer) => void>();
+  const approvals = new Map<string, (answer: ApprovalAnswer) => void>();
   let next = 1;
   const ask = (request: Omit<RpcUiRequest, "type" | "requestId">, signal?: AbortSignal) =>
     new Promise<UiAnswer>((resolve) => {
@@ -69,6 +74,20 @@ export function createRpcUserInterface(stdout: Writable): RpcUserInterface {
       const answer = await ask({ method: "input", title, ...(placeholder ? { placeholder } : {}) }, signal);
       return !answer.cancelled && typeof answer.value === "string" ? answer.value : undefined;
     },
+    approve: ({ signal, ...request }) =>
+      new Promise<ApprovalAnswer>((resolve) => {
+        const id = `approval-${next++}`;
+        approvals.set(id, resolve);
+        signal?.addEventListener("abort", () => approvals.delete(id) && resolve({ decision: "deny" }), { once: true });
+        writeJsonLine(stdout, { type: "approval_request", id, ...request });
+      }),
+    answerApproval(id, answer) {
+      const resolve = approvals.get(id);
+      if (!resolve) return false;
+      approvals.delete(id);
+      resolve(answer);
+      return true;
+    },
     notify: (message, level = "info") =>
       writeJsonLine(stdout, { type: "notify", message, level } satisfies RpcUiNotice),
     setStatus: (key, text) => writeJsonLine(stdout, { type: "status", key, text: text ?? null } satisfies RpcUiNotice),
@@ -82,6 +101,8 @@ export function createRpcUserInterface(stdout: Writable): RpcUserInterface {
     cancelAll() {
       for (const resolve of waiting.values()) resolve({ cancelled: true });
       waiting.clear();
+      for (const resolve of approvals.values()) resolve({ decision: "deny", reason: "the RPC client went away" });
+      approvals.clear();
     },
   };
 }
@@ -122,6 +143,23 @@ export function runRpcMode(options: RpcModeOptions): Promise<number> {
           });
           if (known) respond({ ...base, success: true });
           else respond({ ...base, success: false, error: `No question with id "${command.requestId}" is waiting.` });
+          return;
+        }
+        if (command.type === "approval_response") {
+          const decisions = ["allow", "allow_always", "deny"];
+          const known =
+            decisions.includes(command.decision) &&
+            options.ui?.answerApproval(command.id, {
+              decision: command.decision,
+              ...(typeof command.reason === "string" ? { reason: command.reason } : {}),
+            });
+          if (known) respond({ ...base, success: true });
+          else {
+            const error = decisions.includes(command.decision)
+              ? `No approval with id "${command.id}" is waiting.`
+              : `"decision" must be one of ${decisions.join(", ")}.`;
+            respond({ ...base, success: false, error });
+          }
           return;
         }
         // Commands run in arrival order; a prompt only waits for its start, not its end.
@@ -166,6 +204,11 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
       return undefined;
     case "get_state":
       return describeState(session);
+    case "set_permission_mode":
+      if (command.mode !== "plan" && command.mode !== "default") throw new Error('"mode" must be "plan" or "default".');
+      if (!options.safety) throw new Error("This run has no permission modes.");
+      await options.safety.setPlanMode(command.mode === "plan");
+      return { mode: command.mode };
     case "get_messages":
       return { messages: session.messages };
     case "set_model": {
@@ -210,6 +253,8 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
       return { text: session.getLastAssistantText() ?? null };
     case "ui_response":
       throw new Error(`No question with id "${command.requestId}" is waiting for an answer.`);
+    case "approval_response":
+      throw new Error(`No approval with id "${command.id}" is waiting.`);
     default: {
       const never: never = command;
       throw new Error(`Unhandled command ${JSON.stringify(never)}`);

@@ -20,7 +20,11 @@ export type RpcCommand =
   | { id?: string; type: "fork"; entryId?: string }
   | { id?: string; type: "switch_session"; sessionPath: string }
   | { id?: string; type: "get_last_assistant_text" }
-  | { id?: string; type: "ui_response"; requestId: string; value?: unknown; cancelled?: boolean };
+  | { id?: string; type: "ui_response"; requestId: string; value?: unknown; cancelled?: boolean }
+  /** DESIGN §8: answers the `approval_request` with this `id`; `reason` (with deny) reaches the model. */
+  | { id: string; type: "approval_response"; decision: "allow" | "allow_always" | "deny"; reason?: string }
+  /** "plan": read-only sandbox, write/edit withheld; "default": back to the run's sandbox mode. */
+  | { id?: string; type: "set_permission_mode"; mode: "plan" | "default" };
 
 export type RpcCommandType = RpcCommand["type"];
 
@@ -66,6 +70,8 @@ export const rpcCommandTypes: readonly RpcCommandType[] = [
   "switch_session",
   "get_last_assistant_text",
   "ui_response",
+  "approval_response",
+  "set_permission_mode",
 ];
 
 export type ParsedCommand =
@@ -103,6 +109,8 @@ export function parseRpcCommand(line: string): ParsedCommand {
     set_thinking_level: ["level"],
     switch_session: ["sessionPath"],
     ui_response: ["requestId"],
+    approval_response: ["id", "decision"],
+    set_permission_mode: ["mode"],
   };
   for (const field of needsString[type] ?? []) {
     if (typeof record[field] !== "string") {
