@@ -16,7 +16,18 @@ import { renderTable } from "./lib/table.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const OWN_ITEMS = { startup: "./startup.mjs", loop: "./loop.mjs", streaming: "./streaming.mjs" };
-const ORDER = ["startup", "loop", "loop-in-process", "streaming", "sessions", "tools", "sandbox", "providers", "tui"];
+const ORDER = [
+  "startup",
+  "loop",
+  "loop-in-process",
+  "streaming",
+  "sessions",
+  "tools",
+  "sandbox",
+  "providers",
+  "tui",
+  "mcp",
+];
 const ALIASES = { loop: ["loop", "loop-in-process"], providers: ["providers"], sse: ["providers"] };
 const EXTERNAL_TIMEOUT_MS = 15 * 60_000;
 

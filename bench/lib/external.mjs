@@ -140,6 +140,46 @@ function parseSessions(output) {
   return rows;
 }
 
+/** Rows from bench/mcp.mjs: start-up with 0/1/5 servers next to the SDK's own connect, and per-call overhead. */
+function parseMcp(output) {
+  const rows = [];
+  for (const match of output.matchAll(/^gyre -p with (\d+) servers\s+([\d.]+)(?:\s+([\d.]+))?/gm)) {
+    rows.push({
+      item: `mcp: -p start-up, ${match[1]} server${match[1] === "1" ? "" : "s"}`,
+      unit: "ms",
+      gyre: one(num(match[2])),
+      pi: one(num(match[3])),
+      ...(match[3] ? { versus: "node + SDK connect" } : {}),
+      note:
+        match[1] === "0"
+          ? "no server: the SDK is never loaded"
+          : "server-memory over stdio; headless runs wait for every server",
+    });
+  }
+  const call = /^mcp tool call, (.*?) \(median ms\/call of \d+\)\s+([\d.]+)\s+([\d.]+)/m.exec(output);
+  if (call)
+    rows.push({
+      item: `mcp: tool call, ${call[1]}`,
+      unit: "ms",
+      gyre: one(num(call[2])),
+      pi: one(num(call[3])),
+      versus: "SDK Client.callTool",
+    });
+  const search = /^tool definitions per turn, 100 MCP tools \(estimated tokens\)\s+(\d+)\s+(\d+)\s+\((.*)\)/m.exec(
+    output,
+  );
+  if (search)
+    rows.push({
+      item: "mcp: tool definitions per turn, 100 tools",
+      unit: "tokens",
+      gyre: one(num(search[1])),
+      pi: one(num(search[2])),
+      versus: "all schemas sent",
+      note: `with tool_search; ${search[3]}`,
+    });
+  return rows;
+}
+
 /** Rows from a script that prints bench/lib/table.mjs's own table (bench/tui.mjs does). */
 function parseTable(output) {
   const rows = [];
@@ -180,4 +220,5 @@ export const EXTERNAL_ITEMS = {
   providers: { script: "bench/sse-throughput.mjs", args: [], parse: parseSse, needs: "packages/ai/dist/index.js" },
   "loop-in-process": { script: "bench/agent-loop.mjs", args: [], parse: parseAgentLoop },
   tui: { script: "bench/tui.mjs", args: [], parse: parseTable },
+  mcp: { script: "bench/mcp.mjs", args: ["--rounds", "5", "--calls", "200"], parse: parseMcp },
 };

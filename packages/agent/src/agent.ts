@@ -223,6 +223,8 @@ export class Agent {
               ...(this.sessionId !== undefined ? { sessionId: this.sessionId } : {}),
             }),
           context: { systemPrompt, messages, tools },
+          // setTools during a run (a server's tool list changed) reaches the next turn.
+          getTools: () => this.current.tools,
           prompts,
           signal: controller.signal,
           getSteeringMessages: () => {

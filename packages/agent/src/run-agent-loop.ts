@@ -104,11 +104,7 @@ export async function runAgentLoopWithListener(
     options,
     context: { ...options.context, messages },
     ...(options.transformContext || options.convertToLlm ? {} : { llmMessages: convertToLlm(messages) }),
-    modelTools: (options.context.tools ?? []).map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    })),
+    modelTools: toModelTools(options.context.tools),
     added: [],
     signal,
     timedOut: () => timeSignal?.aborted === true && options.signal?.aborted !== true,
@@ -129,6 +125,11 @@ export async function runAgentLoopWithListener(
   return { messages: run.added, reason };
 }
 
+/** What the model sees of the tools: only name, description and schema. */
+function toModelTools(tools: AgentContext["tools"]): Tool[] {
+  return (tools ?? []).map(({ name, description, parameters }) => ({ name, description, parameters }));
+}
+
 async function runTurns(run: Run): Promise<AgentEndReason> {
   const { options } = run;
   let pending = [...(options.prompts ?? []), ...(await poll(options.getSteeringMessages))];
@@ -142,6 +143,10 @@ async function runTurns(run: Run): Promise<AgentEndReason> {
         if (stopped === "aborted") return endAborted(run);
         await run.emit(stopped);
         return "budget";
+      }
+      if (options.getTools) {
+        run.context.tools = options.getTools();
+        run.modelTools = toModelTools(run.context.tools);
       }
       // Pi's order, which consumers port from: the turn opens before its input messages.
       await run.emit({ type: "turn_start" });

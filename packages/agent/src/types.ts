@@ -157,6 +157,11 @@ type MaybePromise<T> = T | Promise<T>;
 
 /** The behaviour knobs of the loop, shared by `runAgentLoop` and the `Agent` class. */
 export type AgentLoopConfig = {
+  /**
+   * Read before every turn: the tools that turn offers and runs, replacing `context.tools` (a list
+   * that changes mid-run, e.g. an MCP server's `tools/list_changed`). Default: `context.tools`.
+   */
+  getTools?: () => AnyAgentTool[];
   /** Replaces @gyre/ai `stream` (tests, proxies). Must keep its never-throw contract. */
   streamFn?: StreamFunction;
   /** Passed to every model call (temperature, maxTokens, thinking, retry, sessionId…). */

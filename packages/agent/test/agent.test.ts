@@ -39,6 +39,34 @@ describe("Agent", () => {
     expect(faux.contexts[2]?.messages).toHaveLength(5);
   });
 
+  test("offers tools set during a run from the next turn on", async () => {
+    const late: AnyAgentTool = { ...addTool, name: "late" };
+    let agentRef: Agent | undefined;
+    const adding: AnyAgentTool = {
+      ...addTool,
+      execute: async () => {
+        agentRef?.setTools([addTool, late]);
+        return { content: [{ type: "text", text: "added" }] };
+      },
+    };
+    const lateCall = { type: "toolCall" as const, name: "late", arguments: { a: 1, b: 2 } };
+    const { agent, faux } = createAgent([{ content: [addCall(1)] }, { content: [lateCall] }, text("done")], {
+      tools: [adding],
+    });
+    agentRef = agent;
+    await agent.prompt("go");
+    expect(faux.contexts.map((context) => context.tools?.map((tool) => tool.name))).toEqual([
+      ["add"],
+      ["add", "late"],
+      ["add", "late"],
+    ]);
+    const results = agent.state.messages.filter((message) => message.role === "toolResult");
+    expect(results.map((message) => [message.toolName, textOf(message), message.isError])).toEqual([
+      ["add", "added", false],
+      ["late", "3", false],
+    ]);
+  });
+
   test("refuses a prompt while running and points to steer and followUp", async () => {
     const gate = defer();
     const slow: AnyAgentTool = {

@@ -47,6 +47,9 @@ export type CliArgs = {
   plan: boolean;
   extensions: string[];
   noExtensions: boolean;
+  /** `--mcp-config <file>` files (repeatable), read after `$GYRE_HOME/mcp.json` and `.mcp.json`. */
+  mcpConfigs: string[];
+  noMcp: boolean;
   trust: boolean;
   /** Continue a session (`-c`/`--session`) in a new file that copies its current branch. */
   fork: boolean;
@@ -83,6 +86,7 @@ type ValueFlag =
   | "sandbox"
   | "approval"
   | "extension"
+  | "mcpConfig"
   | "mode";
 
 /** Flags that take a value, by long name: where the value goes, and the one-letter form. */
@@ -104,6 +108,7 @@ const valueFlags: Record<string, { key: ValueFlag; short?: string }> = {
   sandbox: { key: "sandbox" },
   approval: { key: "approval" },
   extension: { key: "extension", short: "e" },
+  "mcp-config": { key: "mcpConfig" },
   mode: { key: "mode" },
 };
 
@@ -119,6 +124,7 @@ const booleanFlags: Record<string, { field: SwitchField; short?: string }> = {
   resume: { field: "resume", short: "r" },
   "no-session": { field: "noSession" },
   "no-extensions": { field: "noExtensions" },
+  "no-mcp": { field: "noMcp" },
   fork: { field: "fork" },
   "allow-network": { field: "allowNetwork" },
   plan: { field: "plan" },
@@ -162,6 +168,8 @@ function createDefaults(): CliArgs {
     plan: false,
     extensions: [],
     noExtensions: false,
+    mcpConfigs: [],
+    noMcp: false,
     trust: false,
     fork: false,
     unknownFlags: [],
@@ -350,6 +358,9 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
         return `${name} must be one of ask, deny, allow; got "${value}".`;
       }
       args.approval = value;
+      return undefined;
+    case "mcpConfig":
+      args.mcpConfigs.push(value);
       return undefined;
     case "baseUrl":
       if (!/^https?:\/\/[^/\s]/i.test(value) || !URL.canParse(value)) {

@@ -6,6 +6,7 @@ Usage:
   gyre -p "prompt"                    print mode: run, print the final answer, exit
   gyre --mode json -p "prompt"        one JSON line per event on stdout
   gyre --mode rpc                     JSONL commands on stdin, responses and events on stdout
+  gyre mcp list|get|add|remove|serve  MCP servers (gyre mcp --help)
   echo text | gyre "prompt"           piped stdin is appended to the prompt (implies -p)
 
 Model:
@@ -32,6 +33,7 @@ Tools and context:
   @file                      inline a file (or image) into the first message
   -e, --extension <path>     load an extension (repeatable); --no-extensions skips the discovered
                              ones ($GYRE_HOME/extensions, .gyre/extensions) but still loads -e
+  --mcp-config <file>        MCP servers from an .mcp.json file (repeatable); --no-mcp disables all
   --trust                    trust this project folder (its settings and extensions) for headless runs
 
 Budgets:

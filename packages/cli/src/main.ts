@@ -31,6 +31,16 @@ async function run(argv: string[]): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "mcp") {
+    // `gyre mcp …` manages MCP servers (packages/cli/src/commands/mcp); loaded only for it.
+    const { runMcpCommand } = await import("./commands/mcp/run-mcp-command.js");
+    return await runMcpCommand(argv.slice(1), {
+      cwd: process.cwd(),
+      env: process.env,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
+  }
   // Unknown --flags may belong to extensions; they are checked again once extensions loaded.
   const parsed = parseArgs(argv, { allowUnknownFlags: true });
   if (!parsed.ok) throw new CliError("bad_usage", parsed.error);
@@ -92,6 +102,12 @@ async function main(argv: string[]): Promise<number> {
   // RPC sends notices as events; interactive shows them in the chat until the screen closes.
   const writeNotices = () => session.subscribe((event) => writeNotice(event, loud));
   if (args.mode === "print" || args.mode === "json") writeNotices();
+  // After the notice listener: a server that fails while we wait reports through it.
+  if (runtime.mcp && args.mode !== "interactive") {
+    // A scripted run sees the same tools every time: it waits for every server, bounded (DESIGN §9).
+    const { messages } = await runtime.mcp.waitForStartup(runtime.settings.mcpStartupTimeoutMs);
+    for (const message of messages) process.stderr.write(`gyre: ${message}\n`);
+  }
 
   let images: ImageContent[] = [];
   try {
@@ -117,6 +133,7 @@ async function main(argv: string[]): Promise<number> {
     return code;
   } finally {
     await session.dispose();
+    await runtime.mcp?.close();
   }
 }
 
@@ -271,7 +288,10 @@ function installSignalHandlers(runtime: Runtime): void {
     if (signalExitCode !== undefined) process.exit(signalExitCode);
     signalExitCode = signal === "SIGINT" ? 130 : 143;
     process.stderr.write(`gyre: ${signal} received; stopping the run and saving the session.\n`);
-    void runtime.session.dispose().finally(() => exitAfterOutput(signalExitCode ?? 1));
+    void runtime.session
+      .dispose()
+      .then(() => runtime.mcp?.close())
+      .finally(() => exitAfterOutput(signalExitCode ?? 1));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import type { Agent, AgentEvent, AgentMessage, AgentRunResult } from "@gyre/agent";
+import type { Agent, AgentEvent, AgentMessage, AgentRunResult, AnyAgentTool } from "@gyre/agent";
 import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
 import { AutoCompaction } from "./compaction/auto-compaction.js";
@@ -18,7 +18,7 @@ import {
 } from "./session/switch-session.js";
 import type { SessionEntry } from "./session/types.js";
 import { SessionEventHub } from "./session-event-hub.js";
-import type { CompactionReason, SessionEvent } from "./session-events.js";
+import type { CompactionReason, NoticeEvent, SessionEvent } from "./session-events.js";
 import { type SessionSnapshot, snapshotOf } from "./session-snapshot.js";
 import { computeSessionStats, getLastAssistantText, type SessionStats, UsageLedger } from "./session-stats.js";
 import type { AgentSpend, TreeBudget } from "./subagents/tree-budget.js";
@@ -178,6 +178,16 @@ export class AgentSession {
     else if (!sameProvider) this.apiKey = this.options.getApiKey?.(model.provider);
     addProcessSecret(this.apiKey);
     this.store.appendModelChange(model.provider, model.id, customBaseUrl(model));
+  }
+
+  /** Replaces the tools; a run in progress gets them from its next turn (an MCP server's list changed). */
+  setTools(tools: AnyAgentTool[]): void {
+    this.agent.setTools(tools);
+  }
+
+  /** Tells the user something as a `notice` event (MCP servers restarting, failing to connect). */
+  notice(source: NoticeEvent["source"], message: string, level: NoticeEvent["level"] = "warning"): void {
+    this.events.notice(source, message, level);
   }
 
   setThinkingLevel(level: ThinkingLevel): void {

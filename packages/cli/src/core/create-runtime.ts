@@ -1,5 +1,6 @@
 import type { AnyAgentTool } from "@gyre/agent";
 import type { Model, StreamFunction, ThinkingLevel } from "@gyre/ai";
+import { version } from "../version.js";
 import { AgentSession } from "./agent-session.js";
 import { getSessionsDir } from "./config/paths.js";
 import { resolveApiKey } from "./config/resolve-api-key.js";
@@ -7,11 +8,14 @@ import { customBaseUrl } from "./config/resolve-model.js";
 import { resolveRuntimeModel } from "./config/resolve-runtime-model.js";
 import { loadSettings, type Settings } from "./config/settings.js";
 import { createHarnessTools, type HarnessTools } from "./create-harness-tools.js";
+import { CliError } from "./errors.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import { loadRuntimeResources, mergeTools, type RuntimeResources } from "./extensions/load-runtime-resources.js";
 import { createInputResolver } from "./extensions/resolve-input.js";
 import { createGovernor } from "./governor/governor.js";
 import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome } from "./inspect-project.js";
+import type { McpManager } from "./mcp/mcp-manager.js";
+import { attachMcpTools, createMcpPromptExpander, startMcp } from "./mcp/start-mcp.js";
 import { openSessionStore } from "./open-session.js";
 import { createSafety, PLAN_MODE_NOTE, type Safety } from "./permissions/create-safety.js";
 import type { RuntimeConfig } from "./runtime-config.js";
@@ -79,6 +83,8 @@ export type Runtime = {
   safety: Safety;
   /** The todo list the todo tool writes (empty when the tool is off). */
   todos: TodoStore;
+  /** The MCP servers, connecting in the background; undefined when none is configured. Close it after the session. */
+  mcp: McpManager | undefined;
 };
 
 /**
@@ -137,6 +143,28 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   recordModel(opened.store, model.model, restored.model);
   // Tools added in code count as extension tools: their description stands in the prompt.
   const extensionTools = [...(extensions?.getTools() ?? []), ...(io.customTools ?? [])];
+  const mcpNotices: RuntimeNotice[] = [];
+  // Until the session exists, warnings wait in the runtime's notices; "connected" news is dropped.
+  let reportMcp = (text: string, level: "info" | "warning" = "warning"): void => {
+    // A problem, so quiet headless runs print it too: it changes which tools the run has.
+    if (level === "warning") mcpNotices.push({ level: "problem", text });
+  };
+  const mcp = await startMcp({
+    gyreHome: home,
+    cwd: io.cwd,
+    env: io.env,
+    trusted: project.trusted,
+    trustFlag: config.trust,
+    configFiles: [...(config.mcp?.configFiles ?? [])],
+    noMcp: config.mcp?.enabled === false || config.tools === "none",
+    clientVersion: version,
+    ...(settings.mcpStartupTimeoutMs ? { startupTimeoutMs: settings.mcpStartupTimeoutMs } : {}),
+    ...(io.ui ? { ui: io.ui } : {}),
+    onNotice: (text, level) => reportMcp(text, level),
+  }).catch((error: Error) => {
+    throw new CliError("bad_usage", error.message);
+  });
+  mcpNotices.push(...mcp.warnings.map((text): RuntimeNotice => ({ level: "warning", text })));
   const safety = createSafety({
     config,
     settings,
@@ -222,8 +250,13 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       ...(extensions ? { extensions } : {}),
       templates: resources.templates,
       skills: resources.skills,
+      ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
     }),
   });
+  if (mcp.manager) {
+    attachMcpTools(session, tools, mcp.manager);
+    reportMcp = (text, level = "warning") => session.notice("mcp", text, level);
+  }
   const { sessionId, sessionFile } = session.state;
   await extensions?.emit({ type: "session_start", sessionId, sessionFile, cwd: io.cwd });
   const notices = [...base.notices, ...harness.notices, ...opened.notices];
@@ -245,11 +278,12 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     settings,
     trusted: project.trusted,
     contextFiles: project.contextFiles.map((file) => file.path),
-    notices: [...notices, ...thinkingNotices],
+    notices: [...notices, ...thinkingNotices, ...mcpNotices],
     extensions,
     skills: resources.skills,
     templates: resources.templates,
     todos: harness.todos,
+    mcp: mcp.manager,
   };
 }
 

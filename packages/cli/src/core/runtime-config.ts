@@ -43,6 +43,11 @@ export type RuntimeConfig = {
   trust: boolean;
   /** Settings that win over settings.json, field by field at the top level (an embedder's own). */
   settings?: Settings;
+  /**
+   * MCP servers: `configFiles` are read after `$GYRE_HOME/mcp.json` and the trusted project's
+   * `.mcp.json`; `enabled: false` starts none. Default: the two files, enabled.
+   */
+  mcp?: { configFiles: readonly string[]; enabled: boolean };
   /** The faux provider's script (tests and demos). */
   fauxScript?: string;
   /** What bash may touch (DESIGN §8); default: settings, then workspace-write. */

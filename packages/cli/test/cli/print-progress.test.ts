@@ -33,7 +33,7 @@ describe("--help", () => {
     const { cwd, home } = await createWorkspace();
     const result = await runCli(["--help"], { cwd, env: cliEnv(home) });
     expect(result.stdout).toMatch(/--no-extensions skips the discovered\s+ones .* but still loads -e/);
-    expect(result.stdout).not.toContain("disables all");
+    expect(result.stdout).not.toContain("--no-extensions disables all");
   });
 });
 

@@ -26,6 +26,8 @@ export type Settings = {
   sandbox?: SandboxSettings;
   /** allow / ask / deny rules for tool calls (DESIGN §8). */
   permissions?: PermissionRules;
+  /** How long headless runs wait for MCP servers to connect (default 10000). */
+  mcpStartupTimeoutMs?: number;
 };
 
 export type LoadedSettings = { settings: Settings; files: string[] };
@@ -47,6 +49,7 @@ const schema: Record<keyof Settings, FieldType> = {
   idleTimeoutMs: "number",
   sandbox: "object",
   permissions: "object",
+  mcpStartupTimeoutMs: "number",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
@@ -58,6 +61,7 @@ const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
   maxWallTimeMs: "number",
   bashTimeoutMs: "number",
   idleTimeoutMs: "number",
+  mcpStartupTimeoutMs: "number",
 };
 const nestedFields: Record<string, Record<string, "boolean" | "count">> = {
   retry: { maxRetries: "count", baseDelayMs: "count", maxDelayMs: "count" },
