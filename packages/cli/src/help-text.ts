@@ -32,7 +32,8 @@ Tools and context:
   --system-prompt <text>     replace the system prompt
   --append-system-prompt <text>
   @file                      inline a file (or image) into the first message
-  -e, --extension <path>     load an extension (repeatable); --no-extensions disables all
+  -e, --extension <path>     load an extension (repeatable); --no-extensions skips the discovered
+                             ones ($GYRE_HOME/extensions, .gyre/extensions) but still loads -e
   --mcp-config <file>        MCP servers from an .mcp.json file (repeatable); --no-mcp disables all
   --trust                    trust this project folder (its settings and extensions) for headless runs
 

@@ -11,7 +11,7 @@ import { CliError, exitCodeFor } from "./core/errors.js";
 import { createDeferredUserInterface } from "./core/extensions/deferred-user-interface.js";
 import type { ExtensionRunner } from "./core/extensions/extension-runner.js";
 import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
-import { loadFileArguments } from "./core/file-arguments.js";
+import { findFileMentions, loadFileArguments } from "./core/file-arguments.js";
 import { describeOutputSchema, loadOutputSchema } from "./core/output-schema.js";
 import { readPipedPrompt } from "./core/read-piped-prompt.js";
 import type { RuntimeConfig } from "./core/runtime-config.js";
@@ -86,8 +86,9 @@ async function main(argv: string[]): Promise<number> {
   const outputSchema = await loadOutputSchemaFlag(args);
 
   const loud = args.verbose || !!process.stderr.isTTY;
+  // An extension's notice may be its command's only output (`gyre -p "/guard"`): always shown.
   const notify = (message: string) => {
-    if (loud) process.stderr.write(`gyre: ${message}\n`);
+    process.stderr.write(`gyre: ${message}\n`);
   };
   const deferredUi = args.mode === "interactive" ? createDeferredUserInterface(notify) : undefined;
   if (deferredUi && process.stdin.isTTY) {
@@ -124,8 +125,11 @@ async function main(argv: string[]): Promise<number> {
 
   let images: ImageContent[] = [];
   try {
-    if (args.fileArguments.length > 0) {
-      const inlined = await loadFileArguments(args.fileArguments, runtime.cwd).catch((error: unknown) => {
+    // Headless prompts inline `@file` words inside the prompt text too; the screen has its own editor.
+    const mentioned = args.mode === "interactive" ? [] : await findFileMentions(args.prompt.join(" "), runtime.cwd);
+    const fileArguments = [...args.fileArguments, ...mentioned.filter((path) => !args.fileArguments.includes(path))];
+    if (fileArguments.length > 0) {
+      const inlined = await loadFileArguments(fileArguments, runtime.cwd).catch((error: unknown) => {
         throw new CliError("bad_usage", describeError(error));
       });
       prompt = inlined.text + prompt;

@@ -11,7 +11,9 @@ type Counts = { turns: number; toolCalls: number };
 
 export default function statusCounter(api: ExtensionAPI): void {
   let counts: Counts = { turns: 0, toolCalls: 0 };
-  const show = () => api.ui.setStatus("activity", `${counts.turns} turns, ${counts.toolCalls} tool calls`);
+  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+  const show = () =>
+    api.ui.setStatus("activity", `${plural(counts.turns, "turn")}, ${plural(counts.toolCalls, "tool call")}`);
 
   api.on("session_start", () => {
     const saved = api.getEntries("status-counter").at(-1)?.data as Counts | undefined;

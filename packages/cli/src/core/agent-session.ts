@@ -3,6 +3,7 @@ import type { Agent, AgentEvent, AgentMessage, AgentRunResult, AnyAgentTool } fr
 import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
 import { AutoCompaction } from "./compaction/auto-compaction.js";
+import { customBaseUrl } from "./config/resolve-model.js";
 import { bindExtensions, systemPromptForRun } from "./extensions/extension-bridge.js";
 import type { SessionEndReason } from "./governor/governor.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
@@ -15,10 +16,11 @@ import {
   openStore,
   type SessionTreeView,
 } from "./session/switch-session.js";
+import type { SessionEntry } from "./session/types.js";
 import { SessionEventHub } from "./session-event-hub.js";
 import type { CompactionReason, NoticeEvent, SessionEvent } from "./session-events.js";
 import { type SessionSnapshot, snapshotOf } from "./session-snapshot.js";
-import { computeSessionStats, getLastAssistantText, type SessionStats } from "./session-stats.js";
+import { computeSessionStats, getLastAssistantText, type SessionStats, UsageLedger } from "./session-stats.js";
 import type { AgentSpend, TreeBudget } from "./subagents/tree-budget.js";
 
 export type { AgentSessionOptions } from "./agent-session-options.js";
@@ -40,6 +42,8 @@ export class AgentSession {
   private apiKey: string | undefined;
   private readonly events: SessionEventHub;
   private readonly compaction: AutoCompaction;
+  /** Totals of every call this session made; built from the file on first use, then kept up. */
+  private ledger: UsageLedger | undefined;
   private lastEndReason: SessionEndReason | undefined;
   private budgetReason: string | undefined;
   private loopReason: string | undefined;
@@ -177,7 +181,7 @@ export class AgentSession {
     if (apiKey !== undefined) this.apiKey = apiKey;
     else if (!sameProvider) this.apiKey = this.options.getApiKey?.(model.provider);
     addProcessSecret(this.apiKey);
-    this.store.appendModelChange(model.provider, model.id);
+    this.store.appendModelChange(model.provider, model.id, customBaseUrl(model));
   }
 
   /** Replaces the tools; a run in progress gets them from its next turn (an MCP server's list changed). */
@@ -234,8 +238,17 @@ export class AgentSession {
     return describeTree(this.store);
   }
 
+  /** Every entry of the session, every branch, in file order (exports). Parses the whole file. */
+  entries(): SessionEntry[] {
+    return this.store.getEntries();
+  }
+
   getStats(): SessionStats {
-    return computeSessionStats(this.agent.state.messages);
+    this.ledger ??= UsageLedger.fromEntries(this.store.getEntries());
+    return computeSessionStats(this.agent.state.messages, {
+      ledger: this.ledger,
+      contextTokens: this.compaction.currentContextTokens(this.agent.state.messages),
+    });
   }
 
   /** What the current request's tree of agents spent, in total and per agent (undefined without a governor). */
@@ -360,6 +373,8 @@ export class AgentSession {
       ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       emit: (event) => this.events.emit(event),
       apply: async (messages) => {
+        // The compaction entry carries its summary call's usage: the totals are rebuilt with it.
+        this.ledger = undefined;
         this.agent.replaceMessages(messages);
         await this.flush();
       },
@@ -372,6 +387,7 @@ export class AgentSession {
     await this.flush();
     if (options.closePrevious !== false) await this.store.close();
     this.store = store;
+    this.ledger = undefined;
     store.repairInterruptedToolCalls();
     const messages = store.buildContext().messages;
     this.agent.replaceMessages(messages);
@@ -391,7 +407,10 @@ export class AgentSession {
       const index = this.queued.indexOf(messageText(event.message));
       if (index >= 0) this.queued.splice(index, 1);
     }
-    if (event.type === "message_end") this.store.appendMessage(event.message);
+    if (event.type === "message_end") {
+      this.store.appendMessage(event.message);
+      if (event.message.role === "assistant") this.ledger?.add(event.message.usage);
+    }
     if (event.type === "turn_end" || event.type === "agent_end") return this.flush();
     return undefined;
   }

@@ -5,6 +5,7 @@ import { AgentSession } from "./agent-session.js";
 import { readApiKeyFile } from "./config/api-key-file.js";
 import { getSessionsDir } from "./config/paths.js";
 import { resolveApiKey } from "./config/resolve-api-key.js";
+import { customBaseUrl } from "./config/resolve-model.js";
 import { resolveRuntimeModel } from "./config/resolve-runtime-model.js";
 import { loadSettings, type Settings } from "./config/settings.js";
 import { createHarnessTools, type HarnessTools } from "./create-harness-tools.js";
@@ -20,6 +21,7 @@ import { openSessionStore } from "./open-session.js";
 import { createSafety, PLAN_MODE_NOTE, type Safety } from "./permissions/create-safety.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
+import type { SessionContext, SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
 import { buildRuntimeSystemPrompt } from "./system-prompt/build-runtime-system-prompt.js";
 import { createCodingTools } from "./tools/index.js";
@@ -126,6 +128,10 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   const { home, project, settings, resources } = base;
   const extensions = resources.extensions;
   if (config.apiKeyFile) config = { ...config, apiKey: await readApiKeyFileOrExit(config.apiKeyFile) };
+  // The session first: `-c` without --provider/--model continues on the model it last used.
+  const sessionsDir = getSessionsDir(home);
+  const opened = await openSessionStore(config.session, { cwd: io.cwd, sessionsDir });
+  const restored = opened.store.buildContext();
   const model = io.model
     ? {
         model: io.model,
@@ -135,7 +141,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
           env: io.env,
         }),
       }
-    : await resolveRuntimeModel({ config, settings, home, env: io.env });
+    : await resolveRuntimeModel({ config: withSessionModel(config, restored.model), settings, home, env: io.env });
+  recordModel(opened.store, model.model, restored.model);
   // Tools added in code count as extension tools: their description stands in the prompt.
   const extensionTools = [...(extensions?.getTools() ?? []), ...(io.customTools ?? [])];
   const mcpNotices: RuntimeNotice[] = [];
@@ -170,7 +177,6 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     allowPaths: [...config.allowPaths, ...(settings.allowedPaths ?? [])],
   });
   const names = selectToolNames(config, settings);
-  const sessionsDir = getSessionsDir(home);
   const governor = createGovernor({ budgets: mergeBudgets(config, settings) });
   let session: AgentSession | undefined;
   const harness = await createHarnessTools({
@@ -213,9 +219,16 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   });
   // The key may have come from a flag or a custom env var no redaction rule knows by name.
   addProcessSecret(model.apiKey);
-  const opened = await openSessionStore(config.session, { cwd: io.cwd, sessionsDir });
-  const restored = opened.store.buildContext();
   const thinkingLevel: ThinkingLevel = config.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
+  const thinkingNotices: RuntimeNotice[] =
+    config.thinking && config.thinking !== "off" && !model.model.reasoning
+      ? [
+          {
+            level: "warning",
+            text: `${model.model.id} does not support thinking, so --thinking ${config.thinking} has no effect; pick a reasoning model to use it.`,
+          },
+        ]
+      : [];
   session = new AgentSession({
     model: model.model,
     apiKey: model.apiKey,
@@ -267,13 +280,30 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     settings,
     trusted: project.trusted,
     contextFiles: project.contextFiles.map((file) => file.path),
-    notices: [...notices, ...mcpNotices],
+    notices: [...notices, ...thinkingNotices, ...mcpNotices],
     extensions,
     skills: resources.skills,
     templates: resources.templates,
     todos: harness.todos,
     mcp: mcp.manager,
   };
+}
+
+/**
+ * A continued session without --provider or --model runs on the model it last used (and its
+ * base URL, when it was not the provider's own); flags still win.
+ */
+function withSessionModel(config: RuntimeConfig, last: SessionContext["model"]): RuntimeConfig {
+  if (!last || config.provider || config.model) return config;
+  const baseUrl = last.baseUrl && !config.baseUrl ? { baseUrl: last.baseUrl } : {};
+  return { ...config, provider: last.provider, model: last.modelId, ...baseUrl };
+}
+
+/** Writes the model in use into the session when it is not the one the session last recorded. */
+function recordModel(store: SessionManager, model: Model, last: SessionContext["model"]): void {
+  const baseUrl = customBaseUrl(model);
+  if (last && last.provider === model.provider && last.modelId === model.id && last.baseUrl === baseUrl) return;
+  store.appendModelChange(model.provider, model.id, baseUrl);
 }
 
 /** The tool names of a run: the config's, else settings', else the defaults. */

@@ -45,3 +45,20 @@ export async function loadFileArguments(
   }
   return { text, images };
 }
+
+const mention = /(?:^|\s)@([^\s"'`<>]+)/g;
+
+/**
+ * The `@path` words inside prompt text (`gyre -p "explain @src/a.ts"`) that name an existing
+ * file, in order, each once. Words that name nothing (`@someone`) stay plain text.
+ */
+export async function findFileMentions(text: string, cwd: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const match of text.matchAll(mention)) {
+    const path = (match[1] ?? "").replace(/[.,;:!?)]+$/, "");
+    if (!path || found.includes(path)) continue;
+    const info = await stat(resolve(cwd, path)).catch(() => undefined);
+    if (info?.isFile()) found.push(path);
+  }
+  return found;
+}

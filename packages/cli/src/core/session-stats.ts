@@ -1,21 +1,64 @@
 import type { AgentMessage } from "@gyre/agent";
+import type { Usage } from "@gyre/ai";
 import { contextTokensFromUsage } from "./compaction/estimate-tokens.js";
+import type { SessionEntry } from "./session/types.js";
 
-/** Token and cost totals over a conversation's assistant messages. */
+/** Token totals of every model call made. */
+export type TokenTotals = { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+
+/** Token and cost totals of a session, and counts over its current context. */
 export type SessionStats = {
   userMessages: number;
   assistantMessages: number;
   toolCalls: number;
   toolResults: number;
-  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
-  /** USD. */
+  /** Every model call of the session: every branch, summaries included; never goes down. */
+  tokens: TokenTotals;
+  /** USD, over the same calls as `tokens`. */
   cost: number;
-  /** Tokens the last model call saw (input + cache), a measure of context use. */
+  /** Tokens the next call sends: the last call's usage, or an estimate right after compaction. */
   contextTokens: number;
 };
 
-/** Sums usage over `messages`. Linear; no copies. */
-export function computeSessionStats(messages: readonly AgentMessage[]): SessionStats {
+/**
+ * Running totals of what a session's model calls used. Money spent is never forgotten: answers
+ * on abandoned branches, answers a compaction replaced and the summary calls themselves all
+ * count, so the figure only grows.
+ */
+export class UsageLedger {
+  readonly tokens: TokenTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+  cost = 0;
+
+  /** The totals of every entry of a session file, whichever branch it is on. */
+  static fromEntries(entries: readonly SessionEntry[]): UsageLedger {
+    const ledger = new UsageLedger();
+    for (const entry of entries) {
+      if (entry.type === "message" && entry.message.role === "assistant") ledger.add(entry.message.usage);
+      else if (entry.type === "compaction") ledger.add(entry.usage);
+    }
+    return ledger;
+  }
+
+  add(usage: Usage | undefined): void {
+    if (!usage) return;
+    this.tokens.input += usage.input;
+    this.tokens.output += usage.output;
+    this.tokens.cacheRead += usage.cacheRead;
+    this.tokens.cacheWrite += usage.cacheWrite;
+    this.tokens.total += usage.totalTokens;
+    this.cost += usage.cost.total;
+  }
+}
+
+/**
+ * Counts over `messages` (the current context). Totals come from `ledger` when given, else
+ * from `messages` alone; `contextTokens` from the option, else the last reported usage.
+ */
+export function computeSessionStats(
+  messages: readonly AgentMessage[],
+  options: { ledger?: UsageLedger; contextTokens?: number } = {},
+): SessionStats {
+  const own = options.ledger ? undefined : new UsageLedger();
   const stats: SessionStats = {
     userMessages: 0,
     assistantMessages: 0,
@@ -31,17 +74,17 @@ export function computeSessionStats(messages: readonly AgentMessage[]): SessionS
     else if (message.role === "assistant") {
       stats.assistantMessages++;
       for (const block of message.content) if (block.type === "toolCall") stats.toolCalls++;
-      const usage = message.usage;
-      stats.tokens.input += usage.input;
-      stats.tokens.output += usage.output;
-      stats.tokens.cacheRead += usage.cacheRead;
-      stats.tokens.cacheWrite += usage.cacheWrite;
-      stats.tokens.total += usage.totalTokens;
-      stats.cost += usage.cost.total;
-      const seen = contextTokensFromUsage(usage);
+      own?.add(message.usage);
+      const seen = contextTokensFromUsage(message.usage);
       if (seen > 0) stats.contextTokens = seen;
     }
   }
+  const ledger = options.ledger ?? own;
+  if (ledger) {
+    stats.tokens = { ...ledger.tokens };
+    stats.cost = ledger.cost;
+  }
+  if (options.contextTokens !== undefined) stats.contextTokens = options.contextTokens;
   return stats;
 }
 

@@ -25,7 +25,11 @@ export type PrintModeOptions = {
  */
 export async function runPrintMode(options: PrintModeOptions): Promise<number> {
   const { session, stderr } = options;
-  const unsubscribe = options.verbose ? session.subscribe((event) => writeProgress(stderr, event)) : () => {};
+  // Retry waits are always said: seconds of silence before an answer look like a hang.
+  const unsubscribe = session.subscribe((event) => {
+    if (options.verbose) writeProgress(stderr, event);
+    else if (event.type === "retry") writeRetry(stderr, event);
+  });
   try {
     const answer = await answerWithSchema({
       session,
@@ -64,7 +68,7 @@ function writeProgress(stderr: Writable, event: SessionEvent): void {
       if (event.isError) stderr.write(`[tool error] ${event.toolName}\n`);
       return;
     case "retry":
-      stderr.write(`[retry ${event.attempt}/${event.maxRetries} in ${Math.round(event.delayMs)} ms] ${event.reason}\n`);
+      writeRetry(stderr, event);
       return;
     case "compaction_start":
       stderr.write(`[compaction] summarising older messages (${event.reason})\n`);
@@ -95,6 +99,11 @@ export function prepareForStdout(text: string, stdout: Writable): string {
   redact ??= createRedactor({ env: process.env });
   const redacted = redact(text);
   return (stdout as Writable & { isTTY?: boolean }).isTTY ? sanitizeText(redacted) : redacted;
+}
+
+function writeRetry(stderr: Writable, event: Extract<SessionEvent, { type: "retry" }>): void {
+  const seconds = (event.delayMs / 1000).toFixed(1);
+  stderr.write(`gyre: retry ${event.attempt}/${event.maxRetries} in ${seconds}s: ${event.reason}\n`);
 }
 
 function truncate(text: string, max: number): string {

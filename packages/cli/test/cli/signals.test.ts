@@ -65,7 +65,10 @@ describe("signals", () => {
       const [folder] = await readdir(dir);
       const [file] = await readdir(join(dir, folder!));
       const lines = (await readFile(join(dir, folder!, file!), "utf8")).trim().split("\n");
-      const roles = lines.slice(1).map((line) => (JSON.parse(line) as { message?: { role: string } }).message?.role);
+      // After the header, the session records the model in use, then the messages.
+      const roles = lines
+        .slice(1)
+        .flatMap((line) => (JSON.parse(line) as { message?: { role: string } }).message?.role ?? []);
       expect(roles.slice(0, 2)).toEqual(["user", "assistant"]);
       expect(lines.at(-1)).toContain('"toolResult"');
     },

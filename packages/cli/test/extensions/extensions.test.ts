@@ -61,7 +61,7 @@ describe("extensions in print mode", () => {
     expect(result.stderr).toContain('asked "Run "rm -rf victim" (rm -rf)?", but nobody can answer in print mode');
   });
 
-  it("blocks the call when a tool_call gate hangs past the timeout (fails closed), reports it, and the run goes on", async () => {
+  it("blocks the call when a tool_call gate hangs past the timeout (fails closed), skips a failing turn handler, and goes on", async () => {
     const { cwd, home } = await createWorkspace();
     const extension = join(cwd, "hang.ts");
     await writeFile(
@@ -80,30 +80,74 @@ export default function (api: ExtensionAPI) {
     const result = await runCli(["-p", "--provider", "openai", "-e", extension, "go"], { cwd, env });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("ok\n");
-    await expect(readFile(join(cwd, "out.txt"), "utf8")).rejects.toThrow();
-    const toolResult = JSON.stringify(fake.requests[1]?.body.messages);
-    expect(toolResult).toContain("could not decide (it did not finish within 300 ms)");
+    // The gate could not decide, so the call did not run (fail closed) and the model was told why.
+    await expect(readFile(join(cwd, "out.txt"), "utf8")).rejects.toThrow(/ENOENT/);
+    expect(toolMessages(fake.requests[1]?.body).join(" ")).toMatch(
+      /blocked because the tool_call gate of the extension .*hang\.ts could not decide \(it did not finish within 300 ms\)/,
+    );
     expect(result.stderr).toContain(`${extension}: the "tool_call" handler did not finish within 300 ms; skipped it.`);
     expect(result.stderr).toContain(`${extension}: the "turn_start" handler failed: turn handler broke; skipped it.`);
   });
 
-  it("names the file and line of a load error and runs on without that extension", async () => {
+  it("names the file and line of a discovered extension's load error and runs on without it", async () => {
     const { cwd, home } = await createWorkspace();
-    await writeFile(join(cwd, "broken.ts"), "export default function (api) {\n  const x: number = ;\n}\n");
+    const dir = join(home, "extensions");
+    await mkdir(dir);
+    await writeFile(join(dir, "broken.ts"), "export default function (api) {\n  const x: number = ;\n}\n");
     await writeFile(
-      join(cwd, "throws.mjs"),
+      join(dir, "throws.mjs"),
       'const a = 1;\nthrow new Error("boom on import");\nexport default () => {};\n',
     );
-    await writeFile(join(cwd, "no-default.js"), "export const x = 1;\n");
+    await writeFile(join(dir, "no-default.js"), "export const x = 1;\n");
     const fake = await start(() => ({ text: "fine" }));
     const env = cliEnv(home, { OPENAI_BASE_URL: `${fake.url}/v1` });
-    const args = ["-p", "--provider", "openai", "-e", "broken.ts", "-e", "throws.mjs", "-e", "no-default.js", "hi"];
-    const result = await runCli(args, { cwd, env });
+    const result = await runCli(["-p", "--provider", "openai", "hi"], { cwd, env });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("fine\n");
-    expect(result.stderr).toContain(`${join(cwd, "broken.ts")}:2:21: Unexpected ";"`);
-    expect(result.stderr).toContain(`${join(cwd, "throws.mjs")}:2:7: boom on import`);
-    expect(result.stderr).toContain(`${join(cwd, "no-default.js")}: an extension must export a function as default`);
+    expect(result.stderr).toContain(`${join(dir, "broken.ts")}:2:21: Unexpected ";"`);
+    expect(result.stderr).toContain(`${join(dir, "throws.mjs")}:2:7: boom on import`);
+    expect(result.stderr).toContain(`${join(dir, "no-default.js")}: an extension must export a function as default`);
+  });
+
+  it("exits 2 without running when an -e extension fails to load, since it may be the guard", async () => {
+    const { cwd, home } = await createWorkspace();
+    await writeFile(join(cwd, "guard-bad.ts"), "export default function (api) {\n  const x: number = ;\n}\n");
+    const fake = await start(() => ({ text: "must not run" }));
+    const env = cliEnv(home, { OPENAI_BASE_URL: `${fake.url}/v1` });
+    const result = await runCli(["-p", "--provider", "openai", "-e", "guard-bad.ts", "hi"], { cwd, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`The extension given with -e did not load: ${join(cwd, "guard-bad.ts")}:2:21`);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("blocks a tool call whose tool_call handler throws, with the reason for the model", async () => {
+    const { cwd, home } = await createWorkspace();
+    await writeFile(
+      join(cwd, "throws.js"),
+      'export default (api) => api.on("tool_call", () => { throw new Error("boom in hook"); });\n',
+    );
+    const fake = await start(({ index }) =>
+      index === 0 ? { toolCalls: [{ name: "bash", arguments: { command: "echo ran > out.txt" } }] } : { text: "ok" },
+    );
+    const env = cliEnv(home, { OPENAI_BASE_URL: `${fake.url}/v1` });
+    const result = await runCli(["-p", "--provider", "openai", "-e", "throws.js", "go"], { cwd, env });
+    expect(result.code).toBe(0);
+    await expect(readFile(join(cwd, "out.txt"), "utf8")).rejects.toThrow(/ENOENT/);
+    expect(toolMessages(fake.requests[1]?.body).join(" ")).toContain("could not decide (it failed: boom in hook)");
+  });
+
+  it("prints an extension command's notice in print mode without --verbose", async () => {
+    const { cwd, home } = await createWorkspace();
+    await writeFile(
+      join(cwd, "guard.js"),
+      'export default (api) => api.registerCommand("guard", { handler: (args, ctx) => ctx.ui.notify("guard says " + args) });\n',
+    );
+    const fake = await start(() => ({ text: "unused" }));
+    const env = cliEnv(home, { OPENAI_BASE_URL: `${fake.url}/v1` });
+    const result = await runCli(["-p", "--provider", "openai", "-e", "guard.js", "/guard hi"], { cwd, env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("guard says hi");
+    expect(fake.requests).toHaveLength(0);
   });
 
   it("exits 2 when an -e file does not exist", async () => {

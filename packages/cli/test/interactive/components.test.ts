@@ -114,7 +114,15 @@ describe("HTML export", () => {
     const html = renderSessionHtml({
       title: "<b>t</b>",
       model: "m",
-      messages: [{ role: "user", content: "<script>alert(1)</script>", timestamp: 0 }],
+      entries: [
+        {
+          type: "message",
+          id: "00000001",
+          parentId: null,
+          timestamp: "2026-12-01T10:00:00.000Z",
+          message: { role: "user", content: "<script>alert(1)</script>", timestamp: 0 },
+        },
+      ],
     });
     expect(html).not.toContain("<script>alert");
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");

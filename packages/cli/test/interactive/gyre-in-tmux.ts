@@ -13,16 +13,41 @@ let sessions: TmuxSession[] = [];
 let servers: FakeModelServer[] = [];
 
 /** Starts the built CLI in tmux against a fake model server; `stopGyres` (in `afterEach`) ends both. */
-export async function startGyre(replies: Replies, options: { args?: string[]; width?: number } = {}) {
+export async function startGyre(
+  replies: Replies,
+  options: {
+    args?: string[];
+    width?: number;
+    height?: number;
+    /** Writes files (extensions, templates, settings) before gyre starts. */
+    setup?: (dirs: { cwd: string; home: string; url: string }) => Promise<void>;
+    /** Replaces the default `--provider openai --model gpt-4o --base-url …` flags. */
+    modelArgs?: (url: string) => string[];
+  } = {},
+) {
   const server = await startFakeModelServer({ respond: replies });
   servers.push(server);
   const { cwd, home } = await createWorkspace();
-  const args = ["--provider", "openai", "--model", "gpt-4o", "--base-url", `${server.url}/v1`, ...(options.args ?? [])];
+  await options.setup?.({ cwd, home, url: server.url });
+  const modelArgs = options.modelArgs?.(server.url) ?? [
+    "--provider",
+    "openai",
+    "--model",
+    "gpt-4o",
+    "--base-url",
+    `${server.url}/v1`,
+  ];
+  const args = [...modelArgs, ...(options.args ?? [])];
   const env = `env -i PATH="${process.env.PATH}" HOME="${home}" GYRE_HOME="${home}" TERM=xterm-256color`;
   const quoted = args.map((arg) => `'${arg}'`).join(" ");
-  const tmux = await startTmux({ command: `${env} node ${gyreBin} ${quoted}`, cwd, width: options.width ?? 100 });
+  const tmux = await startTmux({
+    command: `${env} node ${gyreBin} ${quoted}`,
+    cwd,
+    width: options.width ?? 100,
+    height: options.height ?? 30,
+  });
   sessions.push(tmux);
-  await tmux.waitFor(/thinking (off|low|medium|high)/);
+  await tmux.waitFor(/thinking (off|minimal|low|medium|high|xhigh)/);
   return { tmux, server, cwd, home };
 }
 

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -63,7 +63,7 @@ describe("slash commands in tmux", () => {
     expect(originalNow).not.toContain("after-fork");
   });
 
-  it("/compact shows the summary as a compaction notice and sends it with the next request", async () => {
+  it("/compact shows its result below the conversation, which stays on screen, and sends the summary next", async () => {
     const { tmux, server } = await startGyre(({ body, index }) =>
       isSummaryRequest(body) ? { text: "summary-marker-text of the talk" } : { text: `answer-number-${index}` },
     );
@@ -74,6 +74,9 @@ describe("slash commands in tmux", () => {
     await submit(tmux, "/compact keep the numbers");
     const screen = await tmux.waitFor("summary-marker-text");
     expect(screen).toContain("Older messages were compacted");
+    // The result shows at the bottom, below the conversation it summarised (which stays).
+    expect(screen.indexOf("answer-number-1")).toBeLessThan(screen.indexOf("summary-marker-text"));
+    expect(screen).toMatch(/compacted \([\d,]+ → [\d,]+ tokens\)/);
     expect(screen).not.toContain("› [Context compacted]");
     const summaryRequest = server.requests[2]?.body ?? {};
     expect(isSummaryRequest(summaryRequest)).toBe(true);
@@ -93,7 +96,7 @@ describe("slash commands in tmux", () => {
     await submit(tmux, "say something risky");
     await tmux.waitFor("risky-answer-end");
     await submit(tmux, "/export out.html");
-    await tmux.waitFor("Exported to");
+    await tmux.waitFor(/Exported \d+ entries to/);
     const html = await readFile(join(cwd, "out.html"), "utf8");
     expect(html).toContain("say something risky");
     expect(html).toContain("danger &lt;script&gt;alert(1)&lt;/script&gt; risky-answer-end");
@@ -112,5 +115,41 @@ describe("slash commands in tmux", () => {
       return file?.entries.find((candidate) => candidate.type === "session_info");
     }, "a session_info entry");
     expect(entry).toMatchObject({ name: "my-session-name" });
+  });
+});
+
+describe("/export of a compacted, branched session", () => {
+  it("keeps everything before the compaction, renders Markdown and edit diffs, and writes to $GYRE_HOME/exports", async () => {
+    const { tmux, home, cwd } = await startGyre(
+      ({ body, index }) => {
+        if (isSummaryRequest(body)) return { text: "summary-of-old-turns" };
+        if (index === 0)
+          return {
+            toolCalls: [{ name: "edit", arguments: { path: "a.txt", edits: [{ oldText: "one", newText: "two" }] } }],
+          };
+        return { text: `**bold-answer-${index}** and \`code\`` };
+      },
+      { setup: ({ cwd: dir }) => writeFile(join(dir, "a.txt"), "one\n") },
+    );
+    await submit(tmux, "earliest-prompt-text");
+    await tmux.waitFor("bold-answer-1");
+    await submit(tmux, "second-prompt-text");
+    await tmux.waitFor("bold-answer-2");
+    await submit(tmux, "/compact");
+    await tmux.waitFor("summary-of-old-turns");
+    await submit(tmux, "/export");
+    await tmux.waitFor(/Exported \d+ entries to/);
+    const [file] = await readdir(join(home, "exports"));
+    const html = await readFile(join(home, "exports", file ?? ""), "utf8");
+    expect(html).toContain("earliest-prompt-text");
+    expect(html).toContain("<strong>bold-answer-1</strong>");
+    expect(html).toMatch(/<span class="del">-one<\/span>/);
+    expect(html).toMatch(/<span class="add">\+two<\/span>/);
+    expect(html).toContain("summary-of-old-turns");
+    await submit(tmux, "/export --jsonl out.jsonl");
+    await tmux.waitFor("out.jsonl");
+    const lines = (await readFile(join(cwd, "out.jsonl"), "utf8")).trim().split("\n");
+    expect(lines.map((line) => (JSON.parse(line) as { type: string }).type)).toContain("compaction");
+    expect(lines.join("\n")).toContain("earliest-prompt-text");
   });
 });

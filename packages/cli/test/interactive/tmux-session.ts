@@ -7,11 +7,17 @@ const run = promisify(execFile);
 export type TmuxSession = {
   name: string;
   capture(): Promise<string>;
+  /** The screen with its colour escapes (`capture-pane -e`). */
+  captureStyled(): Promise<string>;
   /** tmux key names ("Enter", "Escape", "C-c") or literal text with `literal: true`. */
   send(keys: string[], options?: { literal?: boolean }): Promise<void>;
   type(text: string): Promise<void>;
+  /** Pastes `text` as a terminal paste (bracketed when the program asked for it). */
+  paste(text: string): Promise<void>;
   /** Polls the screen until `predicate` holds; throws with the last screen after `timeoutMs`. */
   waitFor(predicate: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
+  /** Polls until the command has exited; resolves with its exit status (undefined when tmux cannot tell). */
+  waitForExit(timeoutMs?: number): Promise<number | undefined>;
   kill(): Promise<void>;
 };
 
@@ -64,10 +70,15 @@ export async function startTmux(options: {
   const session: TmuxSession = {
     name,
     capture,
+    captureStyled: async () => (await run("tmux", ["capture-pane", "-p", "-e", "-t", name])).stdout,
     send: async (keys, sendOptions = {}) => {
       await run("tmux", ["send-keys", "-t", name, ...(sendOptions.literal ? ["-l"] : []), ...keys]);
     },
     type: (text) => session.send([text], { literal: true }),
+    paste: async (text) => {
+      await run("tmux", ["set-buffer", "-b", name, "--", text]);
+      await run("tmux", ["paste-buffer", "-p", "-d", "-b", name, "-t", name]);
+    },
     waitFor: async (predicate, timeoutMs = 10_000) => {
       const test =
         typeof predicate === "function"
@@ -83,6 +94,27 @@ export async function startTmux(options: {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       throw new Error(`Timed out waiting for ${String(predicate)}; the screen was:\n${screen}`);
+    },
+    waitForExit: async (timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      let unknownSince: number | undefined;
+      while (Date.now() < deadline) {
+        const { stdout } = await run("tmux", [
+          "display-message",
+          "-p",
+          "-t",
+          name,
+          "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
+        ]);
+        const [dead, status, signal] = stdout.trim().split(" ");
+        // Right after the command dies tmux may not know the status yet: poll on a little.
+        if (dead === "1" && status) return Number(status);
+        if (dead === "1" && signal) throw new Error(`The command was killed by signal ${signal}.`);
+        if (dead === "1") unknownSince ??= Date.now();
+        if (unknownSince !== undefined && Date.now() - unknownSince > 1_000) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`Timed out waiting for the command to exit; the screen was:\n${await capture()}`);
     },
     kill: async () => {
       await run("tmux", ["kill-session", "-t", name]).catch(() => {});

@@ -35,6 +35,21 @@ describe("settings.json values a run cannot use", () => {
   });
 });
 
+describe("a settings.json with several problems", () => {
+  it("reports every problem at once, not only the first", async () => {
+    const { cwd, home } = await createWorkspace();
+    await writeFile(join(home, "settings.json"), JSON.stringify({ thinking: "ultra", maxTurns: -3, tools: ["nope"] }));
+    const result = await runCli(["-p", "--provider", "openai", "hi"], {
+      cwd,
+      env: cliEnv(home, { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/"thinking" must be one of/);
+    expect(result.stderr).toMatch(/"maxTurns" must be a positive whole number/);
+    expect(result.stderr).toMatch(/"tools" has unknown nope/);
+  });
+});
+
 describe("idleTimeoutMs", () => {
   it("ends a model stream that goes silent after the user's idle timeout", async () => {
     const { cwd, home } = await createWorkspace();

@@ -7,12 +7,7 @@ import type { CompactionReason, SessionEvent } from "../session-events.js";
 import { compact } from "./compact.js";
 import { contextTokensFromUsage, estimateContextTokens } from "./estimate-tokens.js";
 import { isContextOverflow } from "./is-context-overflow.js";
-import {
-  DEFAULT_KEEP_RECENT_TOKENS,
-  DEFAULT_RESERVE_TOKENS,
-  shouldCompact,
-  shouldCompactAfterTurn,
-} from "./should-compact.js";
+import { compactionSizes, shouldCompact, shouldCompactAfterTurn } from "./should-compact.js";
 
 /** Longest a summary request may take before it counts as failed. */
 const COMPACTION_TIMEOUT_MS = 300_000;
@@ -93,7 +88,7 @@ export class AutoCompaction {
   /** Whether the next call would send more than the window minus the reserve (false when disabled). */
   isNearWindow(messages: readonly AgentMessage[], model: Model): boolean {
     if (!this.enabled) return false;
-    const reserveTokens = this.options.reserveTokens ?? DEFAULT_RESERVE_TOKENS;
+    const { reserveTokens } = compactionSizes(model.contextWindow, this.options);
     return shouldCompact({ contextTokens: this.currentContextTokens(messages), model, reserveTokens });
   }
 
@@ -111,7 +106,7 @@ export class AutoCompaction {
       toolResultTokens: reported ? estimateContextTokens(turn.toolResults) : 0,
       continues: turn.toolResults.length > 0,
       model,
-      reserveTokens: this.options.reserveTokens ?? DEFAULT_RESERVE_TOKENS,
+      reserveTokens: compactionSizes(model.contextWindow, this.options).reserveTokens,
     });
   }
 
@@ -140,8 +135,7 @@ export class AutoCompaction {
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
       ...(options.focus ? { focus: options.focus } : {}),
       ...(options.streamFn ? { streamFn: options.streamFn } : {}),
-      keepRecentTokens: this.options.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS,
-      ...(this.options.reserveTokens !== undefined && { reserveTokens: this.options.reserveTokens }),
+      ...compactionSizes(options.model.contextWindow, this.options),
       signal: AbortSignal.any([options.signal, AbortSignal.timeout(COMPACTION_TIMEOUT_MS)]),
     });
     if (options.signal.aborted) throw new CliError("compaction_failed", "Compaction was aborted.");
@@ -159,7 +153,7 @@ export class AutoCompaction {
    * compaction, before any new answer — an estimate of the compacted context (the old usage
    * describes the context before compaction and would trigger another one).
    */
-  private currentContextTokens(messages: readonly AgentMessage[]): number {
+  currentContextTokens(messages: readonly AgentMessage[]): number {
     for (let index = messages.length - 1; index >= this.replacedAt; index--) {
       const message = messages[index];
       if (message?.role !== "assistant") continue;

@@ -3,7 +3,7 @@
  * as they are. The result is the data of a `compaction` entry; nothing is deleted from the file.
  */
 import type { AgentMessage } from "@gyre/agent";
-import { GyreError, type Model, type StreamFunction, stream } from "@gyre/ai";
+import { createEmptyUsage, GyreError, type Model, type StreamFunction, stream, type Usage } from "@gyre/ai";
 import { CliError } from "../errors.js";
 import type { CompactionData, CompactionEntry, SessionEntry } from "../session/types.js";
 import { buildContextMessages, findLastCompaction } from "./build-context-messages.js";
@@ -63,14 +63,20 @@ export async function compact(options: CompactOptions): Promise<CompactionData> 
   // A conversation larger than the window is summarised a chunk at a time, each summary
   // carried into the next request, so no summary request is itself too large.
   let summary = previous ? stripDetails(previous) : undefined;
-  for (const chunk of chunkConversation(summarised, budget.inputTokens))
-    summary = await summariseChunk(options, budget.summaryTokens, chunk, summary);
+  // What the summary requests cost is kept on the entry: money spent is never forgotten.
+  const usage = createEmptyUsage();
+  for (const chunk of chunkConversation(summarised, budget.inputTokens)) {
+    const answer = await summariseChunk(options, budget.summaryTokens, chunk, summary);
+    summary = answer.text;
+    addUsage(usage, answer.usage);
+  }
   const appendix = formatDetails(details);
   return {
     summary: [summary ?? "", appendix].filter((part) => part !== "").join("\n\n"),
     firstKeptEntryId: firstKept.id,
     tokensBefore: estimateContextTokens(buildContextMessages(branch)),
     details,
+    usage,
   };
 }
 
@@ -80,7 +86,7 @@ async function summariseChunk(
   maxTokens: number,
   conversation: string,
   previousSummary: string | undefined,
-): Promise<string> {
+): Promise<{ text: string; usage: Usage }> {
   const response = await (options.streamFn ?? stream)(
     options.model,
     {
@@ -108,10 +114,20 @@ async function summariseChunk(
     if (response.stopReason === "aborted") throw new GyreError("aborted", message);
     throw new CliError("compaction_failed", message);
   }
-  return response.content
+  const text = response.content
     .flatMap((block) => (block.type === "text" ? [block.text] : []))
     .join("")
     .trim();
+  return { text, usage: response.usage };
+}
+
+function addUsage(total: Usage, more: Usage): void {
+  total.input += more.input;
+  total.output += more.output;
+  total.cacheRead += more.cacheRead;
+  total.cacheWrite += more.cacheWrite;
+  total.totalTokens += more.totalTokens;
+  for (const key of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) total.cost[key] += more.cost[key];
 }
 
 /** Where the part not yet summarised starts: the previous compaction's first kept entry, or the root. */

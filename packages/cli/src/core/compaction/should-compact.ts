@@ -41,3 +41,19 @@ export function shouldCompactAfterTurn(input: {
     reserveTokens: input.reserveTokens,
   });
 }
+
+/**
+ * The reserve and keep-recent sizes for a window: the defaults, scaled down for small windows
+ * (a quarter and 30 % of the window at most) so a 16k model is not compacted before every
+ * prompt. A size set in the settings is used as it is.
+ */
+export function compactionSizes(
+  contextWindow: number,
+  settings: { reserveTokens?: number; keepRecentTokens?: number } = {},
+): { reserveTokens: number; keepRecentTokens: number } {
+  const window = contextWindow > 0 ? contextWindow : Number.POSITIVE_INFINITY;
+  return {
+    reserveTokens: settings.reserveTokens ?? Math.min(DEFAULT_RESERVE_TOKENS, Math.floor(window * 0.25)),
+    keepRecentTokens: settings.keepRecentTokens ?? Math.min(DEFAULT_KEEP_RECENT_TOKENS, Math.floor(window * 0.3)),
+  };
+}

@@ -92,3 +92,9 @@ function inferProvider(env: NodeJS.ProcessEnv): string | undefined {
   if (env.GEMINI_API_KEY) return "google";
   return undefined;
 }
+
+/** The model's base URL when it is not its provider's own (a local server, --base-url); else undefined. */
+export function customBaseUrl(model: Model): string | undefined {
+  const own = getProvider(model.provider)?.baseUrl;
+  return model.baseUrl && model.baseUrl !== own ? model.baseUrl : undefined;
+}

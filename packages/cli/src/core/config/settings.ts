@@ -94,13 +94,18 @@ export async function readSettingsFile(file: string): Promise<Settings | undefin
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw settingsError(file, "must contain a JSON object.");
   }
+  // Every problem at once: fixing one only to be told of the next wastes the user's runs.
+  const problems: string[] = [];
   for (const [key, value] of Object.entries(parsed)) {
     const expected = schema[key as keyof Settings];
     if (!expected) continue;
-    if (!matchesType(value, expected)) throw settingsError(file, `"${key}" must be ${describeType(expected)}.`);
-    const problem = checkValue(key, value);
-    if (problem) throw settingsError(file, problem);
+    if (!matchesType(value, expected)) problems.push(`"${key}" must be ${describeType(expected)}.`);
+    else {
+      const problem = checkValue(key, value);
+      if (problem) problems.push(problem);
+    }
   }
+  if (problems.length > 0) throw settingsError(file, problems.join(" "));
   return parsed as Settings;
 }
 

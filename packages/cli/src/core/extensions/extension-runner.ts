@@ -172,7 +172,10 @@ export class ExtensionRunner {
     await this.invoke(entry.extension, `/${name}`, (context) => entry.command.handler(args, context), Infinity);
   }
 
-  /** `tool_call`: the first block wins; rewritten arguments are validated again and passed on. */
+  /**
+   * `tool_call`: the first block wins; rewritten arguments are validated again and passed on. A
+   * handler that throws or times out blocks the call (fail closed), with the reason for the model.
+   */
   async beforeToolCall(input: BeforeToolCallInput): Promise<BeforeToolCallResult | undefined> {
     const toolName = input.toolCall.name;
     // Each handler sees what the previous ones made of the arguments; the loop gets them back as `args`.

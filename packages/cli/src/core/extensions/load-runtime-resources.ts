@@ -59,8 +59,7 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
         ...(trusted ? await findExtensionFiles(join(projectDir, "extensions")) : []),
       ];
   let extensions: ExtensionRunner | undefined;
-  const paths = [...discovered, ...explicit];
-  if (paths.length > 0) {
+  if (discovered.length + explicit.length > 0) {
     extensions = new ExtensionRunner({
       cwd,
       mode: config.mode,
@@ -68,8 +67,15 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       report: options.report,
     });
-    for (const error of await loadExtensions(extensions, paths, options.reservedFlags))
+    for (const error of await loadExtensions(extensions, discovered, options.reservedFlags))
       extensions.report(`extension not loaded (the run goes on without it): ${error}`);
+    // An extension asked for by name may be a guard: running without it would fail open.
+    const [explicitError] = await loadExtensions(extensions, explicit, options.reservedFlags);
+    if (explicitError)
+      throw new CliError(
+        "bad_usage",
+        `The extension given with -e did not load: ${explicitError}; fix it or leave out the -e flag.`,
+      );
     if (extensions.extensions.length === 0) extensions = undefined;
   }
   const skillDirs = [join(gyreHome, "skills"), ...(trusted ? [join(projectDir, "skills")] : [])];

@@ -60,8 +60,12 @@ export const ENTRY_TYPES = defineEntryTypes({
   }),
   model_change: row<ModelChangeEntry>({
     lazy: false,
-    check: (value) =>
-      isString(value.provider) && isString(value.modelId) ? undefined : "model_change needs provider and modelId",
+    check: (value) => {
+      if (!isString(value.provider) || !isString(value.modelId)) return "model_change needs provider and modelId";
+      return value.baseUrl === undefined || isString(value.baseUrl)
+        ? undefined
+        : "model_change has a non-string baseUrl";
+    },
   }),
   thinking_level_change: row<ThinkingLevelChangeEntry>({
     lazy: false,
@@ -72,10 +76,12 @@ export const ENTRY_TYPES = defineEntryTypes({
   }),
   compaction: row<CompactionEntry>({
     lazy: false,
-    check: (value) =>
-      isString(value.summary) && isString(value.firstKeptEntryId) && typeof value.tokensBefore === "number"
-        ? undefined
-        : "compaction needs summary, firstKeptEntryId and tokensBefore",
+    check: (value) => {
+      if (!isString(value.summary) || !isString(value.firstKeptEntryId) || typeof value.tokensBefore !== "number")
+        return "compaction needs summary, firstKeptEntryId and tokensBefore";
+      // Session totals add this usage, so a malformed one must not reach them.
+      return value.usage === undefined || isJsonObject(value.usage) ? undefined : "compaction has a non-object usage";
+    },
   }),
   branch_summary: row<BranchSummaryEntry>({
     lazy: true,

@@ -28,7 +28,7 @@ import {
 /** What the model needs from a branch: its messages and the model and thinking level last set. */
 export type SessionContext = {
   messages: AgentMessage[];
-  model?: { provider: string; modelId: string };
+  model?: { provider: string; modelId: string; baseUrl?: string };
   thinkingLevel?: ThinkingLevel;
 };
 
@@ -133,8 +133,8 @@ export class SessionManager {
     return this.append({ type: "message", message });
   }
 
-  appendModelChange(provider: string, modelId: string): string {
-    return this.append({ type: "model_change", provider, modelId });
+  appendModelChange(provider: string, modelId: string, baseUrl?: string): string {
+    return this.append({ type: "model_change", provider, modelId, ...(baseUrl ? { baseUrl } : {}) });
   }
 
   appendThinkingLevelChange(thinkingLevel: ThinkingLevel): string {
@@ -224,7 +224,12 @@ export class SessionManager {
     const entries = this.tree.entries(path.slice(this.tree.contextStart(path)));
     const context: SessionContext = { messages: buildContextMessages(entries) };
     const model = this.findLast(path, "model_change");
-    if (model?.type === "model_change") context.model = { provider: model.provider, modelId: model.modelId };
+    if (model?.type === "model_change")
+      context.model = {
+        provider: model.provider,
+        modelId: model.modelId,
+        ...(typeof model.baseUrl === "string" ? { baseUrl: model.baseUrl } : {}),
+      };
     const thinking = this.findLast(path, "thinking_level_change");
     if (thinking?.type === "thinking_level_change") context.thinkingLevel = thinking.thinkingLevel;
     return context;

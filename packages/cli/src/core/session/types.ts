@@ -3,7 +3,7 @@
  * Entries form a tree by `id`/`parentId`; every type here is plain JSON.
  */
 import type { AgentMessage } from "@gyre/agent";
-import type { ThinkingLevel } from "@gyre/ai";
+import type { ThinkingLevel, Usage } from "@gyre/ai";
 import type { EntryOfTable } from "./entry-types.js";
 
 /** The only format version this build writes and reads. */
@@ -27,7 +27,13 @@ export type SessionHeader = {
 export type EntryBase = { id: string; parentId: string | null; timestamp: string };
 
 export type MessageEntry = EntryBase & { type: "message"; message: AgentMessage };
-export type ModelChangeEntry = EntryBase & { type: "model_change"; provider: string; modelId: string };
+/** `baseUrl` is kept when it is not the provider's own (a local server), so `-c` reaches it again. */
+export type ModelChangeEntry = EntryBase & {
+  type: "model_change";
+  provider: string;
+  modelId: string;
+  baseUrl?: string;
+};
 export type ThinkingLevelChangeEntry = EntryBase & { type: "thinking_level_change"; thinkingLevel: ThinkingLevel };
 
 /** What a compaction summarised; the entries themselves stay in the file. */
@@ -38,6 +44,8 @@ export type CompactionData = {
   /** Estimated context tokens before compacting. */
   tokensBefore: number;
   details?: CompactionDetails;
+  /** What the summary call used (older files lack it); session totals count it. */
+  usage?: Usage;
 };
 
 /** Facts carried from compaction to compaction, computed without trusting the model. */

@@ -7,6 +7,7 @@ import { AssistantMessageView } from "./components/assistant-message-view.js";
 import { type NoticeLevel, NoticeView } from "./components/notice-view.js";
 import { ToolCallView } from "./components/tool-call-view.js";
 import { UserMessageView } from "./components/user-message-view.js";
+import { countOf } from "./count-of.js";
 
 /** The text of a user message; images become a placeholder. */
 export function userMessageText(message: AgentMessage): string {
@@ -14,6 +15,24 @@ export function userMessageText(message: AgentMessage): string {
   const content = message.content;
   if (typeof content === "string") return content;
   return content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join("\n");
+}
+
+/** Summary lines shown where the user is looking; the rest is in the session (and /export). */
+const SUMMARY_PREVIEW_LINES = 12;
+
+/**
+ * The notice at the bottom after a compaction: the sizes before and after and the summary's
+ * start (found in the compacted context's summary message). The earlier turns stay on screen.
+ */
+export function compactionNotice(messages: readonly AgentMessage[], before: number | undefined, after: number): string {
+  const summaryMessage = messages.find((message) => userMessageText(message).startsWith(COMPACTION_SUMMARY_PREFIX));
+  const summary = summaryMessage ? userMessageText(summaryMessage).slice(COMPACTION_SUMMARY_PREFIX.length).trim() : "";
+  const lines = summary.split("\n");
+  const shown = lines.slice(0, SUMMARY_PREVIEW_LINES).join("\n");
+  const more =
+    lines.length > SUMMARY_PREVIEW_LINES ? `\n… ${countOf(lines.length - SUMMARY_PREVIEW_LINES, "more line")}` : "";
+  const sizes = `${before === undefined ? "?" : before.toLocaleString("en-US")} → ${after.toLocaleString("en-US")} tokens`;
+  return `⟳ Older messages were compacted (${sizes}). Summary:\n${shown}${more}`;
 }
 
 /**

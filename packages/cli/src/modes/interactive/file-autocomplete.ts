@@ -52,6 +52,11 @@ export class FileAutocompleteProvider implements AutocompleteProvider {
     item: AutocompleteItem,
     prefix: string,
   ): { lines: string[]; cursorLine: number; cursorCol: number } {
+    // Keys typed in one burst (a paste, tmux, a fast typist) can reach Enter before the
+    // suggestions for the new text arrive; a stale prefix would splice the old suggestion into
+    // what was typed ("/cost" + "/model" → "/cosmodel"), so the text is left as typed.
+    const before = (lines[cursorLine] ?? "").slice(0, cursorCol);
+    if (!before.endsWith(prefix)) return { lines, cursorLine, cursorCol };
     if (!prefix.startsWith("@")) return this.base.applyCompletion(lines, cursorLine, cursorCol, item, prefix);
     const line = lines[cursorLine] ?? "";
     const start = cursorCol - prefix.length;

@@ -33,9 +33,19 @@ const token =
 /** Colours `code` line by line; returns one string per line. Unknown languages get the same treatment. */
 export function highlightCode(code: string, lang?: string): string[] {
   const language = (lang ?? "").toLowerCase();
+  if (language === "diff" || language === "patch") return code.split("\n").map(highlightDiffLine);
   const hashComments = hashCommentLanguages.has(language);
   const dashComments = language === "sql" || language === "lua" || language === "haskell";
   return code.split("\n").map((line) => highlightLine(line, hashComments, dashComments));
+}
+
+/** A unified-diff line: removals red, additions green, hunk headers cyan, like an edit's diff. */
+function highlightDiffLine(line: string): string {
+  if (line.startsWith("+++") || line.startsWith("---")) return `\x1b[1m${line}\x1b[22m`;
+  if (line.startsWith("+")) return `\x1b[32m${line}\x1b[39m`;
+  if (line.startsWith("-")) return `\x1b[31m${line}\x1b[39m`;
+  if (line.startsWith("@@")) return `\x1b[36m${line}\x1b[39m`;
+  return line;
 }
 
 function highlightLine(line: string, hashComments: boolean, dashComments: boolean): string {

@@ -1,16 +1,17 @@
 import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
 import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
-import { userMessageText } from "./chat-view.js";
+import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
+import { readGitBranch } from "./git-branch.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
+import { RunProgress } from "./run-progress.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
+import { listRuntimeCommands, type RuntimeCommand } from "./slash-commands/runtime-commands.js";
 import type { CommandContext } from "./slash-commands/types.js";
 import { style } from "./theme.js";
-
-const workingStatus = style.gray("● working · Esc to abort · Enter steers · Alt+Enter queues a follow-up");
 
 /**
  * Connects the screen to the session: session events become components and status lines, the
@@ -18,6 +19,9 @@ const workingStatus = style.gray("● working · Esc to abort · Enter steers ·
  */
 export class InteractiveController {
   readonly session: AgentSession;
+  /** Extension commands, prompt templates and skills: `/name` goes to the session, which resolves it. */
+  private readonly runtimeCommands: RuntimeCommand[];
+  private readonly progress: RunProgress;
   private readonly context: CommandContext;
   private exitResolve: ((code: number) => void) | undefined;
   private commandRunning = false;
@@ -29,6 +33,8 @@ export class InteractiveController {
     private readonly layout: Layout,
   ) {
     this.session = runtime.session;
+    this.progress = new RunProgress(() => this.session.getStats());
+    this.runtimeCommands = listRuntimeCommands(runtime, new Set(slashCommands.map((command) => command.name)));
     this.context = this.createCommandContext();
   }
 
@@ -50,7 +56,10 @@ export class InteractiveController {
     });
     layout.editor.setAutocompleteProvider(
       new FileAutocompleteProvider(
-        slashCommands.map((command) => ({ name: command.name, description: command.description })),
+        [...slashCommands, ...this.runtimeCommands].map((command) => ({
+          name: command.name,
+          description: command.description,
+        })),
         this.runtime.cwd,
       ),
     );
@@ -68,7 +77,9 @@ export class InteractiveController {
     if (!text) return;
     this.layout.editor.addToHistory(text);
     const command = parseSlashCommand(text);
-    if (command) return this.runCommand(command.name, command.args);
+    const runtimeCommand = command && this.findRuntimeCommand(command.name);
+    if (command && !runtimeCommand) return this.runCommand(command.name, command.args);
+    if (command && runtimeCommand && this.isWorking()) return this.runWhileWorking(runtimeCommand, command.args);
     // A compaction or extension run started without the editor finishes first.
     if (this.activePrompt === undefined) await this.session.whenIdle();
     // While a prompt runs (even as it ends), the session delivers the message through the same path.
@@ -132,6 +143,29 @@ export class InteractiveController {
     layout.status.set(style.yellow("aborting…"));
   }
 
+  /** A runtime command by the name typed (`/skill:x` included); built-in names never match. */
+  private findRuntimeCommand(name: string): RuntimeCommand | undefined {
+    return this.runtimeCommands.find((command) => command.name.toLowerCase() === name);
+  }
+
+  /**
+   * A runtime command typed while the agent works: an extension command runs now (its messages
+   * steer the run); a template or skill would steer with text the model was not meant to see
+   * unexpanded, so it waits for the user.
+   */
+  private async runWhileWorking(command: RuntimeCommand, args: string): Promise<void> {
+    if (command.kind !== "extension")
+      return this.notify(
+        `/${command.name} cannot run while the agent works; wait or press Esc to abort first.`,
+        "warning",
+      );
+    try {
+      await this.runtime.extensions?.runCommand(command.name, args.trim());
+    } catch (error) {
+      this.notify(`/${command.name} failed: ${(error as Error).message}`, "error");
+    }
+  }
+
   private async runCommand(name: string, args: string): Promise<void> {
     const command = slashCommands.find((candidate) => candidate.name === name);
     if (!command) return this.notify(`Unknown command /${name}; type /help for the list.`, "error");
@@ -153,12 +187,20 @@ export class InteractiveController {
   private onEvent(event: SessionEvent): void {
     const { layout } = this;
     if (layout.chat.handleEvent(event)) layout.render();
+    this.progress.onEvent(event);
     switch (event.type) {
       case "message_start":
         if (event.message.role === "user") layout.pending.deliver(userMessageText(event.message));
+        // After a retry countdown, the answer is coming: back to the live line.
+        else if (event.message.role === "assistant") this.showWorking();
+        return;
+      case "message_update":
+        // The first delta after a retry countdown: the answer is streaming again.
+        if (!layout.status.isLive) this.showWorking();
         return;
       case "agent_start":
-        layout.status.set(workingStatus);
+        this.progress.start();
+        this.showWorking();
         return;
       case "agent_end":
         layout.status.set("");
@@ -178,9 +220,14 @@ export class InteractiveController {
         layout.status.set(style.yellow(`⟳ compacting older messages (${event.reason})…`));
         return;
       case "compaction_end":
-        layout.status.set(this.session.state.isRunning && !this.commandRunning ? workingStatus : "");
+        if (this.session.state.isRunning && !this.commandRunning) this.showWorking();
+        else layout.status.set("");
         if (event.error) this.notify(`Compaction failed: ${event.error}`, "error");
-        else this.notify(`Compacted older messages (${event.tokensBefore ?? "?"} tokens before).`);
+        else
+          this.notify(
+            compactionNotice(this.session.messages, event.tokensBefore, this.session.getStats().contextTokens),
+          );
+        this.refreshInfo();
         return;
       case "budget_reached":
         this.notify(`Budget reached: ${event.reason}`, "warning");
@@ -196,6 +243,10 @@ export class InteractiveController {
       default:
         return;
     }
+  }
+
+  private showWorking(): void {
+    this.layout.status.setLive((frame) => this.progress.text(frame));
   }
 
   private notify(text: string, level: "info" | "warning" | "error" = "info"): void {
@@ -215,6 +266,8 @@ export class InteractiveController {
       contextWindow: model.contextWindow,
       model: `${model.provider}/${model.id}`,
       thinkingLevel,
+      reasoning: model.reasoning,
+      gitBranch: readGitBranch(runtime.cwd),
     });
     layout.render();
   }
@@ -227,6 +280,7 @@ export class InteractiveController {
       layout,
       sessionsDir: getSessionsDir(this.runtime.gyreHome),
       commands: slashCommands,
+      runtimeCommands: this.runtimeCommands,
       notify: (text, level) => this.notify(text, level),
       print: (text) => {
         layout.chat.addNotice(text, "info", true);

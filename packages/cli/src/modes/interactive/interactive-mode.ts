@@ -16,6 +16,8 @@ export type InteractiveModeOptions = {
   extensions?: readonly string[];
   /** A test terminal; default the process's own. */
   terminal?: Terminal;
+  /** Where the resume hint goes after the screen closes; default stdout. */
+  output?: NodeJS.WritableStream;
   /** Receives the terminal `UserInterface` once the screen exists (extensions, trust prompts). */
   onUserInterface?: (ui: UserInterface) => void;
 };
@@ -36,8 +38,17 @@ export async function runInteractiveMode(runtime: Runtime, options: InteractiveM
   });
   options.onUserInterface?.(createTerminalUserInterface(layout));
   const controller = new InteractiveController(runtime, layout);
-  return controller.start({
+  const code = await controller.start({
     ...(options.initialPrompt !== undefined ? { initialPrompt: options.initialPrompt } : {}),
     ...(options.resume ? { resume: true } : {}),
   });
+  // Under the last screen, once the UI has let the terminal go: how to come back.
+  const session = controller.session;
+  if (session.messages.length > 0) (options.output ?? process.stdout).write(`${resumeHint(session.state.sessionId)}\n`);
+  return code;
+}
+
+/** The line printed on exit: the command that continues this session. */
+export function resumeHint(sessionId: string): string {
+  return `Resume this session with: gyre --session ${sessionId}`;
 }

@@ -37,11 +37,18 @@ export function installKeyHandlers(layout: Layout, actions: KeyActions): () => v
       return { consume: true };
     }
     if (matchesKey(data, "ctrl+c")) {
+      // Only presses on an empty editor count toward the exit: "clear, type, clear" must not quit.
+      if (editor.getText() !== "") {
+        editor.setText("");
+        lastCtrlC = 0;
+        layout.render();
+        return { consume: true };
+      }
       const now = Date.now();
       if (now - lastCtrlC < DOUBLE_PRESS_MS) actions.exit();
-      else if (editor.getText() !== "") editor.setText("");
       else actions.notify("Press Ctrl+C again to exit.");
       lastCtrlC = now;
+      layout.render();
       return { consume: true };
     }
     if (matchesKey(data, "ctrl+d") && editor.getText() === "") {

@@ -5,9 +5,12 @@ import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
 
 /**
  * The `UserInterface` the interactive mode gives to core code (extensions, the trust prompt):
- * questions take the editor's place one at a time; notices go into the conversation.
+ * questions take the editor's place one at a time; notices go into the conversation; statuses
+ * (`ui.setStatus`) into a line under the footer.
  */
-export function createTerminalUserInterface(layout: Layout): UserInterface {
+export function createTerminalUserInterface(
+  layout: Layout,
+): UserInterface & { setStatus(key: string, text: string | undefined): void } {
   const notify = (message: string, level: NoticeLevel = "info") => {
     layout.chat.addNotice(message, level);
     layout.render();
@@ -39,5 +42,9 @@ export function createTerminalUserInterface(layout: Layout): UserInterface {
     input: ({ title, placeholder, signal }) =>
       layout.ask<string>((done) => new InputDialog(placeholder ? `${title} (${placeholder})` : title, done), signal),
     notify,
+    setStatus: (key, text) => {
+      layout.footer.setStatus(key, text);
+      layout.render();
+    },
   };
 }

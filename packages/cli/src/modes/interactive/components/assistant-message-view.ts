@@ -1,5 +1,6 @@
 import type { AssistantMessage } from "@gyre/ai";
 import { type Component, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { countOf } from "../count-of.js";
 import { sanitizeText } from "../sanitize-text.js";
 import { style } from "../theme.js";
 import { StreamingMarkdown } from "./streaming-markdown.js";
@@ -62,7 +63,7 @@ export class AssistantMessageView implements Component {
       if (block.kind === "thinking") {
         if (block.lines === 0) continue;
         if (!this.showThinking) {
-          lines.push(style.gray(style.italic(`  thinking (${block.lines} lines, Ctrl+T to show)`)));
+          lines.push(style.gray(style.italic(`  thinking (${countOf(block.lines, "line")}, Ctrl+T to show)`)));
           continue;
         }
       }

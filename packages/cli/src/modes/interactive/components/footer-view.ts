@@ -1,5 +1,6 @@
 import { type Component, truncateToWidth } from "@mariozechner/pi-tui";
 import type { SessionStats } from "../../../core/session-stats.js";
+import { sanitizeText } from "../sanitize-text.js";
 import { style } from "../theme.js";
 
 /** Everything the footer shows, gathered by the caller after each run and each setting change. */
@@ -11,6 +12,10 @@ export type FooterInfo = {
   contextWindow: number;
   model: string;
   thinkingLevel: string;
+  /** Whether the model supports thinking; a level set on one that does not is marked. */
+  reasoning?: boolean;
+  /** The git branch of the cwd, when it is a repository. */
+  gitBranch?: string | undefined;
 };
 
 /** `~/project` for paths under the home folder. */
@@ -29,7 +34,10 @@ export function formatTokens(count: number): string {
 /** The footer's two lines, unstyled: where and which session, then usage, cost, context and model. */
 export function formatFooter(info: FooterInfo): [string, string] {
   const { stats } = info;
-  const where = shortenPath(info.cwd, info.home) + (info.sessionName ? ` · ${info.sessionName}` : "");
+  const where =
+    shortenPath(info.cwd, info.home) +
+    (info.gitBranch ? ` (${info.gitBranch})` : "") +
+    (info.sessionName ? ` · ${info.sessionName}` : "");
   const percent = info.contextWindow > 0 ? (stats.contextTokens / info.contextWindow) * 100 : 0;
   const usage = [
     `↑${formatTokens(stats.tokens.input)}`,
@@ -39,13 +47,20 @@ export function formatFooter(info: FooterInfo): [string, string] {
     `$${stats.cost.toFixed(3)}`,
     `${percent.toFixed(1)}%/${formatTokens(info.contextWindow)}`,
   ].join(" ");
-  const thinking = info.thinkingLevel === "off" ? "thinking off" : `thinking ${info.thinkingLevel}`;
+  const thinking =
+    info.thinkingLevel === "off"
+      ? "thinking off"
+      : `thinking ${info.thinkingLevel}${info.reasoning === false ? " (not supported by this model)" : ""}`;
   return [where, `${usage}  ${info.model} · ${thinking}`];
 }
 
-/** The bottom two lines, under the editor. Re-rendered only when `setInfo` changes them. */
+/**
+ * The bottom lines, under the editor: the two of `setInfo`, then one for extension statuses
+ * (`ui.setStatus`) while any is set. Re-rendered only when those change.
+ */
 export class FooterView implements Component {
   private lines: [string, string] | undefined;
+  private readonly statuses = new Map<string, string>();
   private cachedWidth = -1;
   private cachedLines: string[] | undefined;
 
@@ -56,6 +71,20 @@ export class FooterView implements Component {
     this.cachedLines = undefined;
   }
 
+  /** An extension's status under `key`; undefined (or "") removes it. Text is one line, sanitised. */
+  setStatus(key: string, text: string | undefined): void {
+    const clean =
+      text === undefined
+        ? ""
+        : sanitizeText(text)
+            .replace(/\s*\n\s*/g, " ")
+            .trim();
+    if ((this.statuses.get(key) ?? "") === clean) return;
+    if (clean === "") this.statuses.delete(key);
+    else this.statuses.set(key, clean);
+    this.cachedLines = undefined;
+  }
+
   invalidate(): void {
     this.cachedLines = undefined;
   }
@@ -63,7 +92,9 @@ export class FooterView implements Component {
   render(width: number): string[] {
     if (!this.lines) return [];
     if (this.cachedLines && this.cachedWidth === width) return this.cachedLines;
-    this.cachedLines = this.lines.map((line) => style.gray(truncateToWidth(line, width)));
+    const lines = this.lines.map((line) => style.gray(truncateToWidth(line, width)));
+    if (this.statuses.size > 0) lines.push(style.cyan(truncateToWidth([...this.statuses.values()].join(" · "), width)));
+    this.cachedLines = lines;
     this.cachedWidth = width;
     return this.cachedLines;
   }

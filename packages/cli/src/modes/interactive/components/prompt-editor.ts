@@ -11,6 +11,15 @@ const borderRun = new RegExp(`(?:${borderCell.replace(/\[/g, "\\[")}){2,}`, "g")
  * One colour run per border looks the same.
  */
 export class PromptEditor extends Editor {
+  constructor(...args: ConstructorParameters<typeof Editor>) {
+    super(...args);
+    // pi-tui counts the empty piece after a paste's final newline as a line ("+31 lines" for
+    // 30); a paste's last newline is dropped so the marker counts what was pasted.
+    const editor = this as unknown as { handlePaste(text: string): void };
+    const handlePaste = editor.handlePaste.bind(this);
+    editor.handlePaste = (text) => handlePaste(text.replace(/(?:\r\n|\r|\n)$/, ""));
+  }
+
   override render(width: number): string[] {
     const lines = super.render(width);
     for (let index = 0; index < lines.length; index++) {

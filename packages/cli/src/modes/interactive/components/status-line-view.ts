@@ -3,13 +3,14 @@ import { sanitizeText } from "../sanitize-text.js";
 import { style } from "../theme.js";
 
 /**
- * One line above the editor for what is happening now: working, retrying (with a countdown),
- * compacting. Always one line tall so the editor does not jump. The countdown ticks once a
- * second only while a wait is on; otherwise nothing here ever schedules a render.
+ * One line above the editor for what is happening now: working (live: a spinner and figures),
+ * retrying (with a countdown), compacting. Always one line tall so the editor does not jump.
+ * Timers run only while a run or a wait is on; an idle screen never schedules a render.
  */
 export class StatusLineView implements Component {
   private text = "";
   private countdown: { prefix: string; until: number; suffix: string; timer: NodeJS.Timeout } | undefined;
+  private live: { text: (frame: number) => string; frame: number; timer: NodeJS.Timeout } | undefined;
   private cachedWidth = -1;
   private cachedLine: string | undefined;
 
@@ -33,6 +34,28 @@ export class StatusLineView implements Component {
   stopCountdown(): void {
     if (this.countdown) clearInterval(this.countdown.timer);
     this.countdown = undefined;
+    if (this.live) clearInterval(this.live.timer);
+    this.live = undefined;
+  }
+
+  /** Whether the live line (`setLive`) is showing. */
+  get isLive(): boolean {
+    return this.live !== undefined;
+  }
+
+  /** Shows `text(frame)` (unstyled; shown grey), re-asked every `intervalMs` until the next `set`. */
+  setLive(text: (frame: number) => string, intervalMs = 250): void {
+    this.stopCountdown();
+    const timer = setInterval(() => this.tickLive(), intervalMs);
+    timer.unref();
+    this.live = { text, frame: 0, timer };
+    this.tickLive();
+  }
+
+  private tickLive(): void {
+    const live = this.live;
+    if (!live) return;
+    this.update(style.gray(live.text(live.frame++)));
   }
 
   invalidate(): void {

@@ -1,5 +1,6 @@
 import type { AgentToolResult } from "@gyre/agent";
 import { type Component, truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { countOf } from "../count-of.js";
 import { sanitizeText } from "../sanitize-text.js";
 import { style } from "../theme.js";
 import { describeArgsByDefault, readDetails, rendererFor, splitLines } from "../tool-renderers/index.js";
@@ -21,6 +22,9 @@ type ToolState = {
   isError: boolean;
   done: boolean;
 };
+
+/** The tool-result sentence `@gyre/agent` writes for a call cut short by an abort. */
+const abortedCall = /^The call to "[^"]+" was cancelled because the run was aborted/;
 
 /**
  * One tool call: a header with the tool's name and its arguments in brief, then its result —
@@ -109,6 +113,11 @@ export class ToolCallView implements Component {
       return tail(splitLines(resultText(partial)), LIVE_TAIL_LINES).map(style.dim);
     }
     const text = result ? resultText(result) : "";
+    // Aborted: the model is told the call was cancelled; the user sees what it printed so far.
+    if (isError && abortedCall.test(text)) {
+      const printed = partial ? this.collapse(splitLines(resultText(partial)).map(style.dim), "tail") : [];
+      return [...printed, style.yellow("⏹ aborted")];
+    }
     if (isError) return this.collapse(splitLines(text).map(style.red), renderer.errorKeeps ?? "head");
     return renderer.renderResult({
       args,
@@ -122,7 +131,7 @@ export class ToolCallView implements Component {
   /** All lines when expanded; else the first (or last) few with a note of how many are hidden. */
   private collapse(lines: string[], keep: "head" | "tail" = "head"): string[] {
     if (this.expanded || lines.length <= COLLAPSED_LINES) return lines;
-    const hidden = style.gray(`… ${lines.length - COLLAPSED_LINES} more lines (Ctrl+O to expand)`);
+    const hidden = style.gray(`… ${countOf(lines.length - COLLAPSED_LINES, "more line")} (Ctrl+O to expand)`);
     return keep === "head" ? [...lines.slice(0, COLLAPSED_LINES), hidden] : [hidden, ...tail(lines, COLLAPSED_LINES)];
   }
 }

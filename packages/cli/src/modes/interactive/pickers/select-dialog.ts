@@ -7,6 +7,7 @@ import {
   type SelectItem,
   SelectList,
   truncateToWidth,
+  visibleWidth,
 } from "@mariozechner/pi-tui";
 import { selectListTheme, style } from "../theme.js";
 
@@ -80,8 +81,14 @@ export class SelectDialog implements Component, Focusable {
   }
 
   private createList(items: SelectItem[]): SelectList {
-    const list = new SelectList(items, this.options.maxVisible ?? 10, selectListTheme);
-    return list;
+    // pi-tui cuts labels at 32 columns by default; long labels (a session's first message) get
+    // up to 64, measured over all items so filtering does not make the columns jump.
+    const longest = Math.max(0, ...this.options.items.map((item) => visibleWidth(item.label ?? item.value)));
+    const width = Math.min(64, Math.max(32, longest + 2));
+    return new SelectList(items, this.options.maxVisible ?? 10, selectListTheme, {
+      minPrimaryColumnWidth: width,
+      maxPrimaryColumnWidth: width,
+    });
   }
 }
 

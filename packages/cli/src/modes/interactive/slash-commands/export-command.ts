@@ -1,28 +1,43 @@
-import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
-import { renderSessionHtml } from "../export-html.js";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import type { SlashCommand } from "./types.js";
 
-/** /export [file]: writes the conversation as a standalone HTML file. */
+/**
+ * /export [--jsonl] [file]: the whole session (every branch, the parts before a compaction too)
+ * as a standalone HTML page, or with --jsonl its entries as JSON lines. Default folder:
+ * `$GYRE_HOME/exports/`, so exports do not litter the project.
+ */
 export const exportCommand: SlashCommand = {
   name: "export",
-  description: "Save this session as an HTML file",
-  argumentHint: "[file]",
+  description: "Save the whole session as HTML (or --jsonl)",
+  argumentHint: "[--jsonl] [file]",
   allowWhileRunning: true,
   run: async (args, context) => {
     const { session, runtime } = context;
+    const words = args.trim().split(/\s+/).filter(Boolean);
+    const jsonl = words.includes("--jsonl");
+    const target = words.filter((word) => word !== "--jsonl").join(" ");
     const state = session.state;
-    const path = resolve(runtime.cwd, args.trim() || `gyre-session-${state.sessionId.slice(0, 8)}.html`);
-    const html = renderSessionHtml({
-      title: state.sessionName ?? `gyre session ${state.sessionId}`,
-      model: `${state.model.provider}/${state.model.id}`,
-      messages: session.messages,
-    });
+    const name = `gyre-session-${state.sessionId.slice(0, 8)}.${jsonl ? "jsonl" : "html"}`;
+    const path = target ? resolve(runtime.cwd, target) : join(runtime.gyreHome, "exports", name);
+    const entries = session.entries();
+    let text: string;
+    if (jsonl) text = entries.map((entry) => JSON.stringify(entry)).join("\n") + (entries.length > 0 ? "\n" : "");
+    else {
+      // The Markdown renderer is loaded only when someone exports.
+      const { renderSessionHtml } = await import("../export-html.js");
+      text = renderSessionHtml({
+        title: state.sessionName ?? `gyre session ${state.sessionId}`,
+        model: `${state.model.provider}/${state.model.id}`,
+        entries,
+      });
+    }
     try {
-      await writeFile(path, html, "utf8");
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, text, "utf8");
     } catch (error) {
       return context.notify(`Cannot write ${path}: ${(error as Error).message}`, "error");
     }
-    context.notify(`Exported to ${path}`);
+    context.notify(`Exported ${entries.length} entries to ${path}`);
   },
 };

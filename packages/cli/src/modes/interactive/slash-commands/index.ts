@@ -9,6 +9,7 @@ import { nameCommand } from "./name-command.js";
 import { newCommand } from "./new-command.js";
 import { quitCommand } from "./quit-command.js";
 import { resumeCommand } from "./resume-command.js";
+import { sessionCommand } from "./session-command.js";
 import { settingsCommand } from "./settings-command.js";
 import { thinkingCommand } from "./thinking-command.js";
 import { treeCommand } from "./tree-command.js";
@@ -25,6 +26,7 @@ export const slashCommands: readonly SlashCommand[] = [
   nameCommand,
   compactCommand,
   costCommand,
+  sessionCommand,
   copyCommand,
   exportCommand,
   settingsCommand,

@@ -3,6 +3,7 @@ import type { AgentSession } from "../../../core/agent-session.js";
 import type { Runtime } from "../../../core/create-runtime.js";
 import type { NoticeLevel } from "../components/notice-view.js";
 import type { Layout } from "../layout.js";
+import type { RuntimeCommand } from "./runtime-commands.js";
 
 /** What a slash command may use: the runtime, the screen, and a few UI helpers. */
 export type CommandContext = {
@@ -12,6 +13,8 @@ export type CommandContext = {
   sessionsDir: string;
   /** Every registered command (for /help). */
   commands: readonly SlashCommand[];
+  /** Extension commands, prompt templates and skills (for /help). */
+  runtimeCommands: readonly RuntimeCommand[];
   /** A line of UI text in the conversation (sanitised, coloured by level). */
   notify(text: string, level?: NoticeLevel): void;
   /** Pre-styled output that we built ourselves (tables, help). */
