@@ -15,7 +15,17 @@ import { renderTable } from "./lib/table.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const OWN_ITEMS = { startup: "./startup.mjs", loop: "./loop.mjs", streaming: "./streaming.mjs" };
-const ORDER = ["startup", "loop", "loop-in-process", "streaming", "sessions", "tools", "providers", "tui"];
+const ORDER = [
+  "startup",
+  "loop",
+  "loop-in-process",
+  "streaming",
+  "sessions",
+  "tools",
+  "checkpoints",
+  "providers",
+  "tui",
+];
 const ALIASES = { loop: ["loop", "loop-in-process"], providers: ["providers"], sse: ["providers"] };
 const EXTERNAL_TIMEOUT_MS = 15 * 60_000;
 
