@@ -111,9 +111,29 @@ function checkFields(type: string, value: Json): string | undefined {
       return typeof value.name === "string" ? undefined : "session_info needs a name";
     case "custom":
       return typeof value.customType === "string" ? undefined : "custom needs a customType";
+    case "checkpoint":
+      return checkCheckpoint(value);
     default:
       return `unknown entry type "${type}"`;
   }
+}
+
+const checkpointReasons = new Set(["turn", "turn_end", "rewind"]);
+
+function checkCheckpoint(value: Json): string | undefined {
+  if (typeof value.ref !== "string" || !/^[0-9a-f]{40,64}$/.test(value.ref)) return "checkpoint needs a tree id in ref";
+  if (!Array.isArray(value.files) || !value.files.every((file) => typeof file === "string"))
+    return "checkpoint needs files as a list of paths";
+  if (typeof value.reason !== "string" || !checkpointReasons.has(value.reason))
+    return "checkpoint has an unknown reason";
+  if (typeof value.workspace !== "string") return "checkpoint needs a workspace";
+  const skipped = value.skipped;
+  if (
+    skipped !== undefined &&
+    !(Array.isArray(skipped) && skipped.every((file) => isObject(file) && typeof file.path === "string"))
+  )
+    return "checkpoint's skipped must list objects with a path";
+  return undefined;
 }
 
 // Plain byte arrays and JS loops: per-line Buffer method calls (compare, toString, indexOf) cost
@@ -134,6 +154,7 @@ const entryTypes = [
   "label",
   "session_info",
   "custom",
+  "checkpoint",
 ].map((name) => ({ name, bytes: bytesOf(name) }));
 
 function bytesOf(text: string): number[] {
