@@ -43,7 +43,7 @@ describe("checkpoint entries", () => {
     );
     const reopened = await SessionManager.open(session.path as string, { readOnly: true });
     expect(reopened.problems.map((problem) => problem.message)).toEqual([
-      "entry 0badc0de: checkpoint needs a tree id in ref",
+      "entry 0badc0de: checkpoint needs a tree id in ref; skipped",
     ]);
     expect(reopened.getEntry("0badc0de")).toBeUndefined();
   });
