@@ -35,6 +35,11 @@ export type CliArgs = {
   trust: boolean;
   /** Continue a session (`-c`/`--session`) in a new file that copies its current branch. */
   fork: boolean;
+  /** `--rewind <entryId>`: rewind the session (files and/or conversation) and exit. */
+  rewind?: string;
+  restore?: "both" | "code" | "conversation";
+  /** With --rewind: also overwrite files changed outside gyre since the checkpoint. */
+  force: boolean;
   /** Unknown `--flags` seen with `allowUnknownFlags` (extensions may register them). */
   unknownFlags: string[];
   /** Values of flags extensions registered (second parse, with `extensionFlags`). */
@@ -63,6 +68,8 @@ type ValueFlag =
   | "maxTurns"
   | "maxCost"
   | "session"
+  | "rewind"
+  | "restore"
   | "fauxScript"
   | "allowPath"
   | "extension"
@@ -81,6 +88,8 @@ const valueFlags: Record<string, ValueFlag> = {
   "--max-turns": "maxTurns",
   "--max-cost": "maxCost",
   "--session": "session",
+  "--rewind": "rewind",
+  "--restore": "restore",
   "--faux-script": "fauxScript",
   "--allow-path": "allowPath",
   "--extension": "extension",
@@ -118,6 +127,9 @@ const booleanFlags: Record<string, (args: CliArgs) => void> = {
   },
   "--fork": (args) => {
     args.fork = true;
+  },
+  "--force": (args) => {
+    args.force = true;
   },
   "--trust": (args) => {
     args.trust = true;
@@ -157,6 +169,7 @@ function createDefaults(): CliArgs {
     noExtensions: false,
     trust: false,
     fork: false,
+    force: false,
     unknownFlags: [],
     extensionFlags: {},
     verbose: false,
@@ -242,6 +255,10 @@ export function parseArgs(argv: string[], options: ParseOptions = {}): ParseResu
   if (args.fork && !args.continueSession && !args.session && !args.resume) {
     return { ok: false, error: "--fork copies an existing session; combine it with -c, -r or --session <id>." };
   }
+  if (args.rewind === undefined && (args.restore !== undefined || args.force))
+    return { ok: false, error: "--restore and --force go with --rewind <entryId>; add it or drop them." };
+  if (args.rewind !== undefined && !args.continueSession && !args.session)
+    return { ok: false, error: "--rewind needs the session to rewind: add --session <id> or -c." };
   if (args.noSession && (args.continueSession || args.resume || args.session)) {
     return { ok: false, error: "--no-session cannot be combined with --continue, --resume or --session; drop one." };
   }
@@ -305,6 +322,12 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
       }
       args.baseUrl = value;
       return undefined;
+    case "restore":
+      if (value !== "both" && value !== "code" && value !== "conversation")
+        return `${name} must be one of code, conversation, both; got "${value}".`;
+      args.restore = value;
+      return undefined;
+    case "rewind":
     case "provider":
     case "model":
     case "apiKey":

@@ -39,12 +39,12 @@ async function main(argv: string[]): Promise<number> {
   if (args.resume && args.mode !== "interactive") return failResumeHeadless(process.cwd());
 
   let piped = "";
-  if (args.mode !== "rpc" && !process.stdin.isTTY) {
+  if (args.mode !== "rpc" && args.rewind === undefined && !process.stdin.isTTY) {
     piped = await readStdin();
     if (piped.trim() && args.mode === "interactive") args.mode = "print";
   }
   let prompt = joinPrompt(args.prompt.join(" "), piped);
-  if (lacksPrompt(args, prompt)) return fail(noPromptMessage, 2);
+  if (args.rewind === undefined && lacksPrompt(args, prompt)) return fail(noPromptMessage, 2);
 
   const verboseNotices = args.verbose || !!process.stderr.isTTY;
   const notify = (message: string) => {
@@ -65,6 +65,13 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof StartupError) return fail(error.message, error.exitCode);
     return fail((error as Error).message, 1);
+  }
+  if (args.rewind !== undefined) {
+    const { runRewindMode } = await import("./modes/rewind-mode.js");
+    const options = { entryId: args.rewind, restore: args.restore ?? "both", force: args.force };
+    const code = await runRewindMode(runtime, { ...options, stdout: process.stdout, stderr: process.stderr });
+    await runtime.session.dispose();
+    return code;
   }
   prepareFetch();
   limitYoungGeneration();
@@ -159,6 +166,7 @@ async function runMode(
         env: process.env,
         stdin: process.stdin,
         stdout: process.stdout,
+        checkpoints: runtime.checkpoints,
         ...(rpcUi ? { ui: rpcUi } : {}),
       });
     case "interactive":

@@ -4,6 +4,7 @@ import type { AnyAgentTool } from "@gyre/agent";
 import { GyreError, getProvider, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type CliArgs, parseArgs } from "../args.js";
 import { AgentSession } from "./agent-session.js";
+import { WorkspaceCheckpoints } from "./checkpoints/workspace-checkpoints.js";
 import { loadModelsConfig } from "./config/models-config.js";
 import { getGyreHome, getSessionsDir } from "./config/paths.js";
 import { resolveModel } from "./config/resolve-model.js";
@@ -20,6 +21,7 @@ import { createInputResolver } from "./extensions/resolve-input.js";
 import { openSessionForArgs } from "./open-session.js";
 import { pathExists } from "./path-exists.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
+import type { SessionManager } from "./session/session-manager.js";
 import { formatSkillsSection, type Skill } from "./skills/load-skills.js";
 import { buildSystemPrompt } from "./system-prompt/build-system-prompt.js";
 import { type ContextFile, loadContextFiles } from "./system-prompt/context-files.js";
@@ -42,6 +44,8 @@ export type Runtime = {
   /** The arguments with extension flags parsed (the prompt may differ from the first pass). */
   args: CliArgs;
   session: AgentSession;
+  /** Snapshots before file-changing turns, and rewind (DESIGN §10). */
+  checkpoints: WorkspaceCheckpoints;
   model: Model;
   cwd: string;
   gyreHome: string;
@@ -177,7 +181,14 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
   }
   const restored = store.buildContext();
   const thinkingLevel: ThinkingLevel = args.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
+  const checkpoints: WorkspaceCheckpoints = new WorkspaceCheckpoints({
+    gyreHome,
+    workspace: cwd,
+    store: (): SessionManager => session.session,
+    onNotice: (text) => options.ui?.notify(text, "warning"),
+  });
   const session = new AgentSession({
+    beforeToolCall: checkpoints.turns.beforeToolCall,
     model: model.model,
     apiKey: model.apiKey,
     systemPrompt,
@@ -205,6 +216,7 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
       skills: resources.skills,
     }),
   });
+  checkpoints.attach(session);
   await extensions?.emit({
     type: "session_start",
     sessionId: session.sessionId,
@@ -214,6 +226,7 @@ export async function createRuntime(firstArgs: CliArgs, options: RuntimeOptions)
   return {
     args,
     session,
+    checkpoints,
     model: model.model,
     cwd,
     gyreHome,

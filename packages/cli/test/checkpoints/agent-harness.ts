@@ -39,7 +39,7 @@ export async function createHarness(options: { workspace: string; gyreHome: stri
   const repository = await ShadowRepository.open({ gyreHome: options.gyreHome, workspace: options.workspace });
   const notices: string[] = [];
   const checkpoints = new TurnCheckpoints({
-    repository,
+    repository: async () => repository,
     session: () => session,
     onNotice: (text) => notices.push(text),
   });

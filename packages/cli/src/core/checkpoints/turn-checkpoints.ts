@@ -16,8 +16,8 @@ export const READ_ONLY_TOOL_NAMES: readonly string[] = ["read", "ls", "grep", "f
 const MAX_LISTED_FILES = 200;
 
 export type TurnCheckpointsOptions = {
-  /** The workspace's shadow repository; undefined when git is unavailable (checkpoints are off). */
-  repository: ShadowRepository | undefined;
+  /** The workspace's shadow repository, opened on first use; undefined when git is unavailable. */
+  repository: () => Promise<ShadowRepository | undefined>;
   /** Where checkpoint entries are appended (the current leaf). */
   session: () => SessionManager;
   /** Whether a call can change files. Default: any tool not in READ_ONLY_TOOL_NAMES. */
@@ -55,47 +55,56 @@ export class TurnCheckpoints {
 
   constructor(private readonly options: TurnCheckpointsOptions) {}
 
-  /** Whether checkpoints are being taken (false when git is unavailable). */
-  get enabled(): boolean {
-    return this.options.repository !== undefined;
-  }
-
   /**
    * Snapshots before the first file-changing call of the run; calls in the same batch wait for
    * that one snapshot. Never blocks a call: a failed snapshot is reported and the tool runs.
    */
   beforeToolCall = async (input: BeforeToolCallInput): Promise<BeforeToolCallResult | undefined> => {
-    const repository = this.options.repository;
-    if (repository === undefined) return undefined;
     const mayChange = this.options.mayChangeFiles ?? ((name: string) => !READ_ONLY_TOOL_NAMES.includes(name));
     if (!mayChange(input.toolCall.name, input.args)) return undefined;
-    this.taken ??= this.take(repository, "turn");
+    this.taken ??= this.take("turn");
     await this.taken;
     return undefined;
   };
 
+  private ending: Promise<void> = Promise.resolve();
+
+  /** Resolves once the end-of-run checkpoint (if one is being taken) is recorded. */
+  settled(): Promise<void> {
+    return this.ending;
+  }
+
   /** Resets at each run's start; records the end state of a run that took a checkpoint. */
-  handleEvent = async (event: AgentEvent): Promise<void> => {
-    if (event.type === "agent_start") this.taken = undefined;
-    if (event.type !== "agent_end" || this.taken === undefined || this.options.repository === undefined) return;
-    const repository = this.options.repository;
+  handleEvent = (event: AgentEvent): Promise<void> => {
+    if (event.type === "agent_end") this.ending = this.ending.then(() => this.endRun(event));
+    else if (event.type === "agent_start") this.taken = undefined;
+    return event.type === "agent_end" ? this.ending : Promise.resolve();
+  };
+
+  private endRun = async (event: AgentEvent): Promise<void> => {
+    if (event.type !== "agent_end" || this.taken === undefined) return;
     this.taken = undefined;
-    await this.take(repository, "turn_end");
-    const dropped = await repository.prune().catch(() => []);
+    const repository = await this.take("turn_end");
+    const dropped = (await repository?.prune().catch(() => [])) ?? [];
     if (dropped.length > 0)
       this.notify(`pruned:${dropped.length}`, `Pruned ${dropped.length} old checkpoint(s) to stay under the disk cap.`);
   };
 
-  private async take(repository: ShadowRepository, reason: CheckpointReason): Promise<void> {
+  /** Returns the repository when the snapshot was recorded. */
+  private async take(reason: CheckpointReason): Promise<ShadowRepository | undefined> {
     try {
+      const repository = await this.options.repository();
+      if (repository === undefined) return undefined;
       const { snapshot } = await recordCheckpoint(repository, this.options.session(), reason);
       for (const file of snapshot.skipped)
         this.notify(
           `skip:${file.path}`,
           `Checkpoint skipped ${file.path} (${describeSkip(file.reason, file.bytes)}); rewind will leave it as it is.`,
         );
+      return repository;
     } catch (error) {
       this.notify("failed", `Could not take a checkpoint: ${(error as Error).message}. Rewind may miss this turn.`);
+      return undefined;
     }
   }
 

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { getModel, getModels, getProvider, getProviders, type ThinkingLevel } from "@gyre/ai";
 import type { AgentSession } from "../../core/agent-session.js";
+import type { WorkspaceCheckpoints } from "../../core/checkpoints/workspace-checkpoints.js";
 import { SessionManager } from "../../core/session/session-manager.js";
 import { resolveSessionArgument } from "../../core/session/session-store.js";
 import type { UserInterface } from "../../core/user-interface.js";
@@ -22,6 +23,8 @@ export type RpcModeOptions = {
   stdout: Writable;
   /** The interface extensions were given (from `createRpcUserInterface`); `ui_response` answers it. */
   ui?: RpcUserInterface;
+  /** Rewind's checkpoints; without them `rewind` fails with a clear error. */
+  checkpoints?: WorkspaceCheckpoints;
 };
 
 type UiAnswer = { value?: unknown; cancelled?: boolean };
@@ -215,6 +218,8 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
     }
     case "get_last_assistant_text":
       return { text: session.getLastAssistantText() ?? null };
+    case "rewind":
+      return handleRewind(command, options);
     case "ui_response":
       throw new Error(`No question with id "${command.requestId}" is waiting for an answer.`);
     default: {
@@ -222,6 +227,18 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
       throw new Error(`Unhandled command ${JSON.stringify(never)}`);
     }
   }
+}
+
+const restoreModes = ["both", "code", "conversation"] as const;
+
+async function handleRewind(command: Extract<RpcCommand, { type: "rewind" }>, options: RpcModeOptions) {
+  assertIdle(options.session, "rewind");
+  const restore = command.restore ?? "both";
+  if (!restoreModes.includes(restore)) throw new Error(`restore must be one of ${restoreModes.join(", ")}.`);
+  if (!options.checkpoints) throw new Error("Rewind is not available in this session.");
+  const request = { entryId: command.entryId, restore, force: command.force === true };
+  if (command.preview) return options.checkpoints.preview(request);
+  return options.checkpoints.rewind(request, options.session);
 }
 
 function describeState(session: AgentSession) {

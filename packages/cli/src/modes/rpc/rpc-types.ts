@@ -20,6 +20,15 @@ export type RpcCommand =
   | { id?: string; type: "fork"; entryId?: string }
   | { id?: string; type: "switch_session"; sessionPath: string }
   | { id?: string; type: "get_last_assistant_text" }
+  /** Back to before a user message (or to a checkpoint entry); `preview` only reports what would change. */
+  | {
+      id?: string;
+      type: "rewind";
+      entryId: string;
+      restore?: "both" | "code" | "conversation";
+      force?: boolean;
+      preview?: boolean;
+    }
   | { id?: string; type: "ui_response"; requestId: string; value?: unknown; cancelled?: boolean };
 
 export type RpcCommandType = RpcCommand["type"];
@@ -65,6 +74,7 @@ export const rpcCommandTypes: readonly RpcCommandType[] = [
   "fork",
   "switch_session",
   "get_last_assistant_text",
+  "rewind",
   "ui_response",
 ];
 
@@ -103,6 +113,7 @@ export function parseRpcCommand(line: string): ParsedCommand {
     set_thinking_level: ["level"],
     switch_session: ["sessionPath"],
     ui_response: ["requestId"],
+    rewind: ["entryId"],
   };
   for (const field of needsString[type] ?? []) {
     if (typeof record[field] !== "string") {
