@@ -10,7 +10,7 @@ import { previewRewind, type RewindPlan, type RewindRestore, type RewindResult, 
 import { probeGit } from "./run-git.js";
 import { ShadowRepository } from "./shadow-repository.js";
 import { TurnCheckpoints } from "./turn-checkpoints.js";
-import type { CheckpointLimits } from "./types.js";
+import type { CheckpointLimits, FileChange } from "./types.js";
 
 export type WorkspaceCheckpointsOptions = {
   gyreHome: string;
@@ -78,6 +78,26 @@ export class WorkspaceCheckpoints {
     const result = await rewind({ ...request, session: store, repository: await this.repository() });
     if (session && request.restore !== "code") await session.switchStore(store, { closePrevious: false });
     return result;
+  }
+
+  /**
+   * What changed in the workspace since this session's first checkpoint (`/diff`): `added`
+   * means the file is new since then. `notice` says why there is nothing to compare.
+   */
+  async sessionChanges(): Promise<{ changes: FileChange[]; notice?: string }> {
+    await this.turns.settled();
+    const repository = await this.repository();
+    if (repository === undefined) return { changes: [], notice: "Checkpoints are off (git is not available)." };
+    const first = this.options
+      .store()
+      .getEntries()
+      .find((entry) => entry.type === "checkpoint");
+    if (first?.type !== "checkpoint") return { changes: [], notice: "This session has not changed any files yet." };
+    if (!(await repository.hasTree(first.ref)))
+      return { changes: [], notice: "The session's first checkpoint was pruned to stay under the disk cap." };
+    const now = await repository.snapshot();
+    const differences = await repository.diff(first.ref, now.tree);
+    return { changes: differences.map(({ path, status }) => ({ path, status })) };
   }
 
   /** Hooks the turn checkpoints into a session's agent (after the session's own listener). */
