@@ -37,6 +37,7 @@ Sessions:
   --session <path|id>        open a session file or id prefix
   --fork                     with -c or --session: continue in a new file copying that session
   --no-session               keep nothing on disk
+  doctor [session] [--fix]   check a session and its checkpoints; --fix repairs, keeping a backup
   --rewind <entryId>         with --session/-c: undo back to before that user message, print JSON, exit
   --restore code|conversation|both   what --rewind restores (default both); --force overwrites conflicts
 

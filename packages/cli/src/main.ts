@@ -18,6 +18,11 @@ import { version } from "./version.js";
 type DeferredUserInterface = ReturnType<typeof createDeferredUserInterface>;
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "doctor") {
+    const { runDoctorMode } = await import("./modes/doctor-mode.js");
+    const context = { cwd: process.cwd(), gyreHome: getGyreHome(process.env), stdout: process.stdout };
+    return runDoctorMode({ argv: argv.slice(1), ...context, stderr: process.stderr });
+  }
   // Unknown --flags may belong to extensions; they are checked again once extensions loaded.
   const parsed = parseArgs(argv, { allowUnknownFlags: true });
   if (!parsed.ok) return fail(parsed.error, 2);
