@@ -7,16 +7,17 @@ export type GyreErrorCode =
   | "retry_wait_too_long"
   | "bad_stream"
   | "missing_api_key"
-  | "session_locked"
-  | "unknown_api"
-  | "usage";
+  | "unknown_api";
 
-/** The one error class of gyre. Crosses no boundary: convert to an `errorMessage` string first. */
-export class GyreError extends Error {
-  readonly code: GyreErrorCode;
+/**
+ * The one error class of gyre. Crosses no boundary: convert to an `errorMessage` string first.
+ * Each package owns its codes: this one's are the provider layer's; the CLI subclasses it with its own.
+ */
+export class GyreError<Code extends string = GyreErrorCode> extends Error {
+  readonly code: Code;
   readonly status: number | undefined;
 
-  constructor(code: GyreErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+  constructor(code: Code, message: string, options: { status?: number; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = "GyreError";
     this.code = code;

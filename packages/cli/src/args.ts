@@ -3,6 +3,8 @@
  * error sentence that says what to do; the caller prints it and exits 2.
  */
 
+import { CODING_TOOL_NAMES, isCodingToolName } from "./core/tools/tool-names.js";
+
 export type Mode = "interactive" | "print" | "json" | "rpc";
 export type ThinkingFlag = "off" | "low" | "medium" | "high";
 
@@ -52,7 +54,6 @@ export type CliArgs = {
 
 export type ParseResult = { ok: true; value: CliArgs } | { ok: false; error: string };
 
-export const knownTools = ["read", "write", "edit", "bash", "ls", "grep", "find"] as const;
 const thinkingLevels: ThinkingFlag[] = ["off", "low", "medium", "high"];
 const modes: Mode[] = ["interactive", "print", "json", "rpc"];
 
@@ -187,10 +188,12 @@ export type ParseOptions = {
   extensionFlags?: Record<string, "boolean" | "string">;
 };
 
-/** Whether `--name` is one of gyre's own flags (extensions cannot register these). */
-export function isBuiltInFlag(name: string): boolean {
-  return `--${name}` in valueFlags || `--${name}` in booleanFlags;
-}
+/** gyre's own long flag names, without dashes (extensions cannot register these). */
+export const BUILT_IN_FLAG_NAMES: ReadonlySet<string> = new Set(
+  [...Object.keys(valueFlags), ...Object.keys(booleanFlags)]
+    .filter((flag) => flag.startsWith("--"))
+    .map((flag) => flag.slice(2)),
+);
 
 /**
  * Parses `argv` (without node and script). `--flag=value` and `--flag value` both work; `--`
@@ -286,9 +289,9 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
         .split(",")
         .map((tool) => tool.trim())
         .filter(Boolean);
-      const unknown = tools.filter((tool) => !(knownTools as readonly string[]).includes(tool));
+      const unknown = tools.filter((tool) => !isCodingToolName(tool));
       if (unknown.length > 0) {
-        return `Unknown tool ${unknown.join(", ")} in --tools; choose from ${knownTools.join(",")}.`;
+        return `Unknown tool ${unknown.join(", ")} in --tools; choose from ${CODING_TOOL_NAMES.join(",")}.`;
       }
       args.tools = tools;
       return undefined;

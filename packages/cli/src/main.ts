@@ -1,11 +1,15 @@
 /**
  * gyre's entry: parse flags, build the runtime, hand over to a mode. Wiring only.
  */
-import type { ImageContent } from "@gyre/ai";
-import { type CliArgs, helpText, parseArgs } from "./args.js";
+import { describeError, type ImageContent } from "@gyre/ai";
+import { BUILT_IN_FLAG_NAMES, type CliArgs, helpText, parseArgs } from "./args.js";
+import { toRuntimeConfig } from "./cli-config.js";
+import type { SessionEvent } from "./core/agent-session.js";
 import { getGyreHome, getSessionsDir } from "./core/config/paths.js";
-import { createRuntime, type Runtime, StartupError } from "./core/create-runtime.js";
+import { createRuntime, loadRuntimeBase, type Runtime, type RuntimeIo } from "./core/create-runtime.js";
+import { CliError, exitCodeFor } from "./core/errors.js";
 import { createDeferredUserInterface } from "./core/extensions/deferred-user-interface.js";
+import type { ExtensionRunner } from "./core/extensions/extension-runner.js";
 import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
 import { loadFileArguments } from "./core/file-arguments.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
@@ -17,6 +21,15 @@ import { version } from "./version.js";
 
 type DeferredUserInterface = ReturnType<typeof createDeferredUserInterface>;
 
+/** The one place an error that ended gyre becomes a sentence on stderr and an exit code. */
+async function run(argv: string[]): Promise<number> {
+  try {
+    return await main(argv);
+  } catch (error) {
+    return fail(describeError(error), exitCodeFor(error));
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "doctor") {
     const { runDoctorMode } = await import("./modes/doctor-mode.js");
@@ -25,12 +38,14 @@ async function main(argv: string[]): Promise<number> {
   }
   // Unknown --flags may belong to extensions; they are checked again once extensions loaded.
   const parsed = parseArgs(argv, { allowUnknownFlags: true });
-  if (!parsed.ok) return fail(parsed.error, 2);
+  if (!parsed.ok) throw new CliError("bad_usage", parsed.error);
   let args = parsed.value;
   if (args.unknownFlags.length > 0) {
     const strict = parseArgs(argv);
     const gyreHome = getGyreHome(process.env);
-    if (!strict.ok && !(await mayLoadExtensions({ args, cwd: process.cwd(), gyreHome }))) return fail(strict.error, 2);
+    const extensions = toRuntimeConfig(args).extensions;
+    if (!strict.ok && !(await mayLoadExtensions({ extensions, cwd: process.cwd(), gyreHome })))
+      throw new CliError("bad_usage", strict.error);
   }
   if (args.help) {
     process.stdout.write(helpText);
@@ -48,12 +63,12 @@ async function main(argv: string[]): Promise<number> {
     piped = await readStdin();
     if (piped.trim() && args.mode === "interactive") args.mode = "print";
   }
-  let prompt = joinPrompt(args.prompt.join(" "), piped);
-  if (args.rewind === undefined && lacksPrompt(args, prompt)) return fail(noPromptMessage, 2);
+  if (args.rewind === undefined && lacksPrompt(args, joinPrompt(args.prompt.join(" "), piped)))
+    throw new CliError("bad_usage", noPromptMessage);
 
-  const verboseNotices = args.verbose || !!process.stderr.isTTY;
+  const loud = args.verbose || !!process.stderr.isTTY;
   const notify = (message: string) => {
-    if (verboseNotices) process.stderr.write(`gyre: ${message}\n`);
+    if (loud) process.stderr.write(`gyre: ${message}\n`);
   };
   const deferredUi = args.mode === "interactive" ? createDeferredUserInterface(notify) : undefined;
   if (deferredUi && process.stdin.isTTY) {
@@ -64,57 +79,71 @@ async function main(argv: string[]): Promise<number> {
   const rpcUi =
     args.mode === "rpc" ? (await import("./modes/rpc/rpc-mode.js")).createRpcUserInterface(process.stdout) : undefined;
   const ui: UserInterface = deferredUi?.ui ?? rpcUi ?? createHeadlessUserInterface(notify);
-  let runtime: Runtime;
-  try {
-    runtime = await createRuntime(args, { cwd: process.cwd(), env: process.env, ui, argv });
-  } catch (error) {
-    if (error instanceof StartupError) return fail(error.message, error.exitCode);
-    return fail((error as Error).message, 1);
-  }
-  if (args.rewind !== undefined) {
-    const { runRewindMode } = await import("./modes/rewind-mode.js");
-    const options = { entryId: args.rewind, restore: args.restore ?? "both", force: args.force };
-    const code = await runRewindMode(runtime, { ...options, stdout: process.stdout, stderr: process.stderr });
-    await runtime.session.dispose();
-    return code;
-  }
+  const io: RuntimeIo = { cwd: process.cwd(), env: process.env, ui, reservedFlags: BUILT_IN_FLAG_NAMES };
+  const base = await loadRuntimeBase(toRuntimeConfig(args), io);
+  // Extension flags may have taken words the first pass read as the prompt.
+  args = reparseWithExtensionFlags(argv, args, base.resources.extensions);
+  let prompt = joinPrompt(args.prompt.join(" "), piped);
+  if (args.rewind === undefined && lacksPrompt(args, prompt)) throw new CliError("bad_usage", noPromptMessage);
+  const runtime = await createRuntime(toRuntimeConfig(args), base, io);
+  if (args.rewind !== undefined) return runRewind(runtime, args, args.rewind);
   prepareFetch();
   limitYoungGeneration();
-  if (runtime.args !== args) {
-    // Extension flags may have taken words the first pass read as the prompt.
-    args = runtime.args;
-    prompt = joinPrompt(args.prompt.join(" "), piped);
-    if (lacksPrompt(args, prompt)) {
-      await runtime.session.dispose();
-      return fail(noPromptMessage, 2);
-    }
-  }
   const { session } = runtime;
-  // The interactive screen shows warnings itself; printing them first would show them twice.
+  // The interactive screen shows notices itself; printing them first would show them twice.
   if (args.mode !== "interactive") {
-    const loud = args.verbose || !!process.stderr.isTTY;
-    for (const warning of runtime.warnings)
-      if (loud || runtime.problems.includes(warning)) process.stderr.write(`gyre: ${warning}\n`);
+    for (const notice of runtime.notices)
+      if (loud || notice.level === "problem") process.stderr.write(`gyre: ${notice.text}\n`);
   }
   installSignalHandlers(runtime);
+  // RPC sends notices as events; interactive shows them in the chat until the screen closes.
+  const writeNotices = () => session.subscribe((event) => writeNotice(event, loud));
+  if (args.mode === "print" || args.mode === "json") writeNotices();
 
   let images: ImageContent[] = [];
-  if (args.fileArguments.length > 0) {
-    try {
-      const inlined = await loadFileArguments(args.fileArguments, runtime.cwd);
+  try {
+    if (args.fileArguments.length > 0) {
+      const inlined = await loadFileArguments(args.fileArguments, runtime.cwd).catch((error: unknown) => {
+        throw new CliError("bad_usage", describeError(error));
+      });
       prompt = inlined.text + prompt;
       images = inlined.images;
-    } catch (error) {
-      await session.dispose();
-      return fail((error as Error).message, 2);
     }
-  }
-
-  try {
-    return await runMode(runtime, { args, prompt, images, rpcUi, deferredUi });
+    const code = await runMode(runtime, { args, prompt, images, rpcUi, deferredUi });
+    if (args.mode === "interactive") writeNotices();
+    return code;
   } finally {
     await session.dispose();
   }
+}
+
+/** `--rewind <entryId>` for scripts: one rewind, its outcome as JSON, then exit. */
+async function runRewind(runtime: Runtime, args: CliArgs, entryId: string): Promise<number> {
+  const { runRewindMode } = await import("./modes/rewind-mode.js");
+  const options = { entryId, restore: args.restore ?? "both", force: args.force };
+  try {
+    return await runRewindMode(runtime, { ...options, stdout: process.stdout, stderr: process.stderr });
+  } finally {
+    await runtime.session.dispose();
+  }
+}
+
+/** The second pass over argv once extensions registered their flags; their values go to the extensions. */
+function reparseWithExtensionFlags(argv: string[], args: CliArgs, extensions: ExtensionRunner | undefined): CliArgs {
+  const flags = extensions?.getFlags() ?? new Map();
+  if (args.unknownFlags.length === 0 && flags.size === 0) return args;
+  const types = Object.fromEntries([...flags].map(([name, flag]) => [name, flag.type]));
+  const reparsed = parseArgs(argv, { extensionFlags: types });
+  if (!reparsed.ok) throw new CliError("bad_usage", reparsed.error);
+  const next = { ...reparsed.value, mode: args.mode };
+  extensions?.setFlagValues(next.extensionFlags);
+  return next;
+}
+
+/** A session notice on stderr as `gyre: …`; info only when loud. */
+function writeNotice(event: SessionEvent, loud: boolean): void {
+  if (event.type !== "notice" || (event.level === "info" && !loud)) return;
+  process.stderr.write(`gyre: ${event.message}\n`);
 }
 
 const noPromptMessage =
@@ -185,7 +214,7 @@ async function runMode(
       });
     default: {
       const never: never = args.mode;
-      return fail(`Unknown mode ${String(never)}.`, 2);
+      throw new CliError("bad_usage", `Unknown mode ${String(never)}.`);
     }
   }
 }
@@ -201,7 +230,10 @@ async function failResumeHeadless(cwd: string): Promise<number> {
         `  ${session.id.slice(0, 8)}  ${session.modified.toISOString().slice(0, 16)}  ${session.firstMessage}`,
     );
   process.stderr.write(lines.length > 0 ? `Sessions of this folder, newest first:\n${lines.join("\n")}\n` : "");
-  return fail("--resume needs the interactive mode; pass --session <id> (or -c for the newest) instead.", 2);
+  throw new CliError(
+    "bad_usage",
+    "--resume needs the interactive mode; pass --session <id> (or -c for the newest) instead.",
+  );
 }
 
 function fail(message: string, code: 1 | 2): number {
@@ -248,6 +280,6 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(0);
 });
 
-const code = await main(process.argv.slice(2));
+const code = await run(process.argv.slice(2));
 // A run ended by a signal exits with the signal's code, whichever path finishes first.
 await exitAfterOutput(signalExitCode ?? code);

@@ -1,195 +1,165 @@
-import {
-  Agent,
-  type AgentBudgets,
-  type AgentEvent,
-  type AgentMessage,
-  type AgentRunResult,
-  type AnyAgentTool,
-  type BeforeToolCallInput,
-  type BeforeToolCallResult,
-  createUserMessage,
-} from "@gyre/agent";
-import type { ImageContent, Message, Model, RetryOptions, ThinkingLevel } from "@gyre/ai";
-import { compact } from "./compaction/compact.js";
-import { contextTokensFromUsage, estimateContextTokens } from "./compaction/estimate-tokens.js";
-import { isContextOverflow } from "./compaction/is-context-overflow.js";
-import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS, shouldCompact } from "./compaction/should-compact.js";
-import type { ExtensionHost, ExtensionRunner } from "./extensions/extension-runner.js";
-import type { InputResolution } from "./extensions/resolve-input.js";
-import type { ExtensionMessage } from "./extensions/types.js";
+import { dirname } from "node:path";
+import type { Agent, AgentEvent, AgentMessage, AgentRunResult } from "@gyre/agent";
+import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
+import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
+import type { RewindResult } from "./checkpoints/rewind.js";
+import type { RewindRequest } from "./checkpoints/workspace-checkpoints.js";
+import { AutoCompaction } from "./compaction/auto-compaction.js";
+import { bindExtensions, systemPromptForRun } from "./extensions/extension-bridge.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
+import {
+  createSiblingStore,
+  describeTree,
+  messageText,
+  moveLeaf,
+  openStore,
+  type SessionTreeView,
+} from "./session/switch-session.js";
+import { SessionEventHub } from "./session-event-hub.js";
+import type { CompactionReason, SessionEvent } from "./session-events.js";
+import { type SessionSnapshot, snapshotOf } from "./session-snapshot.js";
 import { computeSessionStats, getLastAssistantText, type SessionStats } from "./session-stats.js";
 
-/** Harness events the session adds to the agent's (JSON mode and RPC carry them as they are). */
-export type SessionEvent =
-  | AgentEvent
-  | { type: "compaction_start"; reason: "threshold" | "overflow" | "manual" }
-  | { type: "compaction_end"; reason: "threshold" | "overflow" | "manual"; tokensBefore?: number; error?: string }
-  | { type: "session_changed"; sessionId: string; sessionFile: string | undefined };
-
-export type AgentSessionOptions = {
-  model: Model;
-  apiKey: string | undefined;
-  systemPrompt: string;
-  thinkingLevel: ThinkingLevel;
-  tools: AnyAgentTool[];
-  messages: AgentMessage[];
-  store: SessionManager;
-  budgets?: AgentBudgets;
-  retry?: RetryOptions;
-  /** A model stream that sends nothing for this long fails (default: the provider layer's 120 s). */
-  idleTimeoutMs?: number;
-  /** Resolves a key for another provider after `setModel`. */
-  getApiKey?: (provider: string) => string | undefined;
-  /**
-   * Automatic compaction: before a prompt when the last call used more than
-   * `contextWindow - reserveTokens`, and once after a context-overflow error. Default on.
-   */
-  compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
-  beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
-  /** Extensions: their hooks run in the loop and every `SessionEvent` reaches their handlers. */
-  extensions?: ExtensionRunner;
-  /** Turns slash input into a prompt (templates, skills) or runs a command; default: text as it is. */
-  resolveInput?: (text: string) => Promise<InputResolution>;
-};
+export type { AgentSessionOptions } from "./agent-session-options.js";
+export type { SessionEvent } from "./session-events.js";
+export type { SessionSnapshot } from "./session-snapshot.js";
 
 /**
- * The one core every mode drives: an `Agent` plus persistence, compaction and stats. Events are
- * persisted as they happen (a message when it ends; a flush at every turn end), so a crash loses
- * at most the entry being written. Modes subscribe to `SessionEvent`s and never touch the agent.
+ * The one door modes use into a conversation: an `Agent` plus persistence, compaction,
+ * extensions and session switching. Events are persisted as they happen (a message when it
+ * ends; a flush at every turn end). One user action at a time runs under the session's own
+ * `AbortController`, so `abort()` stops a model call, a tool or a compaction alike.
  */
 export class AgentSession {
-  readonly agent: Agent;
+  private readonly agent: Agent;
   private store: SessionManager;
   private apiKey: string | undefined;
-  private readonly listeners = new Set<(event: SessionEvent) => void>();
+  private readonly events: SessionEventHub;
+  private readonly compaction: AutoCompaction;
   private lastEndReason: AgentRunResult["reason"] | undefined;
   private budgetReason: string | undefined;
-  /**
-   * Message count when the context was last replaced (load, resume, compaction): usage reported
-   * before then may describe a context that no longer exists.
-   */
-  private compactedAt: number;
-  /** Runs started by extension messages; `prompt()` waits for them so print mode sees the last answer. */
-  private readonly extensionRuns = new Set<Promise<AgentRunResult>>();
-  /** True from `agent_end` until the run settles: a message sent then starts the next run. */
-  private runEnding = false;
+  /** Texts given to `steer`/`followUp` not yet delivered (for `takeQueued`). */
+  private readonly queued: string[] = [];
+  /** Runs started so far; tells a prompt handled by a command whether the command ran one. */
+  private runs = 0;
+  private controller: AbortController | undefined;
+  private active: Promise<unknown> | undefined;
   private disposed = false;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
-    this.compactedAt = options.messages.length;
     this.apiKey = options.apiKey;
-    const extensions = options.extensions;
-    this.agent = new Agent({
-      model: options.model,
-      systemPrompt: options.systemPrompt,
-      thinkingLevel: options.thinkingLevel,
-      tools: options.tools,
-      messages: options.messages,
-      budgets: options.budgets,
-      streamOptions: {
-        ...(options.retry ? { retry: options.retry } : {}),
-        ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
-      },
-      getApiKey: (provider) =>
-        provider === this.agent.state.model.provider ? this.apiKey : options.getApiKey?.(provider),
-      beforeToolCall: composeBeforeToolCall(options.beforeToolCall, extensions),
-      ...(extensions
-        ? {
-            afterToolCall: (input) => extensions.afterToolCall(input),
-            transformContext: (messages) =>
-              extensions.hasHandlers("context") ? extensions.transformContext(messages) : messages,
-            convertToLlm: convertCustomMessagesToUser,
-          }
-        : {}),
-      onListenerError: (error, event) => {
-        process.stderr.write(`gyre: a listener failed on "${event.type}": ${(error as Error).message}\n`);
-      },
+    this.compaction = new AutoCompaction(options.compaction ?? {}, options.messages.length);
+    const { extensions } = options;
+    this.events = new SessionEventHub(extensions);
+    this.agent = createSessionAgent(options, {
+      apiKey: () => this.apiKey,
+      notice: (message) => this.events.notice("listener", message),
     });
+    const { checkpoints } = options;
+    checkpoints?.bind({ store: () => this.store, notice: (text) => this.events.notice("session", text) });
     this.agent.subscribe(async (event) => {
       const flushed = this.onAgentEvent(event);
       await extensions?.emit(event);
       await flushed;
+      // After the session's own entries, so a run's end checkpoint follows its last message.
+      await checkpoints?.turns.handleEvent(event);
     });
-    extensions?.bind(this.createExtensionHost());
+    if (extensions)
+      bindExtensions(extensions, {
+        store: () => this.store,
+        model: () => this.agent.state.model,
+        isBusy: () => this.busy,
+        isRunning: () => this.agent.state.isRunning,
+        abort: () => void this.abort(),
+        queue: (message, deliverAs) =>
+          deliverAs === "followUp" ? this.agent.followUp(message) : this.agent.steer(message),
+        start: (message, text) => this.runMessage(message, text),
+        notice: (message) => this.events.notice("extension", message),
+      });
   }
 
-  get sessionId(): string {
-    return this.store.id;
-  }
-
-  get sessionFile(): string | undefined {
-    return this.store.path;
-  }
-
-  get session(): SessionManager {
-    return this.store;
+  /** What modes show: model, thinking level, whether it runs, why the last run ended, the session's id, file and name, totals. */
+  get state(): SessionSnapshot {
+    return snapshotOf({
+      agent: this.agent.state,
+      store: this.store,
+      busy: this.busy,
+      compacting: this.compaction.running,
+      endReason: this.lastEndReason,
+      budgetReason: this.budgetReason,
+      stats: this.getStats(),
+    });
   }
 
   get messages(): readonly AgentMessage[] {
     return this.agent.state.messages;
   }
 
-  get isRunning(): boolean {
-    return this.agent.state.isRunning;
-  }
-
-  /** The sentence of the budget that ended the last run, if one did. */
-  get lastBudgetReason(): string | undefined {
-    return this.budgetReason;
-  }
-
-  /** Why the last run ended. */
-  get endReason(): AgentRunResult["reason"] | undefined {
-    return this.lastEndReason;
-  }
-
+  /** Every session event, in order; returns the unsubscribe function. A throwing listener becomes a notice. */
   subscribe(listener: (event: SessionEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.subscribe(listener);
   }
 
   /**
-   * Runs one user request to the end. Compacts first when the context is near the window;
-   * when the provider reports a context overflow, compacts once and retries — never loops.
+   * Runs one user request to the end, then delivers what was queued as it ended, each through
+   * the same path: threshold compaction, `before_agent_start`, the run, one overflow
+   * compact-and-retry (never a loop). Throws while another prompt runs: use `steer`/`followUp`.
    */
-  async prompt(input: string, images: ImageContent[] = []): Promise<AgentRunResult> {
-    const resolved: InputResolution = this.options.resolveInput
-      ? await this.options.resolveInput(input)
-      : { kind: "prompt", text: input };
-    if (resolved.kind === "handled") {
-      const result = (await this.settleExtensionRuns()) ?? { messages: [], reason: "stop" };
-      this.lastEndReason = result.reason;
-      await this.flush();
-      return result;
-    }
-    const text = resolved.text;
-    await this.maybeCompact();
-    await this.prepareSystemPrompt(text, images);
-    let result = await this.agent.prompt(text, { images });
-    const last = this.agent.state.messages.at(-1);
-    // Compact once and retry once; a second overflow is reported, never looped on.
-    if (this.autoCompaction && last?.role === "assistant" && isContextOverflow(last)) {
-      if (await this.compact("overflow")) result = await this.agent.continue();
-    }
-    result = (await this.settleExtensionRuns()) ?? result;
-    this.lastEndReason = result.reason;
-    await this.flush();
-    return result;
+  prompt(input: string, images: ImageContent[] = []): Promise<AgentRunResult> {
+    return this.track(async (signal) => {
+      const resolved = this.options.resolveInput
+        ? await this.options.resolveInput(input)
+        : { kind: "prompt" as const, text: input };
+      const runsBefore = this.runs;
+      const first: AgentRunResult =
+        resolved.kind === "handled"
+          ? { messages: [], reason: (this.runs > runsBefore && this.lastEndReason) || "stop" }
+          : await this.runOnce(resolved.text, images, signal, () => this.agent.prompt(resolved.text, { images }));
+      return this.deliverQueued(first, signal);
+    });
   }
 
+  /** Adds a message to the run in progress at its next turn boundary (or to the next run). */
   steer(text: string): void {
+    this.queued.push(text);
     this.agent.steer(text);
   }
 
+  /** Queues a message for when the agent would otherwise stop. */
   followUp(text: string): void {
+    this.queued.push(text);
     this.agent.followUp(text);
   }
 
-  abort(): void {
+  /** Removes and returns the queued, not yet delivered messages (Esc puts them back in the editor). */
+  takeQueued(): string[] {
+    this.agent.clearQueues();
+    return this.queued.splice(0);
+  }
+
+  /** Stops the model call, tools and compaction in progress; resolves once the session is idle. */
+  async abort(): Promise<void> {
+    this.controller?.abort();
     this.agent.abort();
+    await this.whenIdle();
+  }
+
+  /** Resolves once no prompt, compaction or run is in progress (at once when idle). */
+  async whenIdle(): Promise<void> {
+    while (this.busy) {
+      await this.active?.catch(() => {});
+      await this.agent.waitForIdle();
+    }
+  }
+
+  /**
+   * Summarises the older part of the branch now (`focus` steers the summary). Returns whether it
+   * compacted; a failure is reported by `compaction_end` with `error`. Stopped by `abort()`.
+   */
+  compact(focus?: string): Promise<boolean> {
+    return this.track((signal) => this.runCompaction("manual", signal, focus));
   }
 
   setModel(model: Model, apiKey?: string): void {
@@ -207,47 +177,55 @@ export class AgentSession {
     this.store.appendThinkingLevelChange(level);
   }
 
-  /** Replaces the store and conversation (new session, resume, fork). Not while running. */
-  async switchStore(store: SessionManager, options: { closePrevious?: boolean } = {}): Promise<void> {
-    await this.flush();
-    if (options.closePrevious !== false) await this.store.close();
-    this.store = store;
-    store.repairInterruptedToolCalls();
-    const messages = store.buildContext().messages;
-    this.agent.replaceMessages(messages);
-    this.compactedAt = messages.length;
-    this.emit({ type: "session_changed", sessionId: store.id, sessionFile: store.path });
+  /** Starts a new session (in memory when this one is). Not while running. */
+  newSession(): Promise<void> {
+    this.assertIdle("start a new session");
+    return this.switchTo(createSiblingStore(this.store, this.sessionsDir));
+  }
+
+  /** Continues the session a file path or id prefix names. Not while running; throws a `CliError` naming the problem. */
+  async open(pathOrIdPrefix: string): Promise<void> {
+    this.assertIdle("switch sessions");
+    await this.switchTo(
+      await openStore({ sessionsDir: this.sessionsDir, cwd: this.store.cwd, pathOrId: pathOrIdPrefix }),
+    );
+  }
+
+  /** Continues in a copy of the current branch (from `entryId` when given); the original is unchanged. */
+  async fork(options: { entryId?: string } = {}): Promise<void> {
+    this.assertIdle("fork");
+    if (options.entryId) this.store.branch(options.entryId);
+    await this.switchTo(await this.store.fork());
+  }
+
+  /** /tree: continues from `entryId`; a user message comes back as `editText` to edit and resend. */
+  async navigate(entryId: string): Promise<{ editText?: string }> {
+    this.assertIdle("move in the tree");
+    const moved = moveLeaf(this.store, entryId);
+    await this.switchTo(this.store, { closePrevious: false });
+    return moved;
   }
 
   /**
-   * Summarises the older part of the branch into a `compaction` entry (the file keeps every
-   * entry) and continues with the summary plus the recent turns. Returns whether it compacted.
+   * Back to before a user message (or to a checkpoint entry): files, conversation or both
+   * (DESIGN §10). Not while running; throws when the session has no checkpoints.
    */
-  async compact(reason: "threshold" | "overflow" | "manual", focus?: string): Promise<boolean> {
-    this.emit({ type: "compaction_start", reason });
-    try {
-      const data = await compact({
-        branchEntries: this.store.getBranch(),
-        model: this.agent.state.model,
-        ...(this.apiKey ? { apiKey: this.apiKey } : {}),
-        ...(focus ? { focus } : {}),
-        keepRecentTokens: this.options.compaction?.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS,
-        signal: AbortSignal.timeout(300_000),
-      });
-      this.store.appendCompaction(data);
-      const messages = this.store.buildContext().messages;
-      // A failed answer at the end (the overflow itself) is not history to continue from.
-      const last = messages.at(-1);
-      if (last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted")) messages.pop();
-      this.agent.replaceMessages(messages);
-      this.compactedAt = messages.length;
-      await this.flush();
-      this.emit({ type: "compaction_end", reason, tokensBefore: data.tokensBefore });
-      return true;
-    } catch (error) {
-      this.emit({ type: "compaction_end", reason, error: (error as Error).message });
-      return false;
-    }
+  async rewind(request: RewindRequest): Promise<RewindResult> {
+    this.assertIdle("rewind");
+    if (!this.options.checkpoints) throw new Error("Rewind is not available in this session.");
+    const result = await this.options.checkpoints.rewind(request);
+    if (request.restore !== "code") await this.switchTo(this.store, { closePrevious: false });
+    return result;
+  }
+
+  /** Names the session (shown by /resume and in the footer). */
+  rename(name: string): void {
+    this.store.setName(name);
+  }
+
+  /** The session's entries as a tree, with the current branch marked. */
+  tree(): SessionTreeView {
+    return describeTree(this.store);
   }
 
   getStats(): SessionStats {
@@ -258,175 +236,143 @@ export class AgentSession {
     return getLastAssistantText(this.agent.state.messages);
   }
 
-  /** Waits for every pending write and fsyncs the session file. */
+  /** Waits for every pending write and fsyncs the session file; a failure becomes a notice. */
   async flush(): Promise<void> {
     try {
       await this.store.flush();
     } catch (error) {
-      process.stderr.write(`gyre: could not write the session file: ${(error as Error).message}\n`);
+      this.events.notice("session", `could not write the session file: ${describeError(error)}`, "error");
     }
   }
 
-  /** Aborts work in progress, persists, and closes the store. */
+  /** Tells extensions the session ends, aborts work in progress, persists, and closes the store. */
   async dispose(): Promise<void> {
     if (!this.disposed) {
       this.disposed = true;
       await this.options.extensions?.emit({ type: "session_shutdown" });
     }
-    this.agent.abort();
-    await this.agent.waitForIdle();
+    await this.abort();
     await this.flush();
     await this.store.close();
   }
 
-  private get autoCompaction(): boolean {
-    return this.options.compaction?.enabled !== false;
+  /** Runs `work` as the session's one action, under a fresh `AbortController`. */
+  private async track<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.active) throw new Error("The session is busy: use steer() or followUp(), or await abort() first.");
+    const controller = new AbortController();
+    this.controller = controller;
+    const run = Promise.resolve().then(() => work(controller.signal));
+    this.active = run;
+    try {
+      return await run;
+    } finally {
+      this.active = undefined;
+      this.controller = undefined;
+    }
+  }
+
+  /** One run through the prompt path: threshold compaction, `before_agent_start`, the run, one overflow retry. */
+  private async runOnce(
+    text: string,
+    images: ImageContent[],
+    signal: AbortSignal,
+    start: () => Promise<AgentRunResult>,
+  ): Promise<AgentRunResult> {
+    if (this.compaction.isNearWindow(this.agent.state.messages, this.agent.state.model))
+      await this.runCompaction("threshold", signal);
+    if (signal.aborted) return { messages: [], reason: "aborted" };
+    this.runs++;
+    const systemPrompt = await systemPromptForRun(this.options.extensions, {
+      prompt: text,
+      images,
+      systemPrompt: this.options.systemPrompt,
+    });
+    if (systemPrompt !== undefined) this.agent.setSystemPrompt(systemPrompt);
+    let result = await start();
+    if (!signal.aborted && this.compaction.endedInOverflow(this.agent.state.messages)) {
+      if (await this.runCompaction("overflow", signal)) result = await this.agent.continue();
+    }
+    this.lastEndReason = result.reason;
+    await this.flush();
+    return result;
+  }
+
+  /** Delivers messages queued as the last run ended, each as its own run; stops on abort or a budget. */
+  private async deliverQueued(last: AgentRunResult, signal: AbortSignal): Promise<AgentRunResult> {
+    let result = last;
+    while (this.agent.hasQueuedMessages() && !signal.aborted && result.reason !== "budget") {
+      result = await this.runOnce(this.queued[0] ?? "", [], signal, () => this.agent.continue());
+    }
+    return result;
   }
 
   /**
-   * Tokens the next call will send: the last call's reported usage, or — right after a
-   * compaction, before any new answer — an estimate of the compacted context (the old usage
-   * describes the context before compaction and would trigger another one).
+   * An extension message sent while no run reads the queues: a run of its own through the prompt
+   * path, inside the current action when one is in progress (a command's handler awaits it).
    */
-  private currentContextTokens(): number {
-    const messages = this.agent.state.messages;
-    for (let index = messages.length - 1; index >= this.compactedAt; index--) {
-      const message = messages[index];
-      if (message?.role !== "assistant") continue;
-      const seen = contextTokensFromUsage(message.usage);
-      if (seen > 0) return seen;
-    }
-    return estimateContextTokens(messages);
+  private runMessage(message: AgentMessage, text: string): Promise<AgentRunResult> {
+    const run = (signal: AbortSignal) =>
+      this.runOnce(text, [], signal, () => this.agent.prompt(message)).then((result) =>
+        this.deliverQueued(result, signal),
+      );
+    const current = this.controller;
+    return current ? run(current.signal) : this.track(run);
   }
 
-  private async maybeCompact(): Promise<void> {
-    if (!this.autoCompaction) return;
-    const reserveTokens = this.options.compaction?.reserveTokens ?? DEFAULT_RESERVE_TOKENS;
-    const contextTokens = this.currentContextTokens();
-    if (shouldCompact({ contextTokens, model: this.agent.state.model, reserveTokens })) await this.compact("threshold");
+  /** Whether a prompt (with its compaction and queued deliveries) or a run is in progress. */
+  private get busy(): boolean {
+    return this.active !== undefined || this.agent.state.isRunning;
+  }
+
+  private runCompaction(reason: CompactionReason, signal: AbortSignal, focus?: string): Promise<boolean> {
+    return this.compaction.run({
+      reason,
+      signal,
+      ...(focus ? { focus } : {}),
+      store: this.store,
+      model: this.agent.state.model,
+      apiKey: this.apiKey,
+      emit: (event) => this.events.emit(event),
+      apply: async (messages) => {
+        this.agent.replaceMessages(messages);
+        await this.flush();
+      },
+    });
+  }
+
+  /** Replaces the store and conversation (new session, open, fork, tree). */
+  private async switchTo(store: SessionManager, options: { closePrevious?: boolean } = {}): Promise<void> {
+    this.assertIdle("switch sessions");
+    await this.flush();
+    if (options.closePrevious !== false) await this.store.close();
+    this.store = store;
+    store.repairInterruptedToolCalls();
+    const messages = store.buildContext().messages;
+    this.agent.replaceMessages(messages);
+    this.compaction.markReplaced(messages.length);
+    this.events.emit({ type: "session_changed", sessionId: store.id, sessionFile: store.path });
   }
 
   private onAgentEvent(event: AgentEvent): Promise<void> | undefined {
-    this.notifyListeners(event);
-    if (event.type === "agent_start") {
-      this.budgetReason = undefined;
-      this.runEnding = false;
-    }
-    if (event.type === "agent_end") this.runEnding = true;
+    this.events.notify(event);
+    if (event.type === "agent_start") this.budgetReason = undefined;
     if (event.type === "budget_reached") this.budgetReason = event.reason;
+    if (event.type === "message_start" && event.message.role === "user") {
+      const index = this.queued.indexOf(messageText(event.message));
+      if (index >= 0) this.queued.splice(index, 1);
+    }
     if (event.type === "message_end") this.store.appendMessage(event.message);
     if (event.type === "turn_end" || event.type === "agent_end") return this.flush();
     return undefined;
   }
 
-  private emit(event: SessionEvent): void {
-    this.notifyListeners(event);
-    void this.options.extensions?.emit(event);
+  /** The sessions folder: given, or the one the current file lives in; undefined in memory without one. */
+  private get sessionsDir(): string | undefined {
+    const path = this.store.path;
+    return this.options.sessionsDir ?? (path === undefined ? undefined : dirname(dirname(path)));
   }
 
-  private notifyListeners(event: SessionEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        process.stderr.write(`gyre: an event listener failed: ${(error as Error).message}\n`);
-      }
-    }
+  private assertIdle(action: string): void {
+    if (this.busy) throw new Error(`The agent is running; abort first to ${action}.`);
   }
-
-  /** What extensions may do with this session (see `ExtensionAPI`). */
-  private createExtensionHost(): ExtensionHost {
-    return {
-      sessionId: () => this.store.id,
-      sessionFile: () => this.store.path,
-      model: () => this.agent.state.model,
-      isIdle: () => !this.isRunning,
-      abort: () => this.abort(),
-      appendEntry: (customType, data) => {
-        this.store.appendCustom(customType, data);
-      },
-      getEntries: (customType) =>
-        this.store
-          .getBranch()
-          .flatMap((entry) =>
-            entry.type === "custom" && entry.customType === customType
-              ? [{ customType, data: entry.data, timestamp: entry.timestamp }]
-              : [],
-          ),
-      sendMessage: (message, options) => this.deliverExtensionMessage(message, options.deliverAs),
-    };
-  }
-
-  private async deliverExtensionMessage(message: ExtensionMessage, deliverAs?: "steer" | "followUp"): Promise<void> {
-    const agentMessage: AgentMessage =
-      typeof message === "string"
-        ? createUserMessage(message)
-        : {
-            role: "custom",
-            customType: message.customType,
-            content: message.content,
-            display: message.display ?? true,
-            ...(message.details !== undefined ? { details: message.details } : {}),
-            timestamp: Date.now(),
-          };
-    if (this.isRunning && !this.runEnding) {
-      if (deliverAs === "followUp") this.agent.followUp(agentMessage);
-      else this.agent.steer(agentMessage);
-      return;
-    }
-    // Idle, or the run is past the point where it reads its queues: start the next run after it.
-    const ending = this.isRunning;
-    const text = typeof agentMessage.content === "string" ? agentMessage.content : "";
-    const run = this.agent
-      .waitForIdle()
-      .then(() => this.prepareSystemPrompt(text, []))
-      .then(() => this.agent.prompt(agentMessage));
-    this.extensionRuns.add(run);
-    const settled = run.finally(async () => {
-      this.extensionRuns.delete(run);
-      await this.flush();
-    });
-    // A handler of the ending run must not wait for the next one: that run waits for the handler.
-    if (ending) settled.catch(() => {});
-    else await settled;
-  }
-
-  /** Lets `before_agent_start` handlers set the system prompt of the run about to start. */
-  private async prepareSystemPrompt(prompt: string, images: ImageContent[]): Promise<void> {
-    const extensions = this.options.extensions;
-    if (!extensions?.hasHandlers("before_agent_start")) return;
-    const systemPrompt = this.options.systemPrompt;
-    this.agent.setSystemPrompt(await extensions.beforeAgentStart({ prompt, images, systemPrompt }));
-  }
-
-  /** Waits for runs extensions started; resolves with the last one's result, if any ran. */
-  private async settleExtensionRuns(): Promise<AgentRunResult | undefined> {
-    let last: AgentRunResult | undefined;
-    while (this.extensionRuns.size > 0) {
-      const results = await Promise.allSettled([...this.extensionRuns]);
-      for (const settled of results) if (settled.status === "fulfilled") last = settled.value;
-    }
-    return last;
-  }
-}
-
-/** Extension hooks run after the session's own `beforeToolCall`, if it did not block. */
-function composeBeforeToolCall(
-  own: AgentSessionOptions["beforeToolCall"],
-  extensions: ExtensionRunner | undefined,
-): AgentSessionOptions["beforeToolCall"] {
-  if (!extensions) return own;
-  return async (input, signal) => {
-    const verdict = await own?.(input, signal);
-    if (verdict?.block) return verdict;
-    return extensions.beforeToolCall(input);
-  };
-}
-
-/** With extensions, custom messages (from `sendMessage`) reach the model as user text. */
-function convertCustomMessagesToUser(messages: AgentMessage[]): Message[] {
-  return messages.map(
-    (message): Message =>
-      message.role === "custom" ? { role: "user", content: message.content, timestamp: message.timestamp } : message,
-  );
 }

@@ -1,38 +1,52 @@
 import { stat } from "node:fs/promises";
-import { GyreError } from "@gyre/ai";
-import type { CliArgs } from "../args.js";
+import { CliError } from "./errors.js";
+import type { RuntimeNotice } from "./inspect-project.js";
+import type { SessionChoice } from "./runtime-config.js";
 import { SessionManager } from "./session/session-manager.js";
 import { findNewestSession, resolveSessionArgument } from "./session/session-store.js";
 
 /**
- * Opens the session the flags ask for: in memory (`--no-session`), the newest of this folder
- * (`--continue`; a new one if there is none), a given one (`--session`), or a new one.
- * Interrupted tool calls of a resumed session get their synthetic results before any model call.
+ * Opens the session `choice` asks for: in memory, the newest of this folder (a new one if there
+ * is none), a given one, or a new one; `fork` continues in a copy. Interrupted tool calls of a
+ * resumed session get their synthetic results before any model call. Files `continue` passes
+ * over and damaged lines skipped come back as `problem` notices.
  */
-export async function openSessionForArgs(
-  args: Pick<CliArgs, "noSession" | "continueSession" | "session" | "fork">,
-  options: {
-    cwd: string;
-    sessionsDir: string;
-    /** Told of each session file `--continue` passes over because it cannot be read. */
-    onSkippedSession?: (message: string) => void;
-  },
-): Promise<SessionManager> {
-  if (args.noSession) return SessionManager.inMemory({ cwd: options.cwd });
-  let path: string | undefined;
-  if (args.session) {
-    path = await resolveSessionArgument({ ...options, value: args.session });
-    await assertSessionFile(path);
-  } else if (args.continueSession) {
-    const { onSkippedSession } = options;
-    path = await findNewestSession({
-      ...options,
-      onSkip: (skipped, reason) =>
-        onSkippedSession?.(`--continue passed over ${skipped}: ${reason}. The file was not changed.`),
+export async function openSessionStore(
+  choice: SessionChoice,
+  options: { cwd: string; sessionsDir: string },
+): Promise<{ store: SessionManager; notices: RuntimeNotice[] }> {
+  const notices: RuntimeNotice[] = [];
+  const store = await openChoice(choice, options, (text) => notices.push({ level: "problem", text }));
+  if (store.problems.length > 0) {
+    const shown = store.problems.slice(0, 3).map((problem) => `line ${problem.line}: ${problem.message}`);
+    const more = store.problems.length > 3 ? `; and ${store.problems.length - 3} more` : "";
+    notices.push({
+      level: "problem",
+      text: `Session ${store.path}: skipped ${store.problems.length} damaged line(s) (${shown.join("; ")}${more}); the rest was loaded and the file was not changed.`,
     });
   }
-  if (!path) return SessionManager.create({ sessionsDir: options.sessionsDir, cwd: options.cwd });
-  if (args.fork) {
+  return { store, notices };
+}
+
+async function openChoice(
+  choice: SessionChoice,
+  options: { cwd: string; sessionsDir: string },
+  onSkipped: (message: string) => void,
+): Promise<SessionManager> {
+  if (choice.kind === "memory") return SessionManager.inMemory({ cwd: options.cwd });
+  let path: string | undefined;
+  if (choice.kind === "open") {
+    path = await resolveSessionArgument({ ...options, value: choice.pathOrId });
+    await assertSessionFile(path);
+  } else if (choice.kind === "continue") {
+    path = await findNewestSession({
+      ...options,
+      onSkip: (skipped, reason) => onSkipped(`--continue passed over ${skipped}: ${reason}. The file was not changed.`),
+    });
+  }
+  if (!path || choice.kind === "new")
+    return SessionManager.create({ sessionsDir: options.sessionsDir, cwd: options.cwd });
+  if (choice.fork) {
     // Read-only: the original may be open (and locked) in another gyre; the copy is ours.
     const source = await SessionManager.open(path, { readOnly: true });
     const forked = await source.fork({ sessionsDir: options.sessionsDir });
@@ -43,8 +57,8 @@ export async function openSessionForArgs(
   try {
     session = await SessionManager.open(path);
   } catch (error) {
-    if (error instanceof GyreError && error.code === "session_locked") {
-      throw new GyreError("session_locked", `${error.message} To continue in a copy now, add --fork.`);
+    if (error instanceof CliError && error.code === "session_locked") {
+      throw new CliError("session_locked", `${error.message} To continue in a copy now, add --fork.`);
     }
     throw error;
   }
@@ -56,11 +70,11 @@ export async function openSessionForArgs(
 async function assertSessionFile(path: string): Promise<void> {
   const info = await stat(path);
   if (info.isDirectory()) {
-    throw new GyreError("usage", `${path} is a directory; pass a session .jsonl file or the start of a session id.`);
+    throw new CliError("bad_usage", `${path} is a directory; pass a session .jsonl file or the start of a session id.`);
   }
   if (!info.isFile()) {
-    throw new GyreError(
-      "usage",
+    throw new CliError(
+      "bad_usage",
       `${path} is not a regular file; pass a session .jsonl file or the start of a session id.`,
     );
   }

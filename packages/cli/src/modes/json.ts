@@ -22,7 +22,7 @@ export async function runJsonMode(options: {
   const { session, stdout } = options;
   const redact = options.redact ?? createRedactor({ env: process.env });
   const writeLine = (value: unknown) => stdout.write(`${redact(JSON.stringify(value))}\n`);
-  writeLine(session.session.header);
+  writeLine(session.state.header);
   const unsubscribe = session.subscribe((event) => writeLine(event));
   try {
     const result = await session.prompt(options.prompt, options.images ?? []);

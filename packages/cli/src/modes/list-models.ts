@@ -9,7 +9,7 @@ export async function runListModels(stdout: Writable): Promise<number> {
   try {
     for (const custom of await loadModelsConfig(getGyreHome())) registerProvider(custom.info, custom.models);
   } catch (error) {
-    process.stderr.write(`gyre: Broken models file ${(error as Error).message}\n`);
+    process.stderr.write(`gyre: ${(error as Error).message}\n`);
     return 2;
   }
   const rows: string[][] = [["provider", "model", "context", "max out", "$/M in", "$/M out", "key"]];

@@ -18,12 +18,14 @@ export async function runRewindMode(
   },
 ): Promise<number> {
   try {
-    const result = await runtime.checkpoints.rewind({
+    const result = await runtime.session.rewind({
       entryId: options.entryId,
       restore: options.restore,
       force: options.force,
     });
-    options.stdout.write(`${JSON.stringify({ type: "rewind", sessionId: runtime.session.sessionId, ...result })}\n`);
+    options.stdout.write(
+      `${JSON.stringify({ type: "rewind", sessionId: runtime.session.state.sessionId, ...result })}\n`,
+    );
     if (result.conflicts.length > 0 && !options.force)
       options.stderr.write(
         `gyre: kept ${result.conflicts.length} file(s) changed outside gyre since the checkpoint (${result.conflicts.join(", ")}); add --force to restore them too.\n`,

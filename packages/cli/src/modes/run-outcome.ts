@@ -9,11 +9,11 @@ export function describeRunFailure(session: AgentSession, reason: AgentEndReason
     case "stop_after_turn":
       return undefined;
     case "budget":
-      return session.lastBudgetReason ?? "A budget ended the run.";
+      return session.state.budgetReason ?? "A budget ended the run.";
     case "aborted":
       return "The run was aborted.";
     case "error": {
-      const error = session.agent.state.error ?? "The model call failed.";
+      const error = session.state.lastError ?? "The model call failed.";
       return `The model call failed: ${error}`;
     }
     default: {

@@ -1,25 +1,14 @@
 import type { AgentMessage } from "@gyre/agent";
-import { type AssistantMessage, createEmptyUsage } from "@gyre/ai";
 import { createFauxModel, type FauxScriptItem } from "@gyre/ai/testing";
 import { describe, expect, it } from "vitest";
-import { AgentSession, type SessionEvent } from "../../src/core/agent-session.js";
 import { SessionManager } from "../../src/core/session/session-manager.js";
+import { openTestSession, reply } from "./session-helpers.js";
 
 const instruction = "Always use tabs for indentation and never touch vendor/.";
 
 function createSession(script: FauxScriptItem[]) {
   const faux = createFauxModel(script);
   const store = SessionManager.inMemory({ cwd: "/work" });
-  const reply = (text: string): AssistantMessage => ({
-    role: "assistant",
-    content: [{ type: "text", text }],
-    api: "faux",
-    provider: "faux",
-    model: "faux-1",
-    usage: createEmptyUsage(),
-    stopReason: "stop",
-    timestamp: 2,
-  });
   const history: AgentMessage[] = [
     { role: "user", content: instruction, timestamp: 1 },
     reply(`Understood ${"a".repeat(400)}`),
@@ -29,18 +18,7 @@ function createSession(script: FauxScriptItem[]) {
     reply(`Done again ${"c".repeat(400)}`),
   ];
   for (const message of history) store.appendMessage(message);
-  const session = new AgentSession({
-    model: faux.model,
-    apiKey: undefined,
-    systemPrompt: "test",
-    thinkingLevel: "off",
-    tools: [],
-    messages: store.buildContext().messages,
-    store,
-    compaction: { keepRecentTokens: 10 },
-  });
-  const events: SessionEvent[] = [];
-  session.subscribe((event) => events.push(event));
+  const { session, events } = openTestSession(faux.model, store);
   return { faux, store, session, events };
 }
 
@@ -91,7 +69,7 @@ describe("AgentSession compaction", () => {
       { content: [{ type: "text", text: "Focused summary." }] },
       { content: [{ type: "text", text: "after compaction" }] },
     ]);
-    expect(await session.compact("manual", "the tabs rule")).toBe(true);
+    expect(await session.compact("the tabs rule")).toBe(true);
     expect(JSON.stringify(faux.contexts[0]?.messages)).toContain("the tabs rule");
     await session.prompt("continue");
     expect(JSON.stringify(faux.contexts[1]?.messages)).toContain("Focused summary.");

@@ -88,14 +88,11 @@ export function streamFaux(model: Model, context: Context, options: StreamOption
   return runProvider(model, options, async (builder) => {
     const state = states.get(model.baseUrl);
     if (!state)
-      throw new GyreError(
-        "usage",
-        `No faux script is registered for ${model.baseUrl}; create one with createFauxModel().`,
-      );
+      throw new Error(`No faux script is registered for ${model.baseUrl}; create one with createFauxModel().`);
     state.contexts.push(structuredClone(context));
     const item =
       state.script.length > 1 || state.options.whenExhausted !== "repeat-last" ? state.script.shift() : state.script[0];
-    if (!item) throw new GyreError("usage", "The faux model's script has no response left for this request.");
+    if (!item) throw new Error("The faux model's script has no response left for this request.");
     const response = typeof item === "function" ? item(context) : item;
     const delay = response.tokenDelayMs ?? state.options.tokenDelayMs ?? 0;
     const size = Math.max(1, state.options.tokenSize ?? 4);

@@ -4,8 +4,8 @@
  * use (nothing on the start-up path); when git is missing it says so once and rewind covers the
  * conversation only.
  */
-import type { AgentSession } from "../agent-session.js";
 import type { SessionManager } from "../session/session-manager.js";
+import { messageText } from "../session/switch-session.js";
 import { previewRewind, type RewindPlan, type RewindRestore, type RewindResult, rewind } from "./rewind.js";
 import { probeGit } from "./run-git.js";
 import { ShadowRepository } from "./shadow-repository.js";
@@ -15,25 +15,37 @@ import type { CheckpointLimits, FileChange } from "./types.js";
 export type WorkspaceCheckpointsOptions = {
   gyreHome: string;
   workspace: string;
-  /** The session entries go to; read at every use, so a switched store is followed. */
-  store: () => SessionManager;
   limits?: Partial<CheckpointLimits>;
   gitBinary?: string;
-  onNotice?: (text: string) => void;
 };
+
+/** What the owning session provides: its current store and a way to tell the user. */
+export type CheckpointHost = { store: () => SessionManager; notice: (text: string) => void };
 
 export type RewindRequest = { entryId: string; restore: RewindRestore; force?: boolean };
 
+/** Bound to its session by `bind` (AgentSession does this); until then it records nothing. */
 export class WorkspaceCheckpoints {
   readonly turns: TurnCheckpoints;
   private opened: Promise<ShadowRepository | undefined> | undefined;
+  private host: CheckpointHost | undefined;
 
   constructor(private readonly options: WorkspaceCheckpointsOptions) {
     this.turns = new TurnCheckpoints({
-      repository: () => this.repository(),
-      session: options.store,
-      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+      repository: () => (this.host ? this.repository() : Promise.resolve(undefined)),
+      session: () => this.store(),
+      onNotice: (text) => this.host?.notice(text),
     });
+  }
+
+  /** Connects the checkpoints to the session whose entries they write. */
+  bind(host: CheckpointHost): void {
+    this.host = host;
+  }
+
+  private store(): SessionManager {
+    if (!this.host) throw new Error("Checkpoints are not bound to a session.");
+    return this.host.store();
   }
 
   /** The shadow repository; undefined (after one notice) when git cannot run or the set-up fails. */
@@ -45,7 +57,7 @@ export class WorkspaceCheckpoints {
   private async open(): Promise<ShadowRepository | undefined> {
     const git = await probeGit(this.options.gitBinary);
     if (!git.ok) {
-      this.options.onNotice?.(`Checkpoints are off: ${git.reason}. Rewind can restore the conversation only.`);
+      this.host?.notice(`Checkpoints are off: ${git.reason}. Rewind can restore the conversation only.`);
       return undefined;
     }
     try {
@@ -56,7 +68,7 @@ export class WorkspaceCheckpoints {
         ...(this.options.gitBinary ? { gitBinary: this.options.gitBinary } : {}),
       });
     } catch (error) {
-      this.options.onNotice?.(`Checkpoints are off: ${(error as Error).message}`);
+      this.host?.notice(`Checkpoints are off: ${(error as Error).message}`);
       return undefined;
     }
   }
@@ -64,20 +76,36 @@ export class WorkspaceCheckpoints {
   /** What a rewind would change, without changing anything. */
   async preview(request: RewindRequest): Promise<RewindPlan> {
     await this.turns.settled();
-    return previewRewind({ ...request, session: this.options.store(), repository: await this.repository() });
+    return previewRewind({ ...request, session: this.store(), repository: await this.repository() });
   }
 
   /**
-   * Rewinds the store's session and, when the conversation moved, reloads it into `session`.
-   * Throws when the agent is running.
+   * Rewinds the bound store (files and leaf). The caller reloads the conversation when it moved
+   * (AgentSession.rewind does) and makes sure no run is in progress.
    */
-  async rewind(request: RewindRequest, session?: AgentSession): Promise<RewindResult> {
-    if (session?.isRunning) throw new Error("The agent is running; abort first to rewind.");
+  async rewind(request: RewindRequest): Promise<RewindResult> {
     await this.turns.settled();
-    const store = this.options.store();
-    const result = await rewind({ ...request, session: store, repository: await this.repository() });
-    if (session && request.restore !== "code") await session.switchStore(store, { closePrevious: false });
-    return result;
+    return rewind({ ...request, session: this.store(), repository: await this.repository() });
+  }
+
+  /**
+   * What /rewind offers, newest first: undoing the last rewind (when there was one), then each
+   * user message of the current branch with its first line and full text.
+   */
+  rewindTargets(): { entryId: string; label: string; text?: string }[] {
+    const store = this.store();
+    const targets: { entryId: string; label: string; text?: string }[] = [];
+    const lastRewind = store
+      .getEntries()
+      .filter((entry) => entry.type === "checkpoint" && entry.reason === "rewind")
+      .pop();
+    if (lastRewind) targets.push({ entryId: lastRewind.id, label: "Undo the last rewind" });
+    for (const entry of store.getBranch().reverse()) {
+      if (entry.type !== "message" || entry.message.role !== "user") continue;
+      const text = messageText(entry.message);
+      targets.push({ entryId: entry.id, label: text.split("\n")[0]?.slice(0, 80) || "(empty)", text });
+    }
+    return targets;
   }
 
   /**
@@ -88,8 +116,7 @@ export class WorkspaceCheckpoints {
     await this.turns.settled();
     const repository = await this.repository();
     if (repository === undefined) return { changes: [], notice: "Checkpoints are off (git is not available)." };
-    const first = this.options
-      .store()
+    const first = this.store()
       .getEntries()
       .find((entry) => entry.type === "checkpoint");
     if (first?.type !== "checkpoint") return { changes: [], notice: "This session has not changed any files yet." };
@@ -98,10 +125,5 @@ export class WorkspaceCheckpoints {
     const now = await repository.snapshot();
     const differences = await repository.diff(first.ref, now.tree);
     return { changes: differences.map(({ path, status }) => ({ path, status })) };
-  }
-
-  /** Hooks the turn checkpoints into a session's agent (after the session's own listener). */
-  attach(session: AgentSession): () => void {
-    return session.agent.subscribe((event) => this.turns.handleEvent(event));
   }
 }

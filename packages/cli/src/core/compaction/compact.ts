@@ -4,6 +4,7 @@
  */
 import type { AgentMessage } from "@gyre/agent";
 import { complete, GyreError, type Model } from "@gyre/ai";
+import { CliError } from "../errors.js";
 import type { CompactionData, CompactionEntry, SessionEntry } from "../session/types.js";
 import { buildContextMessages, findLastCompaction } from "./build-context-messages.js";
 import { estimateContextTokens } from "./estimate-tokens.js";
@@ -30,8 +31,8 @@ export type CompactOptions = {
  * Summarises the branch up to a turn boundary and returns the compaction entry's data. The
  * summary is the model's text followed by sections computed here, not by the model: the user's
  * messages verbatim and the files read and modified (carried over from earlier compactions).
- * Throws a `GyreError` when there is nothing to compact, or when the model call fails or is
- * aborted (code "aborted"); it never retries.
+ * Throws a `CliError` when there is nothing to compact ("nothing_to_compact") or the model call
+ * fails ("compaction_failed"), a `GyreError` ("aborted") when it is aborted; it never retries.
  */
 export async function compact(options: CompactOptions): Promise<CompactionData> {
   const branch = options.branchEntries;
@@ -41,7 +42,10 @@ export async function compact(options: CompactOptions): Promise<CompactionData> 
   const cut = findCutPoint(branch, { from, keepRecentTokens: options.keepRecentTokens });
   const firstKept = cut === undefined ? undefined : branch[cut];
   if (cut === undefined || firstKept === undefined || cut <= from)
-    throw new GyreError("usage", "Nothing to compact yet: the conversation since the last compaction is one turn.");
+    throw new CliError(
+      "nothing_to_compact",
+      "Nothing to compact yet: the conversation since the last compaction is one turn.",
+    );
   const summarised = messagesOf(branch.slice(from, cut));
   const details = mergeDetails(previous?.details, summarised);
   const response = await complete(
@@ -67,11 +71,9 @@ export async function compact(options: CompactOptions): Promise<CompactionData> 
     },
   );
   if (response.stopReason === "error" || response.stopReason === "aborted") {
-    const code = response.stopReason === "aborted" ? "aborted" : "usage";
-    throw new GyreError(
-      code,
-      `Compaction failed: the summary request ended with ${response.errorMessage ?? response.stopReason}.`,
-    );
+    const message = `Compaction failed: the summary request ended with ${response.errorMessage ?? response.stopReason}.`;
+    if (response.stopReason === "aborted") throw new GyreError("aborted", message);
+    throw new CliError("compaction_failed", message);
   }
   const modelText = response.content
     .flatMap((block) => (block.type === "text" ? [block.text] : []))

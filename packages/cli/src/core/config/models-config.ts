@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Model, ModelCompat, ProviderInfo } from "@gyre/ai";
 import { defaultModelLimits } from "@gyre/ai";
+import { CliError } from "../errors.js";
 
 /** A custom provider from `$GYRE_HOME/models.json`. */
 export type CustomProvider = { info: ProviderInfo; models: Model[] };
@@ -12,7 +13,7 @@ const knownApis = ["openai-completions", "openai-responses", "anthropic-messages
  * Reads `$GYRE_HOME/models.json`:
  * `{ "providers": { "<name>": { "api", "baseUrl", "apiKeyEnv"?, "headers"?, "compat"?, "models": [{ "id", "name"?,
  * "contextWindow"?, "maxTokens"?, "reasoning"?, "input"?, "cost"? }] } } }`.
- * A missing file yields no providers; a broken one throws an Error naming the file and the problem.
+ * A missing file yields no providers; a broken one throws a `CliError` ("config_invalid") naming the file and the problem.
  */
 export async function loadModelsConfig(gyreHome: string): Promise<CustomProvider[]> {
   const file = join(gyreHome, "models.json");
@@ -21,24 +22,24 @@ export async function loadModelsConfig(gyreHome: string): Promise<CustomProvider
     text = await readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new Error(`${file}: cannot be read (${(error as Error).message})`);
+    throw modelsError(file, `cannot be read (${(error as Error).message})`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file}: is not valid JSON (${(error as Error).message}); fix or delete it.`);
+    throw modelsError(file, `is not valid JSON (${(error as Error).message}); fix or delete it.`);
   }
   const providers = (parsed as { providers?: unknown })?.providers;
   if (!providers || typeof providers !== "object" || Array.isArray(providers)) {
-    throw new Error(`${file}: must contain {"providers": {"<name>": {...}}}.`);
+    throw modelsError(file, `must contain {"providers": {"<name>": {...}}}.`);
   }
   return Object.entries(providers as Record<string, unknown>).map(([name, value]) => toProvider(file, name, value));
 }
 
 function toProvider(file: string, name: string, value: unknown): CustomProvider {
   const fail = (problem: string): never => {
-    throw new Error(`${file}: provider "${name}" ${problem}`);
+    throw modelsError(file, `provider "${name}" ${problem}`);
   };
   if (!value || typeof value !== "object") fail("must be an object.");
   const raw = value as Record<string, unknown>;
@@ -81,4 +82,8 @@ function toProvider(file: string, name: string, value: unknown): CustomProvider 
       } satisfies Model;
     }),
   };
+}
+
+function modelsError(file: string, problem: string): CliError {
+  return new CliError("config_invalid", `Broken models file ${file}: ${problem}`);
 }

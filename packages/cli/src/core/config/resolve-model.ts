@@ -1,5 +1,6 @@
 import { getModel, getProvider, getProviders, type Model, registerProvider } from "@gyre/ai";
 import type { CustomProvider } from "./models-config.js";
+import { resolveApiKey } from "./resolve-api-key.js";
 
 export type ModelRequest = {
   provider?: string;
@@ -71,14 +72,18 @@ export function resolveModel(request: ModelRequest): ResolveResult {
   const envName = baseUrlEnv[providerName];
   const baseUrl = request.baseUrl ?? (envName ? request.env[envName] : undefined);
   const model: Model = baseUrl ? { ...base, baseUrl: baseUrl.replace(/\/+$/, "") } : base;
-  const apiKey = request.apiKey ?? (info.apiKeyEnv ? request.env[info.apiKeyEnv] : undefined);
+  const apiKey = resolveApiKey({
+    provider: providerName,
+    env: request.env,
+    ...(request.apiKey ? { explicit: request.apiKey } : {}),
+  });
   if (!apiKey && info.apiKeyEnv && !isLoopbackUrl(model.baseUrl)) {
     return {
       ok: false,
       error: `No API key for ${providerName}; set ${info.apiKeyEnv} or pass --api-key.`,
     };
   }
-  return { ok: true, value: { model, apiKey: apiKey || undefined } };
+  return { ok: true, value: { model, apiKey } };
 }
 
 function inferProvider(env: NodeJS.ProcessEnv): string | undefined {

@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ThinkingLevel } from "@gyre/ai";
+import { CliError } from "../errors.js";
+import { CODING_TOOL_NAMES, isCodingToolName } from "../tools/tool-names.js";
 
 /** User and project settings (`$GYRE_HOME/settings.json`, `.gyre/settings.json`; project wins). */
 export type Settings = {
@@ -40,7 +42,6 @@ const schema: Record<keyof Settings, FieldType> = {
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
-const toolNames = ["read", "write", "edit", "bash", "ls", "grep", "find"];
 /** Number fields that must be positive; the integer ones say so. */
 const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
   maxTurns: "integer",
@@ -55,19 +56,13 @@ const nestedFields: Record<string, Record<string, "boolean" | "count">> = {
   compaction: { enabled: "boolean", reserveTokens: "count", keepRecentTokens: "count" },
 };
 
-/** A settings file that is missing is fine; one that is broken is a `SettingsError` naming the file and problem. */
-export class SettingsError extends Error {
-  constructor(
-    readonly file: string,
-    problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = "SettingsError";
-  }
+/** A broken settings file: a `CliError` ("config_invalid") naming the file and the problem. */
+function settingsError(file: string, problem: string): CliError {
+  return new CliError("config_invalid", `Broken settings file ${file}: ${problem}`);
 }
 
 /**
- * Reads one settings file. Returns `undefined` when it does not exist; throws `SettingsError`
+ * Reads one settings file. Returns `undefined` when it does not exist; throws a `CliError` ("config_invalid")
  * for invalid JSON or a field of the wrong type (never a stack trace for the user).
  */
 export async function readSettingsFile(file: string): Promise<Settings | undefined> {
@@ -76,23 +71,23 @@ export async function readSettingsFile(file: string): Promise<Settings | undefin
     text = await readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new SettingsError(file, `cannot be read (${(error as Error).message})`);
+    throw settingsError(file, `cannot be read (${(error as Error).message})`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new SettingsError(file, `is not valid JSON (${(error as Error).message}); fix or delete it.`);
+    throw settingsError(file, `is not valid JSON (${(error as Error).message}); fix or delete it.`);
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new SettingsError(file, "must contain a JSON object.");
+    throw settingsError(file, "must contain a JSON object.");
   }
   for (const [key, value] of Object.entries(parsed)) {
     const expected = schema[key as keyof Settings];
     if (!expected) continue;
-    if (!matchesType(value, expected)) throw new SettingsError(file, `"${key}" must be ${describeType(expected)}.`);
+    if (!matchesType(value, expected)) throw settingsError(file, `"${key}" must be ${describeType(expected)}.`);
     const problem = checkValue(key, value);
-    if (problem) throw new SettingsError(file, problem);
+    if (problem) throw settingsError(file, problem);
   }
   return parsed as Settings;
 }
@@ -112,8 +107,9 @@ function checkValue(key: string, value: unknown): string | undefined {
     return `"thinking" must be one of ${thinkingLevels.join(", ")}.`;
   }
   if (key === "tools") {
-    const unknown = (value as string[]).filter((tool) => !toolNames.includes(tool));
-    if (unknown.length > 0) return `"tools" has unknown ${unknown.join(", ")}; choose from ${toolNames.join(", ")}.`;
+    const unknown = (value as string[]).filter((tool) => !isCodingToolName(tool));
+    if (unknown.length > 0)
+      return `"tools" has unknown ${unknown.join(", ")}; choose from ${CODING_TOOL_NAMES.join(", ")}.`;
   }
   const fields = nestedFields[key];
   if (fields) {

@@ -1,6 +1,5 @@
 import type { AnyAgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
-import { isBuiltInFlag } from "../../args.js";
 import type { ExtensionHost, ExtensionRunner, LoadedExtension } from "./extension-runner.js";
 import type { ExtensionAPI, ExtensionEventName } from "./types.js";
 
@@ -10,9 +9,14 @@ const flagName = /^[a-z0-9][a-z0-9-]*$/;
 /**
  * The API object one extension receives. Registrations land in `extension`; session actions
  * (`appendEntry`, `sendMessage`, …) go through the runner's host and throw a sentence saying
- * to call them from a handler when used while the extension loads.
+ * to call them from a handler when used while the extension loads. `reservedFlags` are the
+ * host's own flag names (without dashes), which `registerFlag` refuses.
  */
-export function createExtensionApi(runner: ExtensionRunner, extension: LoadedExtension): ExtensionAPI {
+export function createExtensionApi(
+  runner: ExtensionRunner,
+  extension: LoadedExtension,
+  reservedFlags: ReadonlySet<string>,
+): ExtensionAPI {
   const host = (action: string): ExtensionHost => {
     const bound = runner.boundHost;
     if (!bound)
@@ -56,7 +60,7 @@ export function createExtensionApi(runner: ExtensionRunner, extension: LoadedExt
     registerFlag(name, flag) {
       if (!flagName.test(name))
         throw new Error(`registerFlag("${name}"): a name is lower-case letters, digits and - (without the dashes).`);
-      if (isBuiltInFlag(name)) throw new Error(`registerFlag("${name}"): --${name} is one of gyre's own flags.`);
+      if (reservedFlags.has(name)) throw new Error(`registerFlag("${name}"): --${name} is one of gyre's own flags.`);
       if (flag?.type !== "boolean" && flag?.type !== "string")
         throw new Error(`registerFlag("${name}") needs type "boolean" or "string".`);
       extension.flags.set(name, flag);

@@ -12,7 +12,7 @@ function createRunner(ui: UserInterface = createHeadlessUserInterface(), timeout
   const reports: string[] = [];
   const runner = new ExtensionRunner({ cwd: "/w", mode: "print", ui, timeoutMs, report: (line) => reports.push(line) });
   const add = (path: string, setup: (api: ExtensionAPI) => void) =>
-    setup(createExtensionApi(runner, runner.addExtension(path)));
+    setup(createExtensionApi(runner, runner.addExtension(path), new Set(["model", "tools"])));
   return { runner, reports, add };
 }
 

@@ -51,6 +51,8 @@ export type ExtensionHost = {
   appendEntry(customType: string, data: unknown): void;
   getEntries(customType: string): ExtensionEntry[];
   sendMessage(message: ExtensionMessage, options: { deliverAs?: "steer" | "followUp" }): Promise<void>;
+  /** Shows a failure to the user as a session notice (the mode decides where). */
+  notice(message: string): void;
 };
 
 export type ExtensionRunnerOptions = {
@@ -59,8 +61,11 @@ export type ExtensionRunnerOptions = {
   ui: UserInterface;
   /** Per-handler timeout; default `DEFAULT_HANDLER_TIMEOUT_MS`. */
   timeoutMs?: number;
-  /** Where failures are reported (one sentence each). Default: a line on stderr. */
-  report?: (message: string) => void;
+  /**
+   * Where failures are reported (one sentence each) until a session is bound; from then on they
+   * become the session's notices. Core never writes to stderr itself.
+   */
+  report: (message: string) => void;
 };
 
 type Outcome = { ok: true; value: unknown } | { ok: false };
@@ -83,7 +88,7 @@ export class ExtensionRunner {
     this.cwd = options.cwd;
     this.mode = options.mode;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
-    this.reportLine = options.report ?? ((message) => process.stderr.write(`gyre: ${message}\n`));
+    this.reportLine = options.report;
   }
 
   /** Adds an (empty) extension record for `path`; the loader fills it through the API. */
@@ -112,7 +117,8 @@ export class ExtensionRunner {
   }
 
   report(message: string): void {
-    this.reportLine(message);
+    if (this.host) this.host.notice(message);
+    else this.reportLine(message);
   }
 
   hasHandlers(event: ExtensionEventName): boolean {

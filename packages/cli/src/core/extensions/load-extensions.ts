@@ -9,7 +9,11 @@ import { describeLoadError, importExtensionModule } from "./import-extension-mod
  * with its API. A file that fails to import or whose factory throws (or hangs past the
  * runner's timeout) is left out; the returned errors name its file and line.
  */
-export async function loadExtensions(runner: ExtensionRunner, paths: readonly string[]): Promise<string[]> {
+export async function loadExtensions(
+  runner: ExtensionRunner,
+  paths: readonly string[],
+  reservedFlags: ReadonlySet<string> = new Set(),
+): Promise<string[]> {
   const errors: string[] = [];
   const seen = new Set<string>();
   for (const raw of paths) {
@@ -29,7 +33,7 @@ export async function loadExtensions(runner: ExtensionRunner, paths: readonly st
     let failure: string | undefined;
     const outcome = await runner.invoke(extension, "load", async (_context) => {
       try {
-        await imported.factory(createExtensionApi(runner, extension));
+        await imported.factory(createExtensionApi(runner, extension, reservedFlags));
       } catch (error) {
         failure = describeLoadError(error, path);
       }

@@ -1,8 +1,9 @@
 import { join, resolve } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
-import type { CliArgs } from "../../args.js";
+import { CliError } from "../errors.js";
 import { pathExists } from "../path-exists.js";
 import { loadPromptTemplates, type PromptTemplate } from "../prompt-templates/prompt-templates.js";
+import type { RuntimeConfig } from "../runtime-config.js";
 import { loadSkills, type Skill } from "../skills/load-skills.js";
 import { createHeadlessUserInterface, type UserInterface } from "../user-interface.js";
 import { ExtensionRunner } from "./extension-runner.js";
@@ -17,11 +18,12 @@ export type RuntimeResources = {
   templates: PromptTemplate[];
   /** Folders the file tools may read besides the workspace (skills live there). */
   readablePaths: string[];
+  /** Skills that could not load, one sentence each. */
   warnings: string[];
 };
 
 export type LoadResourcesOptions = {
-  args: CliArgs;
+  config: Pick<RuntimeConfig, "extensions" | "mode">;
   cwd: string;
   gyreHome: string;
   /** Whether the project folder is trusted: its `.gyre/` extensions, skills and prompts load only then. */
@@ -29,23 +31,27 @@ export type LoadResourcesOptions = {
   ui?: UserInterface;
   /** Per-handler timeout (ms). */
   timeoutMs?: number;
-  report?: (message: string) => void;
+  /** The host's own flag names (without dashes), which extensions may not register. */
+  reservedFlags?: ReadonlySet<string>;
+  /** Where extension failures go until the session exists (then they become session notices). */
+  report: (message: string) => void;
 };
 
 /**
  * Loads extensions (`$GYRE_HOME/extensions`, the trusted project's `.gyre/extensions`, then each
- * `-e` path; `--no-extensions` keeps only the `-e` ones), skills and prompt templates (user then
- * project; the project's win by name). A missing `-e` file throws with a sentence; other load
+ * `-e` path; `discover: false` keeps only the given ones), skills and prompt templates (user then
+ * project; the project's win by name). A missing given file throws a `CliError` ("bad_usage"); other load
  * errors are reported and the run goes on without that extension.
  */
 export async function loadRuntimeResources(options: LoadResourcesOptions): Promise<RuntimeResources> {
-  const { args, cwd, gyreHome, trusted } = options;
+  const { config, cwd, gyreHome, trusted } = options;
   const projectDir = join(cwd, ".gyre");
-  const explicit = args.extensions.map((path) => resolve(cwd, path));
+  const explicit = config.extensions.paths.map((path) => resolve(cwd, path));
   for (const path of explicit) {
-    if (!(await pathExists(path))) throw new MissingExtensionError(path);
+    if (!(await pathExists(path)))
+      throw new CliError("bad_usage", `The extension file ${path} does not exist; check the -e/--extension path.`);
   }
-  const discovered = args.noExtensions
+  const discovered = !config.extensions.discover
     ? []
     : [
         ...(await findExtensionFiles(join(gyreHome, "extensions"))),
@@ -56,12 +62,12 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
   if (paths.length > 0) {
     extensions = new ExtensionRunner({
       cwd,
-      mode: args.mode,
+      mode: config.mode,
       ui: options.ui ?? createHeadlessUserInterface(),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.report ? { report: options.report } : {}),
+      report: options.report,
     });
-    for (const error of await loadExtensions(extensions, paths))
+    for (const error of await loadExtensions(extensions, paths, options.reservedFlags))
       extensions.report(`extension not loaded (the run goes on without it): ${error}`);
     if (extensions.extensions.length === 0) extensions = undefined;
   }
@@ -75,9 +81,13 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
 }
 
 /** Whether any extension could load (so unknown flags may yet be registered ones). Cheap: lists two folders. */
-export async function mayLoadExtensions(options: { args: CliArgs; cwd: string; gyreHome: string }): Promise<boolean> {
-  if (options.args.extensions.length > 0) return true;
-  if (options.args.noExtensions) return false;
+export async function mayLoadExtensions(options: {
+  extensions: RuntimeConfig["extensions"];
+  cwd: string;
+  gyreHome: string;
+}): Promise<boolean> {
+  if (options.extensions.paths.length > 0) return true;
+  if (!options.extensions.discover) return false;
   const folders = [join(options.gyreHome, "extensions"), join(options.cwd, ".gyre", "extensions")];
   for (const folder of folders) if ((await findExtensionFiles(folder)).length > 0) return true;
   return false;
@@ -89,12 +99,4 @@ export function mergeTools(builtIns: readonly AnyAgentTool[], extensionTools: re
   const merged = builtIns.map((tool) => byName.get(tool.name) ?? tool);
   const builtInNames = new Set(builtIns.map((tool) => tool.name));
   return [...merged, ...extensionTools.filter((tool) => !builtInNames.has(tool.name))];
-}
-
-/** An `-e` path that does not exist: bad usage. */
-export class MissingExtensionError extends Error {
-  constructor(readonly path: string) {
-    super(`The extension file ${path} does not exist; check the -e/--extension path.`);
-    this.name = "MissingExtensionError";
-  }
 }

@@ -13,7 +13,7 @@
 import type { AgentMessage, AgentTool, AgentToolResult } from "@gyre/agent";
 import type { ImageContent, Model, TextContent } from "@gyre/ai";
 import type { TSchema, Type } from "@sinclair/typebox";
-import type { SessionEvent } from "../agent-session.js";
+import type { SessionEvent } from "../session-events.js";
 import type { UserInterface } from "../user-interface.js";
 
 export type { AgentMessage, AgentTool, AgentToolResult, SessionEvent, TSchema, UserInterface };

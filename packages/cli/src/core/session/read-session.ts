@@ -4,7 +4,7 @@
  * newline before its first entry), an unparseable line elsewhere is skipped with its line number.
  */
 import { type FileHandle, open } from "node:fs/promises";
-import { GyreError } from "@gyre/ai";
+import { CliError } from "../errors.js";
 import { parseSessionEntryLine, parseSessionHeader, readEntryPrefix } from "./parse-entry.js";
 import { SessionTree } from "./session-tree.js";
 import type { ReadProblem, SessionHeader } from "./types.js";
@@ -33,7 +33,7 @@ export type ReadOptions = {
 };
 
 /**
- * Reads and indexes a session file. Throws a `GyreError` ("usage") when the file is missing, is
+ * Reads and indexes a session file. Throws a `CliError` ("session_not_found", "session_unreadable", "session_invalid") when the file is missing, is
  * not a gyre session, or has a newer format version; never modifies the file.
  */
 export async function readSessionFile(path: string, options: ReadOptions = {}): Promise<LoadedSession> {
@@ -47,13 +47,13 @@ export async function readSessionFile(path: string, options: ReadOptions = {}): 
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new GyreError(
-      "usage",
+    throw new CliError(
+      code === "ENOENT" ? "session_not_found" : "session_unreadable",
       `Cannot open session ${path}: ${code === "ENOENT" ? "no such file" : String(error)}.`,
       { cause: error },
     );
   }
-  if (!loaded.ok) throw new GyreError("usage", `Cannot open session ${path}: ${loaded.error}.`);
+  if (!loaded.ok) throw new CliError("session_invalid", `Cannot open session ${path}: ${loaded.error}.`);
   return loaded.value;
 }
 

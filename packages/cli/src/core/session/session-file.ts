@@ -5,7 +5,8 @@
  */
 import { type FileHandle, mkdir, open, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { describeError, GyreError } from "@gyre/ai";
+import { describeError } from "@gyre/ai";
+import { CliError } from "../errors.js";
 import { acquireSessionLock, type SessionLock } from "./session-lock.js";
 import type { SessionHeader } from "./types.js";
 
@@ -40,7 +41,7 @@ export class SessionFile {
   }
 
   /**
-   * Locks and opens an existing session file for appending. Throws the lock's `GyreError` when
+   * Locks and opens an existing session file for appending. Throws the lock's `CliError` when
    * another live process holds it. A file without a final newline gets one before the next entry.
    */
   static async openExisting(path: string, endsWithNewline: boolean): Promise<SessionFile> {
@@ -57,7 +58,7 @@ export class SessionFile {
 
   /** Queues complete lines (without "\n") for writing, in order. Returns at once. */
   append(lines: string[]): void {
-    if (this.closed) throw new GyreError("usage", `Session ${this.path} is closed; open it again to append.`);
+    if (this.closed) throw new CliError("session_misuse", `Session ${this.path} is closed; open it again to append.`);
     this.pending.push(...lines);
     this.schedule();
   }
@@ -109,7 +110,7 @@ export class SessionFile {
   }
 
   private async create(): Promise<FileHandle> {
-    if (!this.header) throw new GyreError("usage", `Session ${this.path} was not opened for writing.`);
+    if (!this.header) throw new CliError("session_misuse", `Session ${this.path} was not opened for writing.`);
     await mkdir(dirname(this.path), { recursive: true });
     this.lock ??= await acquireSessionLock(this.path);
     this.handle = await open(this.path, "wx");
@@ -118,7 +119,7 @@ export class SessionFile {
 
   /**
    * Retries what an earlier write could not write, waits for queued lines and fsyncs them.
-   * Rejects with a `GyreError` when a write failed (disk full, permissions) — once per outage; the
+   * Rejects with a `CliError` ("session_write_failed") when a write failed (disk full, permissions) — once per outage; the
    * lines are kept and written first once writing works again — or when the file was deleted or
    * replaced on disk while open (what is written then reaches no file anyone can find).
    */
@@ -128,7 +129,7 @@ export class SessionFile {
     if (this.failure !== undefined) {
       const failure = this.failure;
       this.failure = undefined;
-      throw new GyreError("usage", `Could not write session ${this.path}: ${describeError(failure)}`, {
+      throw new CliError("session_write_failed", `Could not write session ${this.path}: ${describeError(failure)}`, {
         cause: failure,
       });
     }
@@ -136,8 +137,8 @@ export class SessionFile {
     await this.handle.sync();
     if (!this.detached && !(await this.stillAtPath(this.handle))) {
       this.detached = true;
-      throw new GyreError(
-        "usage",
+      throw new CliError(
+        "session_write_failed",
         `Session ${this.path} was deleted or replaced while gyre was writing it; what this run adds is not saved there.`,
       );
     }

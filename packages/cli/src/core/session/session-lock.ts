@@ -6,7 +6,7 @@
 import { unlinkSync } from "node:fs";
 import { open, readFile, rename, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
-import { GyreError } from "@gyre/ai";
+import { CliError } from "../errors.js";
 
 /** What a lock file records about its holder. */
 export type LockOwner = { pid: number; host: string; timestamp: string };
@@ -20,7 +20,7 @@ export function lockPathFor(sessionPath: string): string {
 }
 
 /**
- * Takes the lock of `sessionPath`. Throws a `GyreError` ("usage") naming the holder when a live
+ * Takes the lock of `sessionPath`. Throws a `CliError` ("session_locked") naming the holder when a live
  * process holds it; the message suggests forking instead. Reclaims a lock whose process is dead.
  */
 export async function acquireSessionLock(sessionPath: string): Promise<SessionLock> {
@@ -33,7 +33,10 @@ export async function acquireSessionLock(sessionPath: string): Promise<SessionLo
     if (!isStale(holder)) throw lockedError(sessionPath, path, holder);
     await reclaim(path, holder);
   }
-  throw new GyreError("usage", `Could not lock session ${sessionPath}: the lock ${path} keeps changing. Try again.`);
+  throw new CliError(
+    "session_locked",
+    `Could not lock session ${sessionPath}: the lock ${path} keeps changing. Try again.`,
+  );
 }
 
 async function tryCreate(path: string, owner: LockOwner): Promise<boolean> {
@@ -119,9 +122,9 @@ function createHeldLock(path: string): SessionLock {
   };
 }
 
-function lockedError(sessionPath: string, lockPath: string, holder: LockOwner): GyreError {
+function lockedError(sessionPath: string, lockPath: string, holder: LockOwner): CliError {
   const where = holder.host === hostname() ? `process ${holder.pid}` : `process ${holder.pid} on ${holder.host}`;
-  return new GyreError(
+  return new CliError(
     "session_locked",
     `Session ${sessionPath} is open in another gyre (${where}, since ${holder.timestamp}). ` +
       `Fork it to continue separately, or close the other gyre. If no other gyre is running, delete ${lockPath}.`,

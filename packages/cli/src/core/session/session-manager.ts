@@ -6,8 +6,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { dirname } from "node:path";
 import type { AgentMessage } from "@gyre/agent";
-import { GyreError, type ThinkingLevel } from "@gyre/ai";
+import type { ThinkingLevel } from "@gyre/ai";
 import { buildContextMessages } from "../compaction/build-context-messages.js";
+import { CliError } from "../errors.js";
 import { readSessionFile } from "./read-session.js";
 import { createRedactor, type Redactor } from "./redact-secrets.js";
 import { createInterruptedToolResult, findUnansweredToolCalls } from "./repair-history.js";
@@ -83,7 +84,7 @@ export class SessionManager {
   }
 
   /**
-   * Opens an existing session file and locks it for appending. Throws a `GyreError` when the
+   * Opens an existing session file and locks it for appending. Throws a `CliError` when the
    * file is missing, not a session, of a newer format version, or locked by a live process.
    * Damaged lines are skipped and listed in `problems`; the file is never rewritten.
    */
@@ -135,7 +136,10 @@ export class SessionManager {
   /** Records a compaction (see `compact()`); the summarised entries stay in the file. */
   appendCompaction(data: CompactionData): string {
     if (!this.tree.has(data.firstKeptEntryId))
-      throw new GyreError("usage", `Compaction keeps entry ${data.firstKeptEntryId}, which is not in this session.`);
+      throw new CliError(
+        "session_misuse",
+        `Compaction keeps entry ${data.firstKeptEntryId}, which is not in this session.`,
+      );
     return this.append({ type: "compaction", ...data });
   }
 
@@ -274,7 +278,7 @@ export class SessionManager {
     return forked;
   }
 
-  /** Waits for queued writes and fsyncs them. Rejects with a `GyreError` if a write failed. */
+  /** Waits for queued writes and fsyncs them. Rejects with a `CliError` if a write failed. */
   async flush(): Promise<void> {
     if (this.storage.mode === "file") await this.storage.file.flush();
   }
@@ -286,7 +290,7 @@ export class SessionManager {
 
   private append(data: NewEntry): string {
     if (this.storage.mode === "read-only")
-      throw new GyreError("usage", "This session was opened read-only; open it without readOnly to append.");
+      throw new CliError("session_misuse", "This session was opened read-only; open it without readOnly to append.");
     let id = randomBytes(4).toString("hex");
     while (this.tree.has(id)) id = randomBytes(4).toString("hex");
     const entry = { ...data, id, parentId: this.leaf, timestamp: new Date().toISOString() } as SessionEntry;
@@ -311,7 +315,8 @@ export class SessionManager {
   }
 
   private requireEntry(id: string): void {
-    if (!this.tree.has(id)) throw new GyreError("usage", `No entry ${id} in this session; pick an id from its tree.`);
+    if (!this.tree.has(id))
+      throw new CliError("bad_usage", `No entry ${id} in this session; pick an id from its tree.`);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import { GyreError } from "@gyre/ai";
+import { CliError } from "../errors.js";
 import { parseSessionEntryLine, parseSessionHeader } from "./parse-entry.js";
 import { sessionDirFor, sessionIdFromFileName } from "./session-paths.js";
 import { SESSION_FORMAT_VERSION, type SessionSummary } from "./types.js";
@@ -171,7 +171,7 @@ function findLastName(buffer: Buffer): string | undefined {
 /**
  * Resolves `--session <path|id prefix>` to a file path. A value with a path separator or a
  * `.jsonl` suffix is a path (relative to `cwd`); anything else is a prefix of a session id,
- * searched in every directory. Throws a `GyreError` ("usage") when nothing or several match.
+ * searched in every directory. Throws a `CliError` ("session_not_found", "bad_usage") when nothing or several match.
  */
 export async function resolveSessionArgument(options: {
   sessionsDir: string;
@@ -184,19 +184,22 @@ export async function resolveSessionArgument(options: {
     try {
       await stat(path);
     } catch {
-      throw new GyreError("usage", `No session file at ${path}. Run gyre --resume to list sessions.`);
+      throw new CliError("session_not_found", `No session file at ${path}. Run gyre --resume to list sessions.`);
     }
     return path;
   }
   const prefix = value.toLowerCase();
-  if (prefix.length === 0) throw new GyreError("usage", "Give a session file path or the start of a session id.");
+  if (prefix.length === 0) throw new CliError("bad_usage", "Give a session file path or the start of a session id.");
   const matches = (await allSessionFiles(options.sessionsDir)).filter((ref) => ref.id.startsWith(prefix));
   if (matches.length === 1) return (matches[0] as SessionFileRef).path;
   if (matches.length === 0)
-    throw new GyreError("usage", `No session id starts with "${value}". Run gyre --resume to list sessions.`);
+    throw new CliError(
+      "session_not_found",
+      `No session id starts with "${value}". Run gyre --resume to list sessions.`,
+    );
   const shown = matches.slice(0, 5).map((ref) => ref.id);
-  throw new GyreError(
-    "usage",
+  throw new CliError(
+    "bad_usage",
     `"${value}" matches ${matches.length} sessions (${shown.join(", ")}${matches.length > 5 ? ", …" : ""}); give more of the id.`,
   );
 }

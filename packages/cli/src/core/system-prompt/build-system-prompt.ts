@@ -1,14 +1,10 @@
+import { CODING_TOOL_DESCRIPTIONS, isCodingToolName } from "../tools/tool-names.js";
 import type { ContextFile } from "./context-files.js";
 
-const toolLines: Record<string, string> = {
-  read: "read: read a file (text with offset/limit, or an image)",
-  write: "write: create or overwrite a file",
-  edit: "edit: replace exact text in a file (each oldText must match once)",
-  bash: "bash: run a shell command in the workspace",
-  ls: "ls: list a directory",
-  grep: "grep: search file contents (ripgrep, respects .gitignore)",
-  find: "find: find files by glob (respects .gitignore)",
-};
+/** A built-in tool's line, or the given text (an extension tool's `name: first line`). */
+function toolLine(name: string): string {
+  return isCodingToolName(name) ? `${name}: ${CODING_TOOL_DESCRIPTIONS[name]}` : name;
+}
 
 export type SystemPromptOptions = {
   cwd: string;
@@ -32,7 +28,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
   if (options.customPrompt !== undefined) {
     parts.push(options.customPrompt.trim());
   } else {
-    const tools = options.toolNames.map((name) => `- ${toolLines[name] ?? name}`).join("\n");
+    const tools = options.toolNames.map((name) => `- ${toolLine(name)}`).join("\n");
     parts.push(
       [
         "You are gyre, a coding agent working in the user's project through tools.",

@@ -3,7 +3,7 @@ import * as nodePath from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTempDir, toolContext } from "../../../test/tools/helpers.js";
-import { createCodingTools, DEFAULT_CODING_TOOL_NAMES } from "./index.js";
+import { createCodingTools, DEFAULT_TOOL_NAMES } from "./index.js";
 
 describe("createCodingTools", () => {
   let dir: string;
@@ -24,7 +24,7 @@ describe("createCodingTools", () => {
       "grep",
       "find",
     ]);
-    const defaults = createCodingTools({ cwd: dir, tools: DEFAULT_CODING_TOOL_NAMES });
+    const defaults = createCodingTools({ cwd: dir, tools: DEFAULT_TOOL_NAMES });
     expect(defaults.map((tool) => tool.name)).toEqual(["read", "write", "edit", "bash"]);
     for (const tool of defaults) expect(tool.parameters).toMatchObject({ type: "object" });
   });

@@ -14,6 +14,7 @@ import { createPathPolicy } from "./path-policy.js";
 import { createReadState, type ReadState } from "./read-state.js";
 import { createReadTool } from "./read-tool.js";
 import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
+import { CODING_TOOL_NAMES, type CodingToolName } from "./tool-names.js";
 import { createWriteTool } from "./write-tool.js";
 
 export { type BashToolDetails, type BashToolOptions, createBashTool } from "./bash-tool.js";
@@ -33,14 +34,14 @@ export { createReadState, type FileVersion, type ReadState } from "./read-state.
 export { createReadTool, type ReadToolDetails, type ReadToolOptions } from "./read-tool.js";
 export { createSafeEnv, SECRET_ENV_NAME } from "./safe-env.js";
 export { createNodeFileSystem, type ToolDirEntry, type ToolFileStat, type ToolFileSystem } from "./tool-fs.js";
+export {
+  CODING_TOOL_DESCRIPTIONS,
+  CODING_TOOL_NAMES,
+  type CodingToolName,
+  DEFAULT_TOOL_NAMES,
+  isCodingToolName,
+} from "./tool-names.js";
 export { createWriteTool, type WriteToolDetails, type WriteToolOptions } from "./write-tool.js";
-
-/** Names of the built-in coding tools. */
-export type CodingToolName = "read" | "write" | "edit" | "bash" | "ls" | "grep" | "find";
-
-export const ALL_CODING_TOOL_NAMES: readonly CodingToolName[] = ["read", "write", "edit", "bash", "ls", "grep", "find"];
-/** The tools enabled when the user names none (DESIGN §5). */
-export const DEFAULT_CODING_TOOL_NAMES: readonly CodingToolName[] = ["read", "write", "edit", "bash"];
 
 export type CodingToolsOptions = {
   /** The workspace root: paths resolve against it, bash runs in it. */
@@ -91,9 +92,9 @@ export function createCodingTools(options: CodingToolsOptions): AnyAgentTool[] {
         return createFindTool({ ...shared, rgPath: options.rgPath });
       default: {
         const unknown: never = name;
-        throw new Error(`Unknown coding tool "${String(unknown)}". Known tools: ${ALL_CODING_TOOL_NAMES.join(", ")}.`);
+        throw new Error(`Unknown coding tool "${String(unknown)}". Known tools: ${CODING_TOOL_NAMES.join(", ")}.`);
       }
     }
   };
-  return (options.tools ?? ALL_CODING_TOOL_NAMES).map(create);
+  return (options.tools ?? CODING_TOOL_NAMES).map(create);
 }

@@ -23,11 +23,6 @@ export class InteractiveController {
   private commandRunning = false;
   /** The prompt started from the editor, until `session.prompt` settles (the file is flushed). */
   private activePrompt: Promise<void> | undefined;
-  /**
-   * From `agent_end` until the run settles. The screen already shows the run as over, and the
-   * session only persists it now, so input waits for that instead of being refused or steered.
-   */
-  private runEnding = false;
 
   constructor(
     private readonly runtime: Runtime,
@@ -44,7 +39,7 @@ export class InteractiveController {
       this.exitResolve = resolve;
     });
     layout.chat.setMessages(session.messages);
-    for (const warning of this.runtime.warnings) layout.chat.addNotice(warning, "warning");
+    for (const notice of this.runtime.notices) layout.chat.addNotice(notice.text, "warning");
     session.subscribe((event) => this.onEvent(event));
     installKeyHandlers(layout, {
       isRunning: () => this.isWorking(),
@@ -74,10 +69,10 @@ export class InteractiveController {
     this.layout.editor.addToHistory(text);
     const command = parseSlashCommand(text);
     if (command) return this.runCommand(command.name, command.args);
-    while (this.activePrompt || this.session.isRunning) {
-      if (this.isWorking()) return this.queue("steer", text);
-      await this.settle();
-    }
+    // A compaction or extension run started without the editor finishes first.
+    if (this.activePrompt === undefined) await this.session.whenIdle();
+    // While a prompt runs (even as it ends), the session delivers the message through the same path.
+    if (this.isWorking()) return this.queue("steer", text);
     await this.prompt(text);
   }
 
@@ -87,19 +82,18 @@ export class InteractiveController {
     this.exitResolve?.(0);
   }
 
-  /** Whether the agent works on something the user can still steer (not just persisting it). */
+  /** Whether a prompt runs (with its compaction and the delivery of what was queued as it ended). */
   private isWorking(): boolean {
-    return (this.activePrompt !== undefined || this.session.isRunning) && !this.runEnding;
+    return this.activePrompt !== undefined || this.session.state.isRunning;
   }
 
-  /** Waits until no run is in progress, including the persisting after `agent_end`. */
+  /** Waits until no prompt is in progress, including the persisting after `agent_end`. */
   private async settle(): Promise<void> {
     await this.activePrompt;
-    await this.session.agent.waitForIdle();
+    await this.session.whenIdle();
   }
 
   private prompt(text: string): Promise<void> {
-    this.runEnding = false;
     const run = this.runPrompt(text).finally(() => {
       if (this.activePrompt === run) this.activePrompt = undefined;
     });
@@ -111,11 +105,6 @@ export class InteractiveController {
     const { session } = this;
     try {
       await session.prompt(text);
-      // A message queued in the instant the run ended would otherwise wait for the next prompt.
-      while (session.agent.hasQueuedMessages() && !session.isRunning) {
-        await session.agent.continue();
-        await session.flush();
-      }
     } catch (error) {
       this.notify(`The run failed: ${(error as Error).message}`, "error");
     }
@@ -133,13 +122,13 @@ export class InteractiveController {
   /** Esc: stops the run; queued messages go back into the editor rather than being lost. */
   private abort(): void {
     const { layout, session } = this;
-    session.agent.clearQueues();
-    const queued = layout.pending.clear().map((item) => item.text);
+    const queued = session.takeQueued();
+    layout.pending.clear();
     if (queued.length > 0) {
       const current = layout.editor.getText();
       layout.editor.setText([...queued, ...(current ? [current] : [])].join("\n"));
     }
-    session.abort();
+    void session.abort();
     layout.status.set(style.yellow("aborting…"));
   }
 
@@ -169,11 +158,9 @@ export class InteractiveController {
         if (event.message.role === "user") layout.pending.deliver(userMessageText(event.message));
         return;
       case "agent_start":
-        this.runEnding = false;
         layout.status.set(workingStatus);
         return;
       case "agent_end":
-        this.runEnding = true;
         layout.status.set("");
         this.refreshInfo();
         return;
@@ -191,12 +178,15 @@ export class InteractiveController {
         layout.status.set(style.yellow(`⟳ compacting older messages (${event.reason})…`));
         return;
       case "compaction_end":
-        layout.status.set(this.session.isRunning ? workingStatus : "");
+        layout.status.set(this.session.state.isRunning && !this.commandRunning ? workingStatus : "");
         if (event.error) this.notify(`Compaction failed: ${event.error}`, "error");
         else this.notify(`Compacted older messages (${event.tokensBefore ?? "?"} tokens before).`);
         return;
       case "budget_reached":
         this.notify(`Budget reached: ${event.reason}`, "warning");
+        return;
+      case "notice":
+        this.notify(event.message, event.level);
         return;
       case "session_changed":
         layout.chat.setMessages(this.session.messages);
@@ -215,13 +205,13 @@ export class InteractiveController {
 
   private refreshInfo(): void {
     const { session, runtime, layout } = this;
-    const { model, thinkingLevel } = session.agent.state;
+    const { model, thinkingLevel, sessionName, stats } = session.state;
     layout.header.setModel(`${model.provider}/${model.id}`);
     layout.footer.setInfo({
       cwd: runtime.cwd,
       home: process.env.HOME,
-      sessionName: session.session.getName(),
-      stats: session.getStats(),
+      sessionName,
+      stats,
       contextWindow: model.contextWindow,
       model: `${model.provider}/${model.id}`,
       thinkingLevel,

@@ -2,8 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import { getModel, getModels, getProvider, getProviders, type ThinkingLevel } from "@gyre/ai";
 import type { AgentSession } from "../../core/agent-session.js";
 import type { WorkspaceCheckpoints } from "../../core/checkpoints/workspace-checkpoints.js";
-import { SessionManager } from "../../core/session/session-manager.js";
-import { resolveSessionArgument } from "../../core/session/session-store.js";
+import { resolveApiKey } from "../../core/config/resolve-api-key.js";
 import type { UserInterface } from "../../core/user-interface.js";
 import { readLines, writeJsonLine } from "./jsonl.js";
 import {
@@ -23,7 +22,7 @@ export type RpcModeOptions = {
   stdout: Writable;
   /** The interface extensions were given (from `createRpcUserInterface`); `ui_response` answers it. */
   ui?: RpcUserInterface;
-  /** Rewind's checkpoints; without them `rewind` fails with a clear error. */
+  /** Rewind previews come from here; without it `rewind` with `preview` fails with a clear error. */
   checkpoints?: WorkspaceCheckpoints;
 };
 
@@ -153,7 +152,7 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
   const { session } = options;
   switch (command.type) {
     case "prompt": {
-      if (session.isRunning) {
+      if (session.state.isRunning) {
         if (command.streamingBehavior === "steer") return session.steer(command.message);
         if (command.streamingBehavior === "followUp") return session.followUp(command.message);
         throw new Error('The agent is busy; send the prompt with "streamingBehavior": "steer" or "followUp".');
@@ -166,8 +165,7 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
     case "follow_up":
       return session.followUp(command.message);
     case "abort":
-      session.abort();
-      await session.agent.waitForIdle();
+      await session.abort();
       return undefined;
     case "get_state":
       return describeState(session);
@@ -175,8 +173,10 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
       return { messages: session.messages };
     case "set_model": {
       if (!getProvider(command.provider)) throw new Error(`Unknown provider "${command.provider}".`);
-      const envName = getProvider(command.provider)?.apiKeyEnv;
-      session.setModel(getModel(command.provider, command.modelId), envName ? options.env[envName] : undefined);
+      session.setModel(
+        getModel(command.provider, command.modelId),
+        resolveApiKey({ provider: command.provider, env: options.env }),
+      );
       return describeState(session);
     }
     case "get_available_models":
@@ -192,29 +192,22 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
       return undefined;
     case "new_session":
       assertIdle(session, "start a new session");
-      await session.switchStore(SessionManager.create({ sessionsDir: options.sessionsDir, cwd: options.cwd }));
-      return { sessionId: session.sessionId };
+      await session.newSession();
+      return { sessionId: session.state.sessionId };
     case "compact":
       assertIdle(session, "compact");
-      return { compacted: await session.compact("manual", command.customInstructions) };
+      return { compacted: await session.compact(command.customInstructions) };
     case "get_session_stats":
       return session.getStats();
     case "fork": {
       assertIdle(session, "fork");
-      if (command.entryId) session.session.branch(command.entryId);
-      const forked = await session.session.fork();
-      await session.switchStore(forked);
-      return { sessionId: forked.id, sessionFile: forked.path };
+      await session.fork(command.entryId ? { entryId: command.entryId } : {});
+      return { sessionId: session.state.sessionId, sessionFile: session.state.sessionFile };
     }
     case "switch_session": {
       assertIdle(session, "switch sessions");
-      const path = await resolveSessionArgument({
-        sessionsDir: options.sessionsDir,
-        cwd: options.cwd,
-        value: command.sessionPath,
-      });
-      await session.switchStore(await SessionManager.open(path));
-      return { sessionId: session.sessionId, sessionFile: session.sessionFile };
+      await session.open(command.sessionPath);
+      return { sessionId: session.state.sessionId, sessionFile: session.state.sessionFile };
     }
     case "get_last_assistant_text":
       return { text: session.getLastAssistantText() ?? null };
@@ -235,25 +228,25 @@ async function handleRewind(command: Extract<RpcCommand, { type: "rewind" }>, op
   assertIdle(options.session, "rewind");
   const restore = command.restore ?? "both";
   if (!restoreModes.includes(restore)) throw new Error(`restore must be one of ${restoreModes.join(", ")}.`);
-  if (!options.checkpoints) throw new Error("Rewind is not available in this session.");
   const request = { entryId: command.entryId, restore, force: command.force === true };
-  if (command.preview) return options.checkpoints.preview(request);
-  return options.checkpoints.rewind(request, options.session);
+  if (!command.preview) return options.session.rewind(request);
+  if (!options.checkpoints) throw new Error("Rewind is not available in this session.");
+  return options.checkpoints.preview(request);
 }
 
 function describeState(session: AgentSession) {
-  const state = session.agent.state;
+  const state = session.state;
   return {
     model: { provider: state.model.provider, id: state.model.id },
     thinkingLevel: state.thinkingLevel,
     isRunning: state.isRunning,
-    sessionId: session.sessionId,
-    sessionFile: session.sessionFile ?? null,
-    messageCount: state.messages.length,
-    pendingToolCalls: [...state.pendingToolCalls],
+    sessionId: state.sessionId,
+    sessionFile: state.sessionFile ?? null,
+    messageCount: state.messageCount,
+    pendingToolCalls: state.pendingToolCalls,
   };
 }
 
 function assertIdle(session: AgentSession, action: string): void {
-  if (session.isRunning) throw new Error(`The agent is running; abort first to ${action}.`);
+  if (session.state.isRunning) throw new Error(`The agent is running; abort first to ${action}.`);
 }

@@ -7,7 +7,7 @@ export const compactCommand: SlashCommand = {
   argumentHint: "[focus]",
   run: async (args, context) => {
     const focus = args.trim();
-    const compacted = await context.session.compact("manual", focus || undefined);
+    const compacted = await context.session.compact(focus || undefined);
     if (compacted) context.reloadChat();
     context.refreshInfo();
   },

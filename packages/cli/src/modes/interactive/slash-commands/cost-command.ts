@@ -8,8 +8,8 @@ export const costCommand: SlashCommand = {
   description: "Show tokens and cost of this session",
   allowWhileRunning: true,
   run: (_args, context) => {
-    const stats = context.session.getStats();
-    const window = context.session.agent.state.model.contextWindow;
+    const { stats, model } = context.session.state;
+    const window = model.contextWindow;
     const rows: [string, string][] = [
       ["input", formatTokens(stats.tokens.input)],
       ["output", formatTokens(stats.tokens.output)],

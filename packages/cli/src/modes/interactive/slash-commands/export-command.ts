@@ -11,10 +11,10 @@ export const exportCommand: SlashCommand = {
   allowWhileRunning: true,
   run: async (args, context) => {
     const { session, runtime } = context;
-    const path = resolve(runtime.cwd, args.trim() || `gyre-session-${session.sessionId.slice(0, 8)}.html`);
-    const state = session.agent.state;
+    const state = session.state;
+    const path = resolve(runtime.cwd, args.trim() || `gyre-session-${state.sessionId.slice(0, 8)}.html`);
     const html = renderSessionHtml({
-      title: session.session.getName() ?? `gyre session ${session.sessionId}`,
+      title: state.sessionName ?? `gyre session ${state.sessionId}`,
       model: `${state.model.provider}/${state.model.id}`,
       messages: session.messages,
     });

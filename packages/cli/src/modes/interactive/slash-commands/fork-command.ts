@@ -6,8 +6,7 @@ export const forkCommand: SlashCommand = {
   description: "Continue in a copy of this session",
   run: async (_args, context) => {
     const { session } = context;
-    const forked = await session.session.fork();
-    await session.switchStore(forked, { closePrevious: true });
-    context.notify(`Forked into session ${forked.id}; the original is unchanged.`);
+    await session.fork();
+    context.notify(`Forked into session ${session.state.sessionId}; the original is unchanged.`);
   },
 };

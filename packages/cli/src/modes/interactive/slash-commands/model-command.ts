@@ -24,7 +24,7 @@ export const modelCommand: SlashCommand = {
   description: "Pick the model",
   argumentHint: "[provider/id]",
   run: async (args, context) => {
-    const current = context.session.agent.state.model;
+    const current = context.session.state.model;
     const models = listAvailableModels(current);
     const key = (model: Model) => `${model.provider}/${model.id}`;
     let chosen = args.trim();

@@ -7,10 +7,10 @@ export const nameCommand: SlashCommand = {
   argumentHint: "[name]",
   allowWhileRunning: true,
   run: async (args, context) => {
-    const store = context.session.session;
-    const name = args.trim() || (await context.input("Session name", store.getName() ?? ""))?.trim();
+    const { session } = context;
+    const name = args.trim() || (await context.input("Session name", session.state.sessionName ?? ""))?.trim();
     if (!name) return;
-    store.setName(name);
+    session.rename(name);
     context.refreshInfo();
     context.notify(`Session named "${name}".`);
   },

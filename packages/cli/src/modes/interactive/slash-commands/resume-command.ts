@@ -1,4 +1,3 @@
-import { SessionManager } from "../../../core/session/session-manager.js";
 import { listResumableSessions, toSessionItems } from "../pickers/session-picker.js";
 import type { SlashCommand } from "./types.js";
 
@@ -11,16 +10,16 @@ export const resumeCommand: SlashCommand = {
     const sessions = await listResumableSessions({
       sessionsDir: context.sessionsDir,
       cwd: runtime.cwd,
-      exclude: session.sessionFile,
+      exclude: session.state.sessionFile,
     });
     if (sessions.length === 0) return context.notify("No other sessions in this folder yet.");
     const path = await context.select("Resume session", toSessionItems(sessions));
     if (!path) return;
     try {
-      await session.switchStore(await SessionManager.open(path));
+      await session.open(path);
     } catch (error) {
       return context.notify(`Cannot open that session: ${(error as Error).message}`, "error");
     }
-    context.notify(`Resumed session ${session.sessionId}.`);
+    context.notify(`Resumed session ${session.state.sessionId}.`);
   },
 };

@@ -1,6 +1,5 @@
 import type { RewindPlan, RewindRestore } from "../../../core/checkpoints/rewind.js";
 import { summariseChanges } from "../../../core/checkpoints/tree-diff.js";
-import { userMessageText } from "../chat-view.js";
 import type { CommandContext, SlashCommand } from "./types.js";
 
 const restoreItems = [
@@ -41,21 +40,9 @@ export const rewindCommand: SlashCommand = {
   description: "Undo back to before an earlier message: files, conversation or both",
   run: async (_args, context) => {
     const { session, runtime } = context;
-    const users = session.session
-      .getBranch()
-      .flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry] : []));
-    const items = users
-      .map((entry) => ({
-        value: entry.id,
-        label: userMessageText(entry.message).split("\n")[0]?.slice(0, 80) || "(empty)",
-      }))
-      .reverse();
-    if (items.length === 0) return context.notify("There is no earlier message to rewind to.");
-    const lastRewind = session.session
-      .getEntries()
-      .filter((entry) => entry.type === "checkpoint" && entry.reason === "rewind")
-      .pop();
-    if (lastRewind) items.unshift({ value: lastRewind.id, label: "Undo the last rewind" });
+    const targets = runtime.checkpoints.rewindTargets();
+    if (targets.length === 0) return context.notify("There is no earlier message to rewind to.");
+    const items = targets.map((target) => ({ value: target.entryId, label: target.label }));
     const entryId = await context.select("Rewind to before which message?", items, items[0]?.value);
     if (!entryId) return;
     const restore = (await context.select("Restore what?", restoreItems, "both")) as RewindRestore | undefined;
@@ -64,11 +51,11 @@ export const rewindCommand: SlashCommand = {
     context.print(describePlan(plan));
     const confirmed = await confirm(context, plan);
     if (!confirmed) return context.notify("Nothing was changed.");
-    const result = await runtime.checkpoints.rewind({ entryId, restore, ...confirmed }, session);
+    const result = await session.rewind({ entryId, restore, ...confirmed });
     context.reloadChat();
     context.refreshInfo();
-    const message = session.session.getEntry(entryId);
-    if (restore !== "code" && message?.type === "message") context.setEditorText(userMessageText(message.message));
+    const text = targets.find((target) => target.entryId === entryId)?.text;
+    if (restore !== "code" && text !== undefined) context.setEditorText(text);
     const kept =
       result.conflicts.length > 0 && !confirmed.force ? `; kept ${result.conflicts.length} conflicting file(s)` : "";
     context.notify(`Rewound: ${summariseChanges(result.restored)}${kept}. /rewind again can undo this.`);

@@ -8,14 +8,14 @@ export const settingsCommand: SlashCommand = {
   allowWhileRunning: true,
   run: (_args, context) => {
     const { runtime, session } = context;
-    const state = session.agent.state;
+    const state = session.state;
     const lines = [
       `${style.gray("model".padEnd(16))}${state.model.provider}/${state.model.id} (${state.model.baseUrl})`,
       `${style.gray("thinking".padEnd(16))}${state.thinkingLevel}`,
-      `${style.gray("tools".padEnd(16))}${state.tools.map((tool) => tool.name).join(", ") || "none"}`,
+      `${style.gray("tools".padEnd(16))}${state.toolNames.join(", ") || "none"}`,
       `${style.gray("project trusted".padEnd(16))}${runtime.trusted ? "yes" : "no"}`,
       `${style.gray("gyre home".padEnd(16))}${runtime.gyreHome}`,
-      `${style.gray("session file".padEnd(16))}${session.sessionFile ?? "(in memory)"}`,
+      `${style.gray("session file".padEnd(16))}${state.sessionFile ?? "(in memory)"}`,
       style.gray("settings.json (user, then project; project wins):"),
       ...JSON.stringify(runtime.settings, null, 2).split("\n"),
     ];

@@ -13,7 +13,7 @@ export const thinkingCommand: SlashCommand = {
   description: "Set the thinking level (off, low, medium, high)",
   argumentHint: "[level]",
   run: async (args, context) => {
-    const current = context.session.agent.state.thinkingLevel;
+    const current = context.session.state.thinkingLevel;
     const chosen =
       args.trim() ||
       (await context.select(
@@ -26,7 +26,7 @@ export const thinkingCommand: SlashCommand = {
       return context.notify(`Unknown thinking level "${chosen}"; use one of ${levels.join(", ")}.`, "error");
     context.session.setThinkingLevel(chosen);
     context.refreshInfo();
-    const model = context.session.agent.state.model;
+    const model = context.session.state.model;
     const note = chosen !== "off" && !model.reasoning ? ` (${model.id} does not report thinking support)` : "";
     context.notify(`Thinking level: ${chosen}${note}`);
   },

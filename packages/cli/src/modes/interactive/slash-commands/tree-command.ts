@@ -1,4 +1,3 @@
-import { userMessageText } from "../chat-view.js";
 import { toTreeItems } from "../pickers/tree-picker.js";
 import type { SlashCommand } from "./types.js";
 
@@ -11,19 +10,13 @@ export const treeCommand: SlashCommand = {
   description: "Jump to an earlier point of this session and continue from there",
   run: async (_args, context) => {
     const { session } = context;
-    const store = session.session;
-    const activePath = new Set(store.getBranch().map((entry) => entry.id));
-    const items = toTreeItems(store.getTree(), activePath);
+    const tree = session.tree();
+    const items = toTreeItems(tree.nodes, tree.activePath);
     if (items.length === 0) return context.notify("This session has no messages yet.");
-    const id = await context.select("Session tree (● is the current branch)", items, store.leafId ?? undefined);
+    const id = await context.select("Session tree (● is the current branch)", items, tree.leafId ?? undefined);
     if (!id) return;
-    const entry = store.getEntry(id);
-    if (entry?.type === "message" && entry.message.role === "user") {
-      if (entry.parentId === null) store.resetLeaf();
-      else store.branch(entry.parentId);
-      context.setEditorText(userMessageText(entry.message));
-    } else store.branch(id);
-    await session.switchStore(store, { closePrevious: false });
+    const { editText } = await session.navigate(id);
+    if (editText !== undefined) context.setEditorText(editText);
     context.notify("Continuing from the chosen point; the other branch stays in the session.");
   },
 };

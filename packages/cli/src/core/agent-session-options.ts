@@ -1,0 +1,67 @@
+import {
+  Agent,
+  type AgentBudgets,
+  type AgentMessage,
+  type AnyAgentTool,
+  type BeforeToolCallInput,
+  type BeforeToolCallResult,
+} from "@gyre/agent";
+import { describeError, type Model, type RetryOptions, type ThinkingLevel } from "@gyre/ai";
+import type { WorkspaceCheckpoints } from "./checkpoints/workspace-checkpoints.js";
+import type { AutoCompactionOptions } from "./compaction/auto-compaction.js";
+import { extensionAgentOptions } from "./extensions/extension-bridge.js";
+import type { ExtensionRunner } from "./extensions/extension-runner.js";
+import type { InputResolution } from "./extensions/resolve-input.js";
+import type { SessionManager } from "./session/session-manager.js";
+
+export type AgentSessionOptions = {
+  model: Model;
+  apiKey: string | undefined;
+  systemPrompt: string;
+  thinkingLevel: ThinkingLevel;
+  tools: AnyAgentTool[];
+  messages: AgentMessage[];
+  store: SessionManager;
+  /** Where `newSession`, `open` and `fork` create or look for session files (`$GYRE_HOME/sessions`). */
+  sessionsDir?: string;
+  budgets?: AgentBudgets;
+  retry?: RetryOptions;
+  /** A model stream that sends nothing for this long fails (default: the provider layer's 120 s). */
+  idleTimeoutMs?: number;
+  /** Resolves a key for another provider after `setModel`. */
+  getApiKey?: (provider: string) => string | undefined;
+  compaction?: AutoCompactionOptions;
+  beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+  /** Workspace checkpoints (DESIGN §10): taken before file-changing runs; `rewind` uses them. */
+  checkpoints?: WorkspaceCheckpoints;
+  /** Extensions: their hooks run in the loop and every `SessionEvent` reaches their handlers. */
+  extensions?: ExtensionRunner;
+  /** Turns slash input into a prompt (templates, skills) or runs a command; default: text as it is. */
+  resolveInput?: (text: string) => Promise<InputResolution>;
+};
+
+/**
+ * The `Agent` a session drives: its options, the current key for the current provider (others
+ * resolve their own), extension hooks in the loop, and listener failures reported to `notice`.
+ */
+export function createSessionAgent(
+  options: AgentSessionOptions,
+  hooks: { apiKey(): string | undefined; notice(message: string): void },
+): Agent {
+  const agent: Agent = new Agent({
+    model: options.model,
+    systemPrompt: options.systemPrompt,
+    thinkingLevel: options.thinkingLevel,
+    tools: options.tools,
+    messages: options.messages,
+    budgets: options.budgets,
+    streamOptions: {
+      ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+    },
+    getApiKey: (provider) => (provider === agent.state.model.provider ? hooks.apiKey() : options.getApiKey?.(provider)),
+    ...extensionAgentOptions(options.extensions, options.beforeToolCall),
+    onListenerError: (error, event) => hooks.notice(`a listener failed on "${event.type}": ${describeError(error)}`),
+  });
+  return agent;
+}

@@ -1,0 +1,25 @@
+import type { AgentEvent } from "@gyre/agent";
+
+/** Why a compaction ran: the context neared the window, the provider refused it, or the user asked. */
+export type CompactionReason = "threshold" | "overflow" | "manual";
+
+/** How loud a notice is; modes colour or filter by it. */
+export type NoticeLevel = "info" | "warning" | "error";
+
+/** Who raised a notice. */
+export type NoticeSource = "session" | "extension" | "listener";
+
+/**
+ * A report for the user that is not part of the conversation (a failed session write, an
+ * extension handler that threw). Core never writes to stderr: it emits this and each mode shows
+ * it (print and JSON on stderr, JSON also as an event line, interactive in the chat, RPC as an event).
+ */
+export type NoticeEvent = { type: "notice"; level: NoticeLevel; source: NoticeSource; message: string };
+
+/** Harness events the session adds to the agent's (JSON mode and RPC carry them as they are). */
+export type SessionEvent =
+  | AgentEvent
+  | { type: "compaction_start"; reason: CompactionReason }
+  | { type: "compaction_end"; reason: CompactionReason; tokensBefore?: number; error?: string }
+  | { type: "session_changed"; sessionId: string; sessionFile: string | undefined }
+  | NoticeEvent;

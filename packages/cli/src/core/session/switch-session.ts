@@ -1,0 +1,66 @@
+import type { AgentMessage } from "@gyre/agent";
+import { SessionManager } from "./session-manager.js";
+import { resolveSessionArgument } from "./session-store.js";
+import type { SessionTreeNode } from "./session-tree.js";
+
+/** A session's entries as a tree, with the current branch marked. */
+export type SessionTreeView = {
+  nodes: SessionTreeNode[];
+  /** Ids of the entries on the current branch (root to leaf). */
+  activePath: ReadonlySet<string>;
+  leafId: string | null;
+};
+
+/** A fresh store like `current`: in memory when `current` is (or no sessions folder is known), else a new file under `sessionsDir`. */
+export function createSiblingStore(current: SessionManager, sessionsDir: string | undefined): SessionManager {
+  return current.path === undefined || sessionsDir === undefined
+    ? SessionManager.inMemory({ cwd: current.cwd })
+    : SessionManager.create({ sessionsDir, cwd: current.cwd });
+}
+
+/**
+ * Opens the session a path or an id prefix names, for writing. Throws a `CliError` when nothing
+ * (or several sessions) match, the file cannot be read, or another gyre holds its lock.
+ */
+export async function openStore(options: {
+  sessionsDir: string | undefined;
+  cwd: string;
+  pathOrId: string;
+}): Promise<SessionManager> {
+  const { sessionsDir = "", cwd, pathOrId } = options;
+  // Without a sessions folder only a path can name a session; an id prefix then matches nothing.
+  const path = await resolveSessionArgument({ sessionsDir, cwd, value: pathOrId });
+  return SessionManager.open(path);
+}
+
+/** The tree of `store` for a picker. */
+export function describeTree(store: SessionManager): SessionTreeView {
+  return {
+    nodes: store.getTree(),
+    activePath: new Set(store.getBranch().map((entry) => entry.id)),
+    leafId: store.leafId,
+  };
+}
+
+/**
+ * Moves `store`'s leaf to `entryId` (every entry stays in the file). A user message is reopened
+ * for editing: the leaf moves to just before it and its text is returned.
+ */
+export function moveLeaf(store: SessionManager, entryId: string): { editText?: string } {
+  const entry = store.getEntry(entryId);
+  if (entry?.type !== "message" || entry.message.role !== "user") {
+    store.branch(entryId);
+    return {};
+  }
+  if (entry.parentId === null) store.resetLeaf();
+  else store.branch(entry.parentId);
+  return { editText: messageText(entry.message) };
+}
+
+/** The text of a user or custom message (images as a placeholder); "" for other roles. */
+export function messageText(message: AgentMessage): string {
+  if (message.role !== "user" && message.role !== "custom") return "";
+  const content = message.content;
+  if (typeof content === "string") return content;
+  return content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join("\n");
+}

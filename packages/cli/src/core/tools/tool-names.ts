@@ -1,0 +1,24 @@
+/** The one list of gyre's built-in coding tools: flags, settings, the tool factory and the system prompt read it. */
+export const CODING_TOOL_NAMES = ["read", "write", "edit", "bash", "ls", "grep", "find"] as const;
+
+/** Names of the built-in coding tools. */
+export type CodingToolName = (typeof CODING_TOOL_NAMES)[number];
+
+/** The tools enabled when the user names none (DESIGN §5). */
+export const DEFAULT_TOOL_NAMES: readonly CodingToolName[] = ["read", "write", "edit", "bash"];
+
+/** One line per tool for the default system prompt. */
+export const CODING_TOOL_DESCRIPTIONS: Readonly<Record<CodingToolName, string>> = {
+  read: "read a file (text with offset/limit, or an image)",
+  write: "create or overwrite a file",
+  edit: "replace exact text in a file (each oldText must match once)",
+  bash: "run a shell command in the workspace",
+  ls: "list a directory",
+  grep: "search file contents (ripgrep, respects .gitignore)",
+  find: "find files by glob (respects .gitignore)",
+};
+
+/** Whether `name` is a built-in coding tool. */
+export function isCodingToolName(name: string): name is CodingToolName {
+  return (CODING_TOOL_NAMES as readonly string[]).includes(name);
+}
