@@ -2,13 +2,13 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startGyre, stopGyres, submit } from "../interactive/gyre-in-tmux.js";
+import { eventually, readSessionFiles, startGyre, stopGyres, submit } from "../interactive/gyre-in-tmux.js";
 
 afterEach(stopGyres);
 
 describe("/rewind and /diff in tmux", () => {
   it("/diff lists the session's changes and /rewind shows them, then takes them back", async () => {
-    const { tmux, cwd } = await startGyre(({ body }) =>
+    const { tmux, cwd, home } = await startGyre(({ body }) =>
       body.messages?.at(-1)?.role === "user"
         ? { toolCalls: [{ name: "bash", arguments: { command: "echo made > made-by-agent.txt" } }] }
         : { text: "answer-done" },
@@ -17,6 +17,12 @@ describe("/rewind and /diff in tmux", () => {
     await tmux.waitFor("answer-done");
     expect(await readFile(join(cwd, "made-by-agent.txt"), "utf8")).toBe("made\n");
 
+    // The run ends just after its answer shows, with its end checkpoint; /diff waits for idle.
+    await eventually(async () => {
+      const [file] = await readSessionFiles(home);
+      return JSON.stringify(file?.entries ?? []).includes('"reason":"turn_end"') ? true : undefined;
+    }, "the run's end checkpoint");
+    await new Promise((resolve) => setTimeout(resolve, 300));
     await submit(tmux, "/diff");
     await tmux.waitFor("added    made-by-agent.txt");
 

@@ -135,6 +135,8 @@ export async function rewind(options: RewindOptions): Promise<RewindResult> {
     const recorded = await recordCheckpoint(repository, session, "rewind");
     undoEntryId = recorded.entryId;
     current = recorded.snapshot;
+    // Durable before any file changes, so a crash mid-restore can still be undone.
+    await session.flush();
   }
   const { plan, covered } = await prepare(options, current);
   const keep = new Set(options.force ? [] : plan.conflicts);

@@ -4,6 +4,7 @@
  * rewind can tell gyre's changes from changes made outside it. Read-only tools never snapshot.
  */
 import type { AgentEvent, BeforeToolCallInput, BeforeToolCallResult } from "@gyre/agent";
+import { describeError } from "@gyre/ai";
 import type { SessionManager } from "../session/session-manager.js";
 import type { CheckpointReason } from "../session/types.js";
 import type { ShadowRepository } from "./shadow-repository.js";
@@ -27,7 +28,7 @@ export type TurnCheckpointsOptions = {
 };
 
 /**
- * Appends a snapshot of the workspace to the session as a checkpoint entry and makes it durable.
+ * Appends a snapshot of the workspace to the session as a checkpoint entry (the caller flushes).
  * Returns the entry id.
  */
 export async function recordCheckpoint(
@@ -43,7 +44,6 @@ export async function recordCheckpoint(
     workspace: repository.location.workTree,
     ...(snapshot.skipped.length > 0 ? { skipped: snapshot.skipped } : {}),
   });
-  await session.flush();
   return { entryId, snapshot };
 }
 
@@ -95,7 +95,12 @@ export class TurnCheckpoints {
     try {
       const repository = await this.options.repository();
       if (repository === undefined) return undefined;
-      const { snapshot } = await recordCheckpoint(repository, this.options.session(), reason);
+      const session = this.options.session();
+      const { snapshot } = await recordCheckpoint(repository, session, reason);
+      // Durable before the tool starts, so a crash never leaves a change without its checkpoint.
+      await session
+        .flush()
+        .catch((error: unknown) => this.notify("flush", `could not write the session file: ${describeError(error)}`));
       for (const file of snapshot.skipped)
         this.notify(
           `skip:${file.path}`,
