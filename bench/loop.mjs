@@ -32,7 +32,9 @@ async function runTurns({ server, script, spec, turns, label }) {
 const meanGap = (arrivals, from, to) => (arrivals[to - 1] - arrivals[from]) / (to - 1 - from);
 
 /** Measures the loop items; resolves to table rows. */
-export async function run({ pi, rounds = 5, long = 1000, "long-rounds": longRounds = 1, log = () => {} }) {
+export async function run({ pi, piLatest, rounds = 5, long = 1000, "long-rounds": longRounds = 1, log = () => {} }) {
+  // The newest Pi, and gyre with it, on the Node that Pi needs; else Pi 0.73.1 on this Node.
+  const peer = piLatest ?? pi;
   // `script` is re-aimed before each run, so one server serves every run in turn.
   const script = { first: 0, turns: 1 };
   const server = await startFakeModelServer({
@@ -41,7 +43,7 @@ export async function run({ pi, rounds = 5, long = 1000, "long-rounds": longRoun
         ? { toolCalls: [{ name: "read", arguments: { path: "small.txt" } }] }
         : { text: "all done" },
   });
-  const agents = createAgents({ serverUrl: server.url, piCli: pi?.cli });
+  const agents = createAgents({ serverUrl: server.url, piCli: peer?.cli, node: piLatest?.node });
   const sides = { gyre: agents.gyre, ...(agents.pi ? { pi: agents.pi } : {}) };
   const args = ["--no-session", "-p", "read small.txt until told to stop"];
   const trial = (turns) =>
@@ -52,7 +54,7 @@ export async function run({ pi, rounds = 5, long = 1000, "long-rounds": longRoun
       ]),
     );
   try {
-    log(`loop: 1 and 100 tool-call turns, ${rounds} rounds`);
+    log(`loop: 1 and 100 tool-call turns, ${rounds} rounds, Pi ${peer?.version ?? "0.73.1"}`);
     // 1 and 100 alternate inside each round so both see the same machine state.
     const short = await interleave(
       Object.fromEntries(

@@ -1,6 +1,7 @@
 // `npm run bench [-- item...] [--rounds N] [--no-build]`: gyre against Pi on this machine, one table.
-// Items: startup, loop, streaming (here), sessions, tools, providers, tui (their own scripts, spawned).
-// Pi 0.73.1 is installed into the OS temp dir (bench/lib/pi-install.mjs), never into the repo.
+// Items: startup, loop, streaming (here), sessions, tools, sandbox, providers, tui (their own scripts, spawned).
+// Pi 1.6.0 and Node 24 go into bench/.cache (git-ignored); Pi 0.73.1, for the items that load its
+// libraries, into the OS temp dir (bench/lib/pi-install.mjs). npm test never needs either.
 // The table goes to stdout and bench/results/latest.md; the exit code is 0 even when a target is
 // missed, because benchmarks inform and tests decide. Only a broken set-up exits non-zero.
 import { spawn, spawnSync } from "node:child_process";
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EXTERNAL_ITEMS } from "./lib/external.mjs";
 import { parseOptions } from "./lib/item-main.mjs";
-import { ensurePi, PI_VERSION } from "./lib/pi-install.mjs";
+import { ensurePi, ensurePiLatest, NODE_LTS_VERSION, PI_LATEST_VERSION, PI_VERSION } from "./lib/pi-install.mjs";
 import { renderTable } from "./lib/table.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -23,8 +24,10 @@ const ORDER = [
   "sessions",
   "tools",
   "checkpoints",
+  "sandbox",
   "providers",
   "tui",
+  "mcp",
 ];
 const ALIASES = { loop: ["loop", "loop-in-process"], providers: ["providers"], sse: ["providers"] };
 const EXTERNAL_TIMEOUT_MS = 15 * 60_000;
@@ -102,23 +105,25 @@ async function runExternal(name, raw) {
   return [{ item: name, note: `see ${script} (${why}; raw output in bench/results/latest.md)` }];
 }
 
-async function runOwn(name, pi) {
+async function runOwn(name, pi, piLatest) {
   const module = await import(OWN_ITEMS[name]);
   const rounds = typeof options.rounds === "number" ? { rounds: options.rounds } : {};
-  return module.run({ pi: pi.ok ? pi : undefined, log, ...rounds });
+  return module.run({ pi: pi.ok ? pi : undefined, piLatest: piLatest.ok ? piLatest : undefined, log, ...rounds });
 }
 
 const notes = [];
 build(notes);
 const pi = await ensurePi();
-if (!pi.ok) notes.push(`${pi.reason}; Pi columns are empty`);
+if (!pi.ok) notes.push(`${pi.reason}; Pi ${PI_VERSION} columns are empty`);
+const piLatest = await ensurePiLatest();
+if (!piLatest.ok) notes.push(`${piLatest.reason}; start-up, loop and sessions compare with Pi ${PI_VERSION}`);
 const loadBefore = loadavg()[0];
 const started = Date.now();
 const rows = [];
 const raw = [];
 for (const name of selected) {
   try {
-    rows.push(...(OWN_ITEMS[name] ? await runOwn(name, pi) : await runExternal(name, raw)));
+    rows.push(...(OWN_ITEMS[name] ? await runOwn(name, pi, piLatest) : await runExternal(name, raw)));
   } catch (error) {
     rows.push({
       item: name,
@@ -131,11 +136,13 @@ for (const name of selected) {
 const table = renderTable(rows);
 const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).stdout.trim();
 const header = [
-  `# gyre vs Pi ${PI_VERSION}: ${new Date().toISOString()}`,
+  `# gyre vs Pi ${PI_LATEST_VERSION}: ${new Date().toISOString()}`,
   "",
   `gyre ${commit || "?"}; node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}; ` +
     `load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after; ${((Date.now() - started) / 1000).toFixed(0)} s`,
   `Items: ${selected.join(", ")}.`,
+  `start-up, loop and sessions: gyre and Pi ${PI_LATEST_VERSION} both on Node ${NODE_LTS_VERSION} (start-up also on this Node);` +
+    ` loop-in-process, providers and tui keep Pi ${PI_VERSION}, whose libraries they load (history).`,
   "Ratio = gyre ÷ Pi of the medians (below 1: gyre is smaller/faster; for MB/s above 1 is better).",
   ...notes.map((note) => `Note: ${note}`),
   "",

@@ -1,15 +1,17 @@
 // Resume benchmark: time and peak memory to load the current branch of 10k- and 50k-entry
-// sessions, gyre next to Pi (@mariozechner/pi-coding-agent@0.73.1) opening the same conversation
-// in its own format. Every measurement runs in a fresh Node process; medians of RUNS runs.
+// sessions, gyre next to Pi (@earendil-works/pi-coding-agent@1.6.0, both on Node 24 LTS) opening
+// the same conversation in its own format (Pi's session format is still version 3). Every
+// measurement runs in a fresh Node process; medians of RUNS runs.
 // Usage: node bench/sessions.mjs [--runs 5] [--sizes 10000,50000] [--keep]
 // --keep leaves the generated sessions and the bundled resume script in the OS temp dir
 // (gyre-bench-sessions) for profiling.
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { ensurePiLatest, PI_LATEST_VERSION } from "./lib/pi-install.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const argValue = (name, fallback) => {
@@ -18,8 +20,6 @@ const argValue = (name, fallback) => {
 };
 const RUNS = Number(argValue("--runs", "5"));
 const SIZES = argValue("--sizes", "10000,50000").split(",").map(Number);
-const PI_VERSION = "0.73.1";
-const piPrefix = join(tmpdir(), "gyre-bench-pi");
 const work = join(tmpdir(), "gyre-bench-sessions");
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
@@ -171,34 +171,25 @@ async function bundleGyre() {
   return outfile;
 }
 
-function ensurePi() {
-  const pkg = join(piPrefix, "node_modules/@mariozechner/pi-coding-agent/package.json");
-  const installed = () => existsSync(pkg) && JSON.parse(readFileSync(pkg, "utf8")).version === PI_VERSION;
-  if (!installed()) {
-    try {
-      execFileSync(
-        "npm",
-        ["install", "--prefix", piPrefix, `@mariozechner/pi-coding-agent@${PI_VERSION}`, "--no-audit", "--no-fund"],
-        { stdio: "ignore" },
-      );
-    } catch (error) {
-      console.log(`note: could not install Pi (${error.message.split("\n")[0]}); reporting gyre only.`);
-      return undefined;
-    }
+/** Pi's resume script and the Node both sides run on, or undefined when Pi cannot be installed. */
+async function preparePi() {
+  const pi = await ensurePiLatest();
+  if (!pi.ok) {
+    console.log(`note: ${pi.reason}; reporting gyre only.`);
+    return undefined;
   }
-  if (!installed()) return undefined;
   const script = join(work, "pi-resume.mjs");
   writeFileSync(
     script,
-    piScript(join(piPrefix, "node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js")),
+    piScript(join(pi.modulePath("@earendil-works/pi-coding-agent"), "dist/core/session-manager.js")),
   );
-  return script;
+  return { script, node: pi.node };
 }
 
 function measure(script, path) {
   const results = [];
   for (let run = 0; run < RUNS; run++) {
-    const out = spawnSync(process.execPath, [script, ...(path ? [path] : [])], { encoding: "utf8" });
+    const out = spawnSync(node, [script, ...(path ? [path] : [])], { encoding: "utf8" });
     if (out.status !== 0) throw new Error(`${script} failed: ${out.stderr}`);
     results.push(JSON.parse(out.stdout.trim().split("\n").pop()));
   }
@@ -211,10 +202,14 @@ function measure(script, path) {
 }
 
 const gyre = await bundleGyre();
-const pi = ensurePi();
+const piSide = await preparePi();
+const pi = piSide?.script;
+const node = piSide?.node ?? process.execPath;
 const baseGyre = measure(gyre);
 const basePi = pi && measure(pi);
-console.log(`resume = open the session file and build the current branch's context; median of ${RUNS} fresh processes`);
+console.log(
+  `resume = open the session file and build the current branch's context; median of ${RUNS} fresh processes; Node ${spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim()}${pi ? `, Pi ${PI_LATEST_VERSION}` : ""}`,
+);
 console.log(
   `baseline peak RSS (module loaded, no session): gyre ${baseGyre.rssMb.toFixed(0)} MiB${basePi ? `, Pi ${basePi.rssMb.toFixed(0)} MiB` : ""}\n`,
 );

@@ -34,7 +34,7 @@ if (!existsSync(gyreEntry)) {
 
 /** A large Chat Completions SSE body made of real content-delta records. */
 function buildBody() {
-  const fixture = join(root, "../shared/fixtures/providers/openai-completions/vllm-crusoe-llama33-text.sse");
+  const fixture = join(root, "packages/ai/test/fixtures/providers/openai-completions/vllm-crusoe-llama33-text.sse");
   const records = readFileSync(fixture, "utf8")
     .split("\n\n")
     .filter((record) => record.startsWith("data: {"))

@@ -1,18 +1,20 @@
 // Bundles the CLI into ESM files under packages/cli/dist (start-up: Node 20 has no compile cache).
 // Workspace packages are bundled from their TypeScript sources, so this needs no prior tsc build.
 import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { build } from "esbuild";
 
 const at = (path) => new URL(path, import.meta.url).pathname;
 const entry = at("../packages/cli/src/main.ts");
 const entryPoints = { version: at("../packages/cli/src/version.ts"), help: at("../packages/cli/src/help-text.ts") };
 if (existsSync(entry)) entryPoints.gyre = entry;
+const libraryEntry = at("../packages/cli/src/index.ts");
+if (existsSync(libraryEntry)) entryPoints.index = libraryEntry;
 
 // Chunk names carry content hashes: old ones would pile up and ship with `npm pack`.
 await rm(at("../packages/cli/dist/chunks"), { recursive: true, force: true });
 
-await build({
+const result = await build({
   entryPoints,
   outdir: at("../packages/cli/dist"),
   bundle: true,
@@ -27,9 +29,33 @@ await build({
     "@gyre/ai": at("../packages/ai/src/index.ts"),
     "@gyre/agent": at("../packages/agent/src/index.ts"),
   },
-  external: ["@vscode/ripgrep", "@mariozechner/pi-tui", "esbuild"],
+  // pi-tui is bundled, so its optional koffi (28 MB of native FFI, Windows-only, behind a
+  // try/require in pi-tui) is never installed with gyre; gyre is POSIX-only anyway.
+  // web-tree-sitter finds its wasm next to its own module, so it stays a real package.
+  external: ["@vscode/ripgrep", "esbuild", "koffi", "web-tree-sitter", "tree-sitter-bash"],
+  metafile: true,
   banner: {
     js: "import { createRequire as __gyreCreateRequire } from 'node:module'; const require = __gyreCreateRequire(import.meta.url);",
   },
   logLevel: "warning",
 });
+
+await writeThirdPartyNotices(result.metafile);
+
+/** MIT and ISC ask that their notice travel with copies: one file naming every bundled package. */
+async function writeThirdPartyNotices(metafile) {
+  const packages = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match && !packages.has(match[1])) packages.set(match[1], input.slice(0, match.index + match[0].length));
+  }
+  const sections = [];
+  for (const [name, dir] of [...packages].sort(([a], [b]) => a.localeCompare(b))) {
+    const manifest = JSON.parse(await readFile(at(`../${dir}package.json`), "utf8"));
+    const licenceFile = (await readdir(at(`../${dir}`))).find((file) => /^licen[cs]e/i.test(file));
+    const text = licenceFile ? await readFile(at(`../${dir}${licenceFile}`), "utf8") : "(no licence file shipped)";
+    sections.push(`## ${name} ${manifest.version} (${manifest.license ?? "see below"})\n\n${text.trim()}\n`);
+  }
+  const header = "# Third-party software bundled into gyre's dist/\n\n";
+  await writeFile(at("../packages/cli/dist/THIRD-PARTY-LICENSES.md"), header + sections.join("\n"));
+}

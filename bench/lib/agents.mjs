@@ -21,9 +21,9 @@ function baseEnv(home) {
  * Creates a workspace (with `small.txt` for read calls) and both tools' homes.
  * `serverUrl` is the fake server's origin, or undefined for commands that never call a model.
  * Returns `{ workspace, gyre(args), pi(args), cleanup() }`, where gyre/pi give `{ command, args, env, cwd }`;
- * `pi` is undefined when Pi is not installed (`piCli` missing).
+ * `pi` is undefined when Pi is not installed (`piCli` missing). Both run on `node` (default: this Node).
  */
-export function createAgents({ serverUrl, piCli }) {
+export function createAgents({ serverUrl, piCli, node = process.execPath }) {
   const root = mkdtempSync(join(tmpdir(), "gyre-bench-agents-"));
   const workspace = join(root, "workspace");
   const home = join(root, "home");
@@ -50,14 +50,14 @@ export function createAgents({ serverUrl, piCli }) {
     ? ["--provider", "openai", "--model", MODEL_ID, "--base-url", `${serverUrl}/v1`, "--api-key", "bench"]
     : [];
   const gyre = (args, { model = true } = {}) => ({
-    command: process.execPath,
+    command: node,
     args: [GYRE_BIN, ...(model ? gyreModelArgs : []), ...args],
     env: { ...baseEnv(home), GYRE_HOME: gyreHome },
     cwd: workspace,
   });
   const pi = piCli
     ? (args, { model = true } = {}) => ({
-        command: process.execPath,
+        command: node,
         args: [piCli, ...(model ? ["--provider", "bench", "--model", MODEL_ID] : []), ...args],
         env: { ...baseEnv(home), PI_CODING_AGENT_DIR: piAgentDir, PI_OFFLINE: "1", PI_TELEMETRY: "0" },
         cwd: workspace,

@@ -113,6 +113,33 @@ function parseTools(output) {
   return rows;
 }
 
+/** Rows from bench/sandbox.mjs: per-call medians against bare `bash -c`. */
+function parseSandbox(output) {
+  const value = (label) => num(new RegExp(`^${label}\\s+([\\d.]+)`, "m").exec(output)?.[1]);
+  const bare = value("bare bash -c");
+  const perCall = value("bwrap per call \\(Codex-style\\)");
+  const sandboxed = value("gyre bash tool, sandboxed");
+  const host = value("gyre bash tool, host");
+  if (bare === undefined || sandboxed === undefined) return [];
+  return [
+    {
+      item: "sandbox: bash tool in the session sandbox, per call",
+      unit: "ms",
+      gyre: one(sandboxed),
+      pi: one(bare),
+      versus: "bash -c",
+      note: `target ≤ 10 ms over bare bash; the unsandboxed tool takes ${host} ms`,
+    },
+    {
+      item: "sandbox: one bwrap start per call (Codex-style)",
+      unit: "ms",
+      gyre: one(perCall),
+      pi: one(bare),
+      versus: "bash -c",
+    },
+  ];
+}
+
 /** Rows from bench/sessions.mjs: one per size and shape, resume time and peak RSS. */
 function parseSessions(output) {
   const rows = [];
@@ -128,6 +155,46 @@ function parseSessions(output) {
       note: `${match[3]}; target ≥ 5x faster, < half the memory`,
     });
   }
+  return rows;
+}
+
+/** Rows from bench/mcp.mjs: start-up with 0/1/5 servers next to the SDK's own connect, and per-call overhead. */
+function parseMcp(output) {
+  const rows = [];
+  for (const match of output.matchAll(/^gyre -p with (\d+) servers\s+([\d.]+)(?:\s+([\d.]+))?/gm)) {
+    rows.push({
+      item: `mcp: -p start-up, ${match[1]} server${match[1] === "1" ? "" : "s"}`,
+      unit: "ms",
+      gyre: one(num(match[2])),
+      pi: one(num(match[3])),
+      ...(match[3] ? { versus: "node + SDK connect" } : {}),
+      note:
+        match[1] === "0"
+          ? "no server: the SDK is never loaded"
+          : "server-memory over stdio; headless runs wait for every server",
+    });
+  }
+  const call = /^mcp tool call, (.*?) \(median ms\/call of \d+\)\s+([\d.]+)\s+([\d.]+)/m.exec(output);
+  if (call)
+    rows.push({
+      item: `mcp: tool call, ${call[1]}`,
+      unit: "ms",
+      gyre: one(num(call[2])),
+      pi: one(num(call[3])),
+      versus: "SDK Client.callTool",
+    });
+  const search = /^tool definitions per turn, 100 MCP tools \(estimated tokens\)\s+(\d+)\s+(\d+)\s+\((.*)\)/m.exec(
+    output,
+  );
+  if (search)
+    rows.push({
+      item: "mcp: tool definitions per turn, 100 tools",
+      unit: "tokens",
+      gyre: one(num(search[1])),
+      pi: one(num(search[2])),
+      versus: "all schemas sent",
+      note: `with tool_search; ${search[3]}`,
+    });
   return rows;
 }
 
@@ -167,8 +234,10 @@ function parseTable(output) {
 export const EXTERNAL_ITEMS = {
   sessions: { script: "bench/sessions.mjs", args: [], parse: parseSessions },
   tools: { script: "bench/tools.mjs", args: [], parse: parseTools },
+  sandbox: { script: "bench/sandbox.mjs", args: [], parse: parseSandbox },
   providers: { script: "bench/sse-throughput.mjs", args: [], parse: parseSse, needs: "packages/ai/dist/index.js" },
   "loop-in-process": { script: "bench/agent-loop.mjs", args: [], parse: parseAgentLoop },
   tui: { script: "bench/tui.mjs", args: [], parse: parseTable },
   checkpoints: { script: "bench/checkpoints.mjs", args: [], parse: parseCheckpoints },
+  mcp: { script: "bench/mcp.mjs", args: ["--rounds", "5", "--calls", "200"], parse: parseMcp },
 };

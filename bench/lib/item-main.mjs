@@ -1,7 +1,7 @@
 // Lets each item script run alone (`node bench/startup.mjs --rounds 3`) as well as from bench/run.mjs.
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { ensurePi } from "./pi-install.mjs";
+import { ensurePi, ensurePiLatest } from "./pi-install.mjs";
 import { renderTable } from "./table.mjs";
 
 /** Parses `--name value` pairs into numbers where they look like numbers. */
@@ -29,10 +29,17 @@ export function isMain(moduleUrl) {
   }
 }
 
-/** Installs Pi if needed, runs `run({ ...options, pi })` and prints its rows as a table. */
+/** Installs both Pis if needed, runs `run({ ...options, pi, piLatest })` and prints its rows as a table. */
 export async function runStandalone(run) {
   const pi = await ensurePi();
   if (!pi.ok) console.error(`note: ${pi.reason}; measuring gyre only.`);
-  const rows = await run({ ...parseOptions(), pi: pi.ok ? pi : undefined, log: (line) => console.error(line) });
+  const piLatest = await ensurePiLatest();
+  if (!piLatest.ok) console.error(`note: ${piLatest.reason}; comparing with Pi ${pi.ok ? "0.73.1" : "nothing"}.`);
+  const rows = await run({
+    ...parseOptions(),
+    pi: pi.ok ? pi : undefined,
+    piLatest: piLatest.ok ? piLatest : undefined,
+    log: (line) => console.error(line),
+  });
   console.log(renderTable(rows));
 }

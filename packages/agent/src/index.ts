@@ -11,7 +11,6 @@ export {
   createUserMessage,
   type QueueMode,
 } from "./agent.js";
-export { applyStreamEvent } from "./apply-stream-event.js";
 export { describeBudget } from "./budgets.js";
 export { loadValidateArguments } from "./load-validate-arguments.js";
 export { type AgentEventListener, runAgentLoop, runAgentLoopWithListener } from "./run-agent-loop.js";

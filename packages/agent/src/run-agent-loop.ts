@@ -104,11 +104,7 @@ export async function runAgentLoopWithListener(
     options,
     context: { ...options.context, messages },
     ...(options.transformContext || options.convertToLlm ? {} : { llmMessages: convertToLlm(messages) }),
-    modelTools: (options.context.tools ?? []).map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    })),
+    modelTools: toModelTools(options.context.tools),
     added: [],
     signal,
     timedOut: () => timeSignal?.aborted === true && options.signal?.aborted !== true,
@@ -129,21 +125,33 @@ export async function runAgentLoopWithListener(
   return { messages: run.added, reason };
 }
 
+/** What the model sees of the tools: only name, description and schema. */
+function toModelTools(tools: AgentContext["tools"]): Tool[] {
+  return (tools ?? []).map(({ name, description, parameters }) => ({ name, description, parameters }));
+}
+
 async function runTurns(run: Run): Promise<AgentEndReason> {
   const { options } = run;
   let pending = [...(options.prompts ?? []), ...(await poll(options.getSteeringMessages))];
   while (true) {
     let moreTools = true;
     while (moreTools || pending.length > 0) {
-      for (const message of pending) await append(run, message);
-      pending = [];
-      if (run.signal.aborted) return endAborted(run);
-      const budget = run.budgets.check();
-      if (budget) {
-        await run.emit(budget);
+      // A turn that will not run still records what was queued for it, but opens no turn.
+      const stopped = run.signal.aborted ? "aborted" : run.budgets.check();
+      if (stopped) {
+        for (const message of pending) await append(run, message);
+        if (stopped === "aborted") return endAborted(run);
+        await run.emit(stopped);
         return "budget";
       }
+      if (options.getTools) {
+        run.context.tools = options.getTools();
+        run.modelTools = toModelTools(run.context.tools);
+      }
+      // Pi's order, which consumers port from: the turn opens before its input messages.
       await run.emit({ type: "turn_start" });
+      for (const message of pending) await append(run, message);
+      pending = [];
       const message = await streamAssistant({ ...run, model: options.model, config: options });
       await append(run, message, false);
       run.budgets.record(message);
@@ -206,12 +214,10 @@ async function ask(
 ): Promise<boolean> {
   if (!shouldStop) return false;
   try {
-    return await shouldStop({
-      turn: run.budgets.turnCount,
-      message,
-      toolResults: batch.results,
-      messages: run.context.messages,
-    });
+    return await shouldStop(
+      { turn: run.budgets.turnCount, message, toolResults: batch.results, messages: run.context.messages },
+      run.signal,
+    );
   } catch {
     // A broken predicate must not kill the run; it just does not stop it.
     return false;

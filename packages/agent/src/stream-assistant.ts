@@ -1,6 +1,13 @@
 import type { Model } from "@gyre/ai";
-import { type AssistantMessage, type Context, createAssistantMessage, type Message, stream, type Tool } from "@gyre/ai";
-import { errorText } from "./tool-error-texts.js";
+import {
+  type AssistantMessage,
+  type Context,
+  createAssistantMessage,
+  describeError,
+  type Message,
+  stream,
+  type Tool,
+} from "@gyre/ai";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage } from "./types.js";
 
 /** What one model call needs from the running loop. */
@@ -39,7 +46,7 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
     };
     apiKey = await config.getApiKey?.(options.model.provider);
   } catch (error) {
-    return failWith(options, `Preparing the model call failed: ${errorText(error)}`);
+    return failWith(options, `Preparing the model call failed: ${describeError(error)}`);
   }
   let started = false;
   let final: AssistantMessage | undefined;
@@ -65,10 +72,11 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
       }
     }
   } catch (error) {
-    if (!started) return failWith(options, `The model call failed: ${errorText(error)}`);
+    // The stream function's own words: they name the cause better than any prefix of ours.
+    if (!started) return failWith(options, describeError(error));
     final = createAssistantMessage(options.model, {
       stopReason: signal.aborted ? "aborted" : "error",
-      errorMessage: errorText(error),
+      errorMessage: describeError(error),
     });
   }
   final ??= createAssistantMessage(options.model, {

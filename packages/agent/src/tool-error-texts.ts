@@ -2,7 +2,7 @@
  * The texts of the error results the loop writes for the model. They are prompts: each says what
  * went wrong and what to do next.
  */
-import type { ToolCall } from "@gyre/ai";
+import { describeError, type ToolCall } from "@gyre/ai";
 
 const RAW_QUOTE_LIMIT = 2000;
 
@@ -49,24 +49,13 @@ export function describeBlocked(name: string, reason: string | undefined): strin
 }
 
 export function describeHookFailure(hook: string, name: string, error: unknown): string {
-  return `The ${hook} hook failed for "${name}": ${errorText(error)}`;
+  return `The ${hook} hook failed for "${name}": ${describeError(error)}`;
 }
 
 export function describePrepareFailure(name: string, error: unknown): string {
-  return `The arguments of "${name}" could not be prepared: ${errorText(error)}`;
+  return `The arguments of "${name}" could not be prepared: ${describeError(error)}`;
 }
 
 export function describeBadResult(name: string): string {
   return `The tool "${name}" returned no valid result (expected an object with a content array); this is a bug in the tool.`;
-}
-
-/** A thrown value's message, whatever was thrown. */
-export function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === "string") return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
 }

@@ -124,8 +124,13 @@ export type BeforeToolCallInput = {
   context: AgentContext;
 };
 
-/** `{ block: true, reason }` stops the call; `reason` becomes the error result's text. */
-export type BeforeToolCallResult = { block?: boolean; reason?: string };
+/**
+ * `{ block: true, reason }` stops the call; `reason` becomes the error result's text. `args`
+ * replaces the arguments the tool receives; they are validated (and coerced) against the tool's
+ * schema again, and invalid ones give an error result instead of running the tool. Hooks never
+ * change the input's objects in place.
+ */
+export type BeforeToolCallResult = { block?: boolean; reason?: string; args?: Record<string, unknown> };
 
 /** Input of `afterToolCall`: the call and what the tool returned (or threw, as an error result). */
 export type AfterToolCallInput = BeforeToolCallInput & { result: AgentToolResult; isError: boolean };
@@ -152,6 +157,11 @@ type MaybePromise<T> = T | Promise<T>;
 
 /** The behaviour knobs of the loop, shared by `runAgentLoop` and the `Agent` class. */
 export type AgentLoopConfig = {
+  /**
+   * Read before every turn: the tools that turn offers and runs, replacing `context.tools` (a list
+   * that changes mid-run, e.g. an MCP server's `tools/list_changed`). Default: `context.tools`.
+   */
+  getTools?: () => AnyAgentTool[];
   /** Replaces @gyre/ai `stream` (tests, proxies). Must keep its never-throw contract. */
   streamFn?: StreamFunction;
   /** Passed to every model call (temperature, maxTokens, thinking, retry, sessionId…). */
@@ -164,7 +174,8 @@ export type AgentLoopConfig = {
   convertToLlm?: (messages: AgentMessage[]) => MaybePromise<Message[]>;
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => MaybePromise<BeforeToolCallResult | undefined>;
   afterToolCall?: (input: AfterToolCallInput, signal: AbortSignal) => MaybePromise<AfterToolCallResult | undefined>;
-  shouldStopAfterTurn?: (context: TurnEndContext) => MaybePromise<boolean>;
+  /** Asked after each turn; `signal` is the run's, aborted when the run is. */
+  shouldStopAfterTurn?: (context: TurnEndContext, signal: AbortSignal) => MaybePromise<boolean>;
   /** Polled after each tool batch and before the next model call. */
   getSteeringMessages?: () => MaybePromise<AgentMessage[]>;
   /** Polled when the agent would stop; messages returned start a new turn. */

@@ -39,6 +39,34 @@ describe("Agent", () => {
     expect(faux.contexts[2]?.messages).toHaveLength(5);
   });
 
+  test("offers tools set during a run from the next turn on", async () => {
+    const late: AnyAgentTool = { ...addTool, name: "late" };
+    let agentRef: Agent | undefined;
+    const adding: AnyAgentTool = {
+      ...addTool,
+      execute: async () => {
+        agentRef?.setTools([addTool, late]);
+        return { content: [{ type: "text", text: "added" }] };
+      },
+    };
+    const lateCall = { type: "toolCall" as const, name: "late", arguments: { a: 1, b: 2 } };
+    const { agent, faux } = createAgent([{ content: [addCall(1)] }, { content: [lateCall] }, text("done")], {
+      tools: [adding],
+    });
+    agentRef = agent;
+    await agent.prompt("go");
+    expect(faux.contexts.map((context) => context.tools?.map((tool) => tool.name))).toEqual([
+      ["add"],
+      ["add", "late"],
+      ["add", "late"],
+    ]);
+    const results = agent.state.messages.filter((message) => message.role === "toolResult");
+    expect(results.map((message) => [message.toolName, textOf(message), message.isError])).toEqual([
+      ["add", "added", false],
+      ["late", "3", false],
+    ]);
+  });
+
   test("refuses a prompt while running and points to steer and followUp", async () => {
     const gate = defer();
     const slow: AnyAgentTool = {
@@ -51,7 +79,7 @@ describe("Agent", () => {
     const { agent } = createAgent([{ content: [addCall(1)] }, text("done")], { tools: [slow] });
     const running = agent.prompt("go");
     expect(agent.state.isRunning).toBe(true);
-    expect(() => agent.prompt("more")).toThrow(
+    await expect(agent.prompt("more")).rejects.toThrow(
       "The agent is already running, so it cannot prompt now: use steer() to add a message to the current run or followUp() to queue one for when it finishes.",
     );
     gate.resolve();
@@ -121,12 +149,7 @@ describe("Agent", () => {
     unsubscribe();
     const result = await agent.prompt("go");
     expect(result.reason).toBe("stop");
-    expect(log.slice(0, 4)).toEqual([
-      "slow agent_start",
-      "fast agent_start",
-      "slow message_start",
-      "fast message_start",
-    ]);
+    expect(log.slice(0, 4)).toEqual(["slow agent_start", "fast agent_start", "slow turn_start", "fast turn_start"]);
     expect(log).not.toContain("removed");
     expect(errors).toEqual(["turn_start: renderer crashed"]);
   });
@@ -172,9 +195,9 @@ describe("Agent", () => {
 
   test("refuses to continue when the assistant spoke last and nothing is queued", async () => {
     const { agent } = createAgent([text("hi"), text("queued answer")]);
-    expect(() => agent.continue()).toThrow("There is nothing to continue: the conversation is empty.");
+    await expect(agent.continue()).rejects.toThrow("There is nothing to continue: the conversation is empty.");
     await agent.prompt("go");
-    expect(() => agent.continue()).toThrow("the last message is the assistant's answer");
+    await expect(agent.continue()).rejects.toThrow("the last message is the assistant's answer");
     agent.followUp("one more");
     await agent.continue();
     expect(textOf(agent.state.messages.at(-1))).toBe("queued answer");

@@ -126,7 +126,11 @@ describe("context hooks", () => {
       { type: "retry", attempt: 1, maxRetries: 3, delayMs: 0, reason: "HTTP 429" },
     ]);
     const firstRetry = events.findIndex((event) => event.type === "retry");
-    expect(events[firstRetry - 1]?.type).toBe("turn_start");
+    expect(events.slice(firstRetry - 3, firstRetry).map((event) => event.type)).toEqual([
+      "turn_start",
+      "message_start",
+      "message_end",
+    ]);
   });
 
   test("forwards each provider delta as message_update", async () => {
@@ -136,9 +140,9 @@ describe("context hooks", () => {
     const kinds = events.map((event) => event.type);
     expect(kinds).toEqual([
       "agent_start",
+      "turn_start",
       "message_start",
       "message_end",
-      "turn_start",
       "message_start",
       ...updates.map(() => "message_update"),
       "message_end",

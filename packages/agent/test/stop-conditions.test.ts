@@ -53,7 +53,7 @@ describe("stop conditions", () => {
     expect(result.reason).toBe("error");
     expect(result.messages[1]).toMatchObject({
       stopReason: "error",
-      errorMessage: "The model call failed: no socket",
+      errorMessage: "no socket",
     });
   });
 

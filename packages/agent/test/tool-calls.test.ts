@@ -141,6 +141,21 @@ describe("tool calls", () => {
     ]);
   });
 
+  test("runs the tool with the arguments beforeToolCall returns, validated and coerced again", async () => {
+    const { results } = await runCalls(
+      [
+        { name: "add", arguments: { a: 1, b: 1 } },
+        { name: "add", arguments: { a: 5, b: 5 } },
+      ],
+      { beforeToolCall: ({ args }) => ({ args: args.a === 1 ? { a: "10", b: 20 } : { a: "not a number", b: 1 } }) },
+    );
+    expect(textOf(results[0])).toBe("30");
+    expect(results[0]?.isError).toBe(false);
+    expect(results[1]?.isError).toBe(true);
+    expect(textOf(results[1])).toContain("beforeToolCall");
+    expect(textOf(results[1])).toContain("Invalid arguments");
+  });
+
   test("turns throwing hooks into error results", async () => {
     const before = await runCalls([{ name: "add", arguments: { a: 1, b: 1 } }], {
       beforeToolCall: () => {

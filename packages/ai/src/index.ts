@@ -9,6 +9,8 @@ import { registerBuiltInApis } from "./providers/register-built-ins.js";
 registerBuiltInApis();
 
 export { complete, getRegisteredApis, registerApi, stream } from "./api-registry.js";
+export { applyAssistantMessageEvent } from "./apply-assistant-message-event.js";
+export { isContextOverflow } from "./context-overflow.js";
 export { createAssistantMessage } from "./create-assistant-message.js";
 export { describeError, GyreError, type GyreErrorCode, isAbortError } from "./errors.js";
 export { AssistantMessageEventStream } from "./event-stream.js";
@@ -22,14 +24,15 @@ export {
   type ProviderInfo,
   registerProvider,
 } from "./models.js";
+export { parsePartialJson } from "./partial-json.js";
 export {
   streamAnthropicMessages,
   streamGoogleGemini,
   streamOpenAICompletions,
   streamOpenAIResponses,
 } from "./providers/register-built-ins.js";
-export { parsePartialJson, reduceAssistantMessage } from "./reduce-message.js";
-export { sanitizeToolCallId, type TransformOptions, transformMessages } from "./transform-messages.js";
+export { sanitizeToolCallId } from "./tool-call-ids.js";
+export { type TransformOptions, transformMessages } from "./transform-messages.js";
 export type {
   Api,
   AssistantMessage,
@@ -55,4 +58,5 @@ export type {
   Usage,
   UserMessage,
 } from "./types.js";
+export { isThinkingLevel, THINKING_LEVELS } from "./types.js";
 export { calculateCost, createEmptyUsage } from "./usage.js";

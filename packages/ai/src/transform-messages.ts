@@ -93,9 +93,3 @@ function createInterruptedResult(toolCallId: string, toolName: string): ToolResu
     timestamp: Date.now(),
   };
 }
-
-/** Replaces characters an API rejects and truncates to `maxLength`, keeping ids stable. */
-export function sanitizeToolCallId(id: string, maxLength = 64): string {
-  const cleaned = id.replace(/[^a-zA-Z0-9_-]/g, "_");
-  return cleaned.length > maxLength ? cleaned.slice(0, maxLength) : cleaned;
-}

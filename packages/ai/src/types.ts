@@ -79,7 +79,15 @@ export type Message = UserMessage | AssistantMessage | ToolResultMessage;
 export type KnownApi = "openai-completions" | "openai-responses" | "anthropic-messages" | "google-gemini" | "faux";
 export type Api = KnownApi | (string & {});
 
-export type ThinkingLevel = "off" | "low" | "medium" | "high";
+/** Every thinking level, weakest first: the one list the CLI, settings and sessions check against. */
+export const THINKING_LEVELS = ["off", "low", "medium", "high"] as const;
+
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+
+/** Whether `value` is one of `THINKING_LEVELS`. */
+export function isThinkingLevel(value: unknown): value is ThinkingLevel {
+  return typeof value === "string" && (THINKING_LEVELS as readonly string[]).includes(value);
+}
 
 /** Per-million-token prices in USD. */
 export type ModelCost = { input: number; output: number; cacheRead: number; cacheWrite: number };
@@ -161,7 +169,7 @@ export type StreamOptions = {
   sessionId?: string;
 };
 
-/** Provider stream events (DESIGN §3). Deltas carry only the delta; see `reduceAssistantMessage`. */
+/** Provider stream events (DESIGN §3). Deltas carry only the delta; see `applyAssistantMessageEvent`. */
 export type AssistantMessageEvent =
   | { type: "start"; message: AssistantMessage }
   | { type: "text_start"; contentIndex: number }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { complete } from "../src/index.js";
+import { complete, sanitizeToolCallId } from "../src/index.js";
 import { streamAnthropicMessages } from "../src/providers/anthropic-messages/stream.js";
 import type { AssistantMessage, Context, Model } from "../src/types.js";
 import { createEmptyUsage } from "../src/usage.js";
@@ -18,6 +18,9 @@ const assistant = (content: AssistantMessage["content"], extra: Partial<Assistan
   timestamp: 1,
   ...extra,
 });
+
+/** The Paris call's id made acceptable: characters replaced, a hash of the original appended. */
+const parisId = sanitizeToolCallId("call|paris/1");
 
 const context: Context = {
   systemPrompt: "You are terse.",
@@ -125,14 +128,14 @@ describe("anthropic-messages request", () => {
             { type: "thinking", thinking: "Two cities, two calls.", signature: "sig-abc" },
             { type: "redacted_thinking", data: "opaque-data" },
             { type: "text", text: "Checking both." },
-            { type: "tool_use", id: "call_paris_1", name: "weather", input: { city: "Paris" } },
+            { type: "tool_use", id: parisId, name: "weather", input: { city: "Paris" } },
             { type: "tool_use", id: "toolu_rome", name: "weather", input: { city: "Rome" } },
           ],
         },
         {
           role: "user",
           content: [
-            { type: "tool_result", tool_use_id: "call_paris_1", content: [{ type: "text", text: "Sunny, 24°C" }] },
+            { type: "tool_result", tool_use_id: parisId, content: [{ type: "text", text: "Sunny, 24°C" }] },
             {
               type: "tool_result",
               tool_use_id: "toolu_rome",
@@ -205,17 +208,18 @@ describe("anthropic-messages request", () => {
     expect(body.messages[2]?.content[0]).toMatchObject({ tool_use_id: "toolu_x", is_error: true });
   });
 
-  it("fails with a clear message when no API key is available", async () => {
+  it("reads the key only from options, never from the environment, and says how to pass one", async () => {
     const saved = process.env.ANTHROPIC_API_KEY;
-    delete process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = "sk-ant-from-the-environment";
     try {
       const before = server.requests.length;
       const message = await streamAnthropicMessages(model, { messages: [] }, {}).result();
       expect(message.stopReason).toBe("error");
-      expect(message.errorMessage).toMatch(/No API key for Anthropic.*ANTHROPIC_API_KEY/);
+      expect(message.errorMessage).toMatch(/No API key for Anthropic: pass apiKey.*ANTHROPIC_API_KEY/);
       expect(server.requests.length).toBe(before);
     } finally {
-      if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
     }
   });
   it("is what the package's stream() uses for the anthropic-messages API", async () => {

@@ -197,17 +197,16 @@ describe("google-gemini request", () => {
     expect(await config({ ...baseModel, reasoning: false }, "low")).toBeUndefined();
   });
 
-  it("fails with a clear message when no API key is available", async () => {
-    const saved = [process.env.GEMINI_API_KEY, process.env.GOOGLE_API_KEY];
-    delete process.env.GEMINI_API_KEY;
-    delete process.env.GOOGLE_API_KEY;
+  it("reads the key only from options, never from the environment, and says how to pass one", async () => {
+    const saved = process.env.GEMINI_API_KEY;
+    process.env.GEMINI_API_KEY = "key-from-the-environment";
     try {
       const message = await streamGoogleGemini(baseModel, { messages: [] }, {}).result();
       expect(message.stopReason).toBe("error");
-      expect(message.errorMessage).toMatch(/No API key for Google.*GEMINI_API_KEY/);
+      expect(message.errorMessage).toMatch(/No API key for Google: pass apiKey.*GEMINI_API_KEY/);
     } finally {
-      if (saved[0] !== undefined) process.env.GEMINI_API_KEY = saved[0];
-      if (saved[1] !== undefined) process.env.GOOGLE_API_KEY = saved[1];
+      if (saved === undefined) delete process.env.GEMINI_API_KEY;
+      else process.env.GEMINI_API_KEY = saved;
     }
   });
   it("is what the package's stream() uses for the google-gemini API", async () => {

@@ -45,4 +45,40 @@ describe("parseArgs", () => {
     expect(args.allowPaths).toEqual(["/a", "/b"]);
     expect(args.extensions).toEqual(["x.ts"]);
   });
+
+  it.each([
+    [["-pc"], "Unknown option -pc; run gyre --help to see the options."],
+    [["-mgpt-5"], "Unknown option -mgpt-5; run gyre --help to see the options."],
+    [["--model", "-c", "hi"], "--model needs a value; see gyre --help."],
+    [["--print=yes"], '--print takes no value; remove "=yes".'],
+  ])("keeps each flag as typed: %j fails with its own sentence", (argv, error) => {
+    expect(parseArgs(argv)).toEqual({ ok: false, error });
+  });
+
+  it("takes everything after -- as prompt text, @words and flags alike", () => {
+    const args = parsed(["-p", "--", "@notes.md", "--model", "-c"]);
+    expect(args.prompt).toEqual(["@notes.md", "--model", "-c"]);
+    expect(args.fileArguments).toEqual([]);
+    expect(args.continueSession).toBe(false);
+  });
+
+  it("collects unknown flags on the first pass and reads extension flags on the second", () => {
+    const argv = ["--draft", "--ticket", "T-1", "fix", "it"];
+    const first = parseArgs(argv, { allowUnknownFlags: true });
+    expect(first.ok && first.value.unknownFlags).toEqual(["--draft", "--ticket"]);
+    expect(first.ok && first.value.prompt).toEqual(["T-1", "fix", "it"]);
+    const second = parsed2(argv, { draft: "boolean", ticket: "string" });
+    expect(second.extensionFlags).toEqual({ draft: true, ticket: "T-1" });
+    expect(second.prompt).toEqual(["fix", "it"]);
+    expect(parseArgs(["--draft=maybe"], { extensionFlags: { draft: "boolean" } })).toEqual({
+      ok: false,
+      error: "--draft takes no value or true/false.",
+    });
+  });
 });
+
+function parsed2(argv: string[], extensionFlags: Record<string, "boolean" | "string">) {
+  const result = parseArgs(argv, { extensionFlags });
+  if (!result.ok) throw new Error(result.error);
+  return result.value;
+}

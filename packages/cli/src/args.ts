@@ -3,7 +3,10 @@
  * error sentence that says what to do; the caller prints it and exits 2.
  */
 
-import { CODING_TOOL_NAMES, isCodingToolName } from "./core/tools/tool-names.js";
+import { type ParseArgsConfig, parseArgs as parseTokens } from "node:util";
+import { BUILT_IN_TOOL_NAMES, isBuiltInToolName } from "./core/tools/tool-names.js";
+
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 
 export type Mode = "interactive" | "print" | "json" | "rpc";
 export type ThinkingFlag = "off" | "low" | "medium" | "high";
@@ -31,9 +34,22 @@ export type CliArgs = {
   session?: string;
   noSession: boolean;
   fauxScript?: string;
+  /** `--output-schema`: a JSON Schema file the final answer must match (print and JSON modes). */
+  outputSchema?: string;
   allowPaths: string[];
+  /** `--sandbox`: what the OS lets a bash command touch (DESIGN §8); default from settings, else workspace-write. */
+  sandbox?: "workspace-write" | "read-only" | "off";
+  /** `--allow-network`: network inside the sandbox. */
+  allowNetwork: boolean;
+  /** `--approval`: who decides calls that need more than the sandbox gives. */
+  approval?: "ask" | "deny" | "allow";
+  /** `--plan`: read-only sandbox, write/edit withheld. */
+  plan: boolean;
   extensions: string[];
   noExtensions: boolean;
+  /** `--mcp-config <file>` files (repeatable), read after `$GYRE_HOME/mcp.json` and `.mcp.json`. */
+  mcpConfigs: string[];
+  noMcp: boolean;
   trust: boolean;
   /** Continue a session (`-c`/`--session`) in a new file that copies its current branch. */
   fork: boolean;
@@ -72,88 +88,80 @@ type ValueFlag =
   | "rewind"
   | "restore"
   | "fauxScript"
+  | "outputSchema"
   | "allowPath"
+  | "sandbox"
+  | "approval"
   | "extension"
+  | "mcpConfig"
   | "mode";
 
-const valueFlags: Record<string, ValueFlag> = {
-  "--provider": "provider",
-  "--model": "model",
-  "-m": "model",
-  "--base-url": "baseUrl",
-  "--api-key": "apiKey",
-  "--thinking": "thinking",
-  "--tools": "tools",
-  "--system-prompt": "systemPrompt",
-  "--append-system-prompt": "appendSystemPrompt",
-  "--max-turns": "maxTurns",
-  "--max-cost": "maxCost",
-  "--session": "session",
-  "--rewind": "rewind",
-  "--restore": "restore",
-  "--faux-script": "fauxScript",
-  "--allow-path": "allowPath",
-  "--extension": "extension",
-  "-e": "extension",
-  "--mode": "mode",
+/** Flags that take a value, by long name: where the value goes, and the one-letter form. */
+const valueFlags: Record<string, { key: ValueFlag; short?: string }> = {
+  provider: { key: "provider" },
+  model: { key: "model", short: "m" },
+  "base-url": { key: "baseUrl" },
+  "api-key": { key: "apiKey" },
+  thinking: { key: "thinking" },
+  tools: { key: "tools" },
+  "system-prompt": { key: "systemPrompt" },
+  "append-system-prompt": { key: "appendSystemPrompt" },
+  "max-turns": { key: "maxTurns" },
+  "max-cost": { key: "maxCost" },
+  session: { key: "session" },
+  rewind: { key: "rewind" },
+  restore: { key: "restore" },
+  "faux-script": { key: "fauxScript" },
+  "output-schema": { key: "outputSchema" },
+  "allow-path": { key: "allowPath" },
+  sandbox: { key: "sandbox" },
+  approval: { key: "approval" },
+  extension: { key: "extension", short: "e" },
+  "mcp-config": { key: "mcpConfig" },
+  mode: { key: "mode" },
 };
 
-const booleanFlags: Record<string, (args: CliArgs) => void> = {
-  "-p": (args) => {
-    args.print = true;
-  },
-  "--print": (args) => {
-    args.print = true;
-  },
-  "--no-tools": (args) => {
-    args.noTools = true;
-  },
-  "-c": (args) => {
-    args.continueSession = true;
-  },
-  "--continue": (args) => {
-    args.continueSession = true;
-  },
-  "-r": (args) => {
-    args.resume = true;
-  },
-  "--resume": (args) => {
-    args.resume = true;
-  },
-  "--no-session": (args) => {
-    args.noSession = true;
-  },
-  "--no-extensions": (args) => {
-    args.noExtensions = true;
-  },
-  "--fork": (args) => {
-    args.fork = true;
-  },
-  "--force": (args) => {
-    args.force = true;
-  },
-  "--trust": (args) => {
-    args.trust = true;
-  },
-  "--verbose": (args) => {
-    args.verbose = true;
-  },
-  "--list-models": (args) => {
-    args.listModels = true;
-  },
-  "--version": (args) => {
-    args.version = true;
-  },
-  "-v": (args) => {
-    args.version = true;
-  },
-  "--help": (args) => {
-    args.help = true;
-  },
-  "-h": (args) => {
-    args.help = true;
-  },
+type SwitchField = {
+  [K in keyof CliArgs]-?: CliArgs[K] extends boolean ? K : never;
+}[keyof CliArgs];
+
+/** Flags that take no value, by long name: the field they switch on, and the one-letter form. */
+const booleanFlags: Record<string, { field: SwitchField; short?: string }> = {
+  print: { field: "print", short: "p" },
+  "no-tools": { field: "noTools" },
+  continue: { field: "continueSession", short: "c" },
+  resume: { field: "resume", short: "r" },
+  "no-session": { field: "noSession" },
+  "no-extensions": { field: "noExtensions" },
+  "no-mcp": { field: "noMcp" },
+  fork: { field: "fork" },
+  force: { field: "force" },
+  "allow-network": { field: "allowNetwork" },
+  plan: { field: "plan" },
+  trust: { field: "trust" },
+  verbose: { field: "verbose" },
+  "list-models": { field: "listModels" },
+  version: { field: "version", short: "v" },
+  help: { field: "help", short: "h" },
 };
+
+/** Every spelling of a built-in flag as typed (`--model`, `-m`). */
+const builtInSpellings: ReadonlySet<string> = new Set(
+  [...Object.entries(valueFlags), ...Object.entries(booleanFlags)].flatMap(([name, flag]) => [
+    `--${name}`,
+    ...(flag.short ? [`-${flag.short}`] : []),
+  ]),
+);
+
+/** The built-in flags in `node:util` parseArgs' terms. */
+const builtInOptions: ParseArgsOptionsConfig = Object.fromEntries([
+  ...Object.entries(valueFlags).map(([name, flag]) => [name, { type: "string" as const, ...short(flag) }]),
+  ...Object.entries(booleanFlags).map(([name, flag]) => [name, { type: "boolean" as const, ...short(flag) }]),
+]);
+
+function short(flag: { short?: string }): { short?: string } {
+  return flag.short ? { short: flag.short } : {};
+}
 
 function createDefaults(): CliArgs {
   return {
@@ -166,8 +174,12 @@ function createDefaults(): CliArgs {
     resume: false,
     noSession: false,
     allowPaths: [],
+    allowNetwork: false,
+    plan: false,
     extensions: [],
     noExtensions: false,
+    mcpConfigs: [],
+    noMcp: false,
     trust: false,
     fork: false,
     force: false,
@@ -189,11 +201,10 @@ export type ParseOptions = {
 };
 
 /** gyre's own long flag names, without dashes (extensions cannot register these). */
-export const BUILT_IN_FLAG_NAMES: ReadonlySet<string> = new Set(
-  [...Object.keys(valueFlags), ...Object.keys(booleanFlags)]
-    .filter((flag) => flag.startsWith("--"))
-    .map((flag) => flag.slice(2)),
-);
+export const BUILT_IN_FLAG_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(valueFlags),
+  ...Object.keys(booleanFlags),
+]);
 
 /**
  * Parses `argv` (without node and script). `--flag=value` and `--flag value` both work; `--`
@@ -203,55 +214,87 @@ export const BUILT_IN_FLAG_NAMES: ReadonlySet<string> = new Set(
  */
 export function parseArgs(argv: string[], options: ParseOptions = {}): ParseResult {
   const args = createDefaults();
+  const extensionOptions = Object.fromEntries(
+    Object.entries(options.extensionFlags ?? {}).map(([name, type]) => [name, { type }]),
+  );
+  // strict: false leaves unknown flags and values to the checks below, which keep gyre's sentences.
+  const { tokens } = parseTokens({
+    args: argv,
+    options: { ...extensionOptions, ...builtInOptions },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   let explicitMode: Mode | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const token = argv[index]!;
-    if (token === "--") {
-      args.prompt.push(...argv.slice(index + 1));
-      break;
-    }
-    const eq = token.startsWith("--") ? token.indexOf("=") : -1;
-    const name = eq > 0 ? token.slice(0, eq) : token;
-    const setter = booleanFlags[name];
-    if (setter) {
-      if (eq > 0) return { ok: false, error: `${name} takes no value; remove "=${token.slice(eq + 1)}".` };
-      setter(args);
+  let terminated = false;
+  let lastIndex = -1;
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") {
+      terminated = true;
       continue;
     }
-    const key = valueFlags[name];
-    if (key) {
-      const value = eq > 0 ? token.slice(eq + 1) : argv[++index];
-      if (value === undefined || (eq < 0 && looksLikeFlag(value))) {
-        return { ok: false, error: `${name} needs a value; see gyre --help.` };
-      }
-      const problem = applyValue(args, key, name, value);
-      if (problem) return { ok: false, error: problem };
-      if (key === "mode") explicitMode = value as Mode;
+    if (token.kind === "positional") {
+      if (!terminated && token.value.startsWith("@") && token.value.length > 1)
+        args.fileArguments.push(token.value.slice(1));
+      else args.prompt.push(token.value);
       continue;
     }
-    const extensionFlag = name.startsWith("--") ? options.extensionFlags?.[name.slice(2)] : undefined;
-    if (extensionFlag === "boolean") {
-      const value = eq > 0 ? token.slice(eq + 1) : "true";
-      if (value !== "true" && value !== "false") return { ok: false, error: `${name} takes no value or true/false.` };
-      args.extensionFlags[name.slice(2)] = value === "true";
-      continue;
-    }
-    if (extensionFlag === "string") {
-      const value = eq > 0 ? token.slice(eq + 1) : argv[++index];
-      if (value === undefined) return { ok: false, error: `${name} needs a value; see the extension's documentation.` };
-      args.extensionFlags[name.slice(2)] = value;
-      continue;
-    }
-    if (options.allowUnknownFlags && name.startsWith("--") && name.length > 2) {
-      args.unknownFlags.push(name);
-      continue;
-    }
-    if (token.startsWith("-") && token.length > 1) {
-      return { ok: false, error: `Unknown option ${name}; run gyre --help to see the options.` };
-    }
-    if (token.startsWith("@") && token.length > 1) args.fileArguments.push(token.slice(1));
-    else args.prompt.push(token);
+    // A group of letters (-pc) or a letter with its value (-mgpt) is one unknown option, as typed.
+    if (token.index === lastIndex) continue;
+    lastIndex = token.index;
+    const raw = argv[token.index] ?? "";
+    if (!raw.startsWith("--") && raw.length !== 2)
+      return { ok: false, error: `Unknown option ${raw}; run gyre --help to see the options.` };
+    const problem = applyToken(args, token, options);
+    if (problem) return { ok: false, error: problem };
+    if (token.name === "mode") explicitMode = token.value as Mode;
   }
+  return settle(args, explicitMode);
+}
+
+type OptionToken = Extract<NonNullable<ReturnType<typeof parseTokens>["tokens"]>[number], { kind: "option" }>;
+
+/** `table[name]` when `name` is the table's own key (never `constructor` and the like). */
+function own<T>(table: Record<string, T>, name: string): T | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
+/** Applies one flag as typed; returns the sentence for bad usage. */
+function applyToken(args: CliArgs, token: OptionToken, options: ParseOptions): string | undefined {
+  const { name, rawName, value, inlineValue } = token;
+  const switchFlag = own(booleanFlags, name);
+  if (switchFlag) {
+    if (inlineValue) return `${rawName} takes no value; remove "=${value}".`;
+    args[switchFlag.field] = true;
+    return undefined;
+  }
+  const valueFlag = own(valueFlags, name);
+  if (valueFlag) {
+    if (value === undefined || (!inlineValue && looksLikeFlag(value)))
+      return `${rawName} needs a value; see gyre --help.`;
+    return applyValue(args, valueFlag.key, rawName, value);
+  }
+  const extensionFlag = rawName.startsWith("--") ? own(options.extensionFlags ?? {}, name) : undefined;
+  if (extensionFlag === "boolean") {
+    const text = value ?? "true";
+    if (text !== "true" && text !== "false") return `${rawName} takes no value or true/false.`;
+    args.extensionFlags[name] = text === "true";
+    return undefined;
+  }
+  if (extensionFlag === "string") {
+    if (value === undefined) return `${rawName} needs a value; see the extension's documentation.`;
+    args.extensionFlags[name] = value;
+    return undefined;
+  }
+  if (options.allowUnknownFlags && rawName.startsWith("--")) {
+    args.unknownFlags.push(rawName);
+    return undefined;
+  }
+  return `Unknown option ${rawName}; run gyre --help to see the options.`;
+}
+
+/** The mode the flags settle on, and the combinations that make no sense. */
+function settle(args: CliArgs, explicitMode: Mode | undefined): ParseResult {
   if (explicitMode) args.mode = explicitMode;
   else if (args.print) args.mode = "print";
   if (args.mode === "print" && explicitMode === "print") args.print = true;
@@ -273,7 +316,7 @@ export function parseArgs(argv: string[], options: ParseOptions = {}): ParseResu
  * forgotten). Values that merely start with dashes ("--- rules ---") are still taken.
  */
 function looksLikeFlag(value: string): boolean {
-  return value in valueFlags || value in booleanFlags || /^--[A-Za-z]/.test(value);
+  return builtInSpellings.has(value) || /^--[A-Za-z]/.test(value);
 }
 
 function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string): string | undefined {
@@ -289,9 +332,9 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
         .split(",")
         .map((tool) => tool.trim())
         .filter(Boolean);
-      const unknown = tools.filter((tool) => !isCodingToolName(tool));
+      const unknown = tools.filter((tool) => !isBuiltInToolName(tool));
       if (unknown.length > 0) {
-        return `Unknown tool ${unknown.join(", ")} in --tools; choose from ${CODING_TOOL_NAMES.join(",")}.`;
+        return `Unknown tool ${unknown.join(", ")} in --tools; choose from ${BUILT_IN_TOOL_NAMES.join(",")}.`;
       }
       args.tools = tools;
       return undefined;
@@ -319,6 +362,21 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
     case "extension":
       args.extensions.push(value);
       return undefined;
+    case "sandbox":
+      if (value !== "workspace-write" && value !== "read-only" && value !== "off") {
+        return `${name} must be one of workspace-write, read-only, off; got "${value}".`;
+      }
+      args.sandbox = value;
+      return undefined;
+    case "approval":
+      if (value !== "ask" && value !== "deny" && value !== "allow") {
+        return `${name} must be one of ask, deny, allow; got "${value}".`;
+      }
+      args.approval = value;
+      return undefined;
+    case "mcpConfig":
+      args.mcpConfigs.push(value);
+      return undefined;
     case "baseUrl":
       if (!/^https?:\/\/[^/\s]/i.test(value) || !URL.canParse(value)) {
         return `${name} must be an http:// or https:// URL such as http://127.0.0.1:8000/v1; got "${value}".`;
@@ -338,6 +396,7 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
     case "appendSystemPrompt":
     case "session":
     case "fauxScript":
+    case "outputSchema":
       args[key] = value;
       return undefined;
     default: {

@@ -1,6 +1,6 @@
 import type { CliArgs } from "./args.js";
 import type { RuntimeConfig, SessionChoice } from "./core/runtime-config.js";
-import { isCodingToolName } from "./core/tools/tool-names.js";
+import { isBuiltInToolName } from "./core/tools/tool-names.js";
 
 /** The run the flags ask for, as the plain data core takes. */
 export function toRuntimeConfig(args: CliArgs): RuntimeConfig {
@@ -11,7 +11,7 @@ export function toRuntimeConfig(args: CliArgs): RuntimeConfig {
     ...(args.baseUrl !== undefined ? { baseUrl: args.baseUrl } : {}),
     ...(args.apiKey !== undefined ? { apiKey: args.apiKey } : {}),
     ...(args.thinking !== undefined ? { thinking: args.thinking } : {}),
-    ...(args.noTools ? { tools: "none" as const } : args.tools ? { tools: args.tools.filter(isCodingToolName) } : {}),
+    ...(args.noTools ? { tools: "none" as const } : args.tools ? { tools: args.tools.filter(isBuiltInToolName) } : {}),
     ...(args.systemPrompt !== undefined ? { systemPrompt: args.systemPrompt } : {}),
     ...(args.appendSystemPrompt !== undefined ? { appendSystemPrompt: args.appendSystemPrompt } : {}),
     budgets: {
@@ -22,7 +22,12 @@ export function toRuntimeConfig(args: CliArgs): RuntimeConfig {
     extensions: { paths: args.extensions, discover: !args.noExtensions },
     allowPaths: args.allowPaths,
     trust: args.trust,
+    mcp: { configFiles: args.mcpConfigs, enabled: !args.noMcp },
     ...(args.fauxScript !== undefined ? { fauxScript: args.fauxScript } : {}),
+    ...(args.sandbox !== undefined ? { sandbox: args.sandbox } : {}),
+    ...(args.approval !== undefined ? { approval: args.approval } : {}),
+    allowNetwork: args.allowNetwork,
+    plan: args.plan,
   };
 }
 

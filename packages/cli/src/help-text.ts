@@ -6,6 +6,7 @@ Usage:
   gyre -p "prompt"                    print mode: run, print the final answer, exit
   gyre --mode json -p "prompt"        one JSON line per event on stdout
   gyre --mode rpc                     JSONL commands on stdin, responses and events on stdout
+  gyre mcp list|get|add|remove|serve  MCP servers (gyre mcp --help)
   echo text | gyre "prompt"           piped stdin is appended to the prompt (implies -p)
 
 Model:
@@ -18,13 +19,20 @@ Model:
   --list-models              print the configured providers and models
 
 Tools and context:
-  --tools <list>             comma list of read,write,edit,bash,ls,grep,find (default read,write,edit,bash)
+  --tools <list>             comma list of read,write,edit,bash,ls,grep,find,todo,task,web_fetch
+                             (default read,write,edit,bash)
   --no-tools                 no tools
   --allow-path <dir>         let file tools reach outside the workspace (repeatable)
+  --sandbox <mode>           bash under bubblewrap: workspace-write (default), read-only, off
+  --allow-network            network inside the sandbox (default off)
+  --approval <who>           calls needing more than the sandbox or matching an "ask" rule:
+                             ask (interactive default), deny (print/json default), allow
+  --plan                     plan mode: read-only sandbox, write and edit withheld
   --system-prompt <text>     replace the system prompt
   --append-system-prompt <text>
   @file                      inline a file (or image) into the first message
   -e, --extension <path>     load an extension (repeatable); --no-extensions disables all
+  --mcp-config <file>        MCP servers from an .mcp.json file (repeatable); --no-mcp disables all
   --trust                    trust this project folder (its settings and extensions) for headless runs
 
 Budgets:
@@ -42,6 +50,7 @@ Sessions:
   --restore code|conversation|both   what --rewind restores (default both); --force overwrites conflicts
 
 Other:
+  --output-schema <file>     print/json: the answer must be JSON matching this JSON Schema (asked to fix once, else exit 1)
   --verbose                  progress on stderr in print mode
   -v, --version              print the version
   -h, --help                 this help

@@ -12,11 +12,11 @@ import { createDeferredUserInterface } from "./core/extensions/deferred-user-int
 import type { ExtensionRunner } from "./core/extensions/extension-runner.js";
 import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
 import { loadFileArguments } from "./core/file-arguments.js";
+import { describeOutputSchema, loadOutputSchema } from "./core/output-schema.js";
+import type { RuntimeConfig } from "./core/runtime-config.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
-import { limitYoungGeneration } from "./limit-young-generation.js";
 import type { RpcUserInterface } from "./modes/rpc/rpc-mode.js";
-import { prepareFetch } from "./prepare-fetch.js";
 import { version } from "./version.js";
 
 type DeferredUserInterface = ReturnType<typeof createDeferredUserInterface>;
@@ -32,9 +32,20 @@ async function run(argv: string[]): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "doctor") {
+    // `gyre doctor [session]` checks and repairs session files; loaded only for it.
     const { runDoctorMode } = await import("./modes/doctor-mode.js");
     const context = { cwd: process.cwd(), gyreHome: getGyreHome(process.env), stdout: process.stdout };
     return runDoctorMode({ argv: argv.slice(1), ...context, stderr: process.stderr });
+  }
+  if (argv[0] === "mcp") {
+    // `gyre mcp …` manages MCP servers (packages/cli/src/commands/mcp); loaded only for it.
+    const { runMcpCommand } = await import("./commands/mcp/run-mcp-command.js");
+    return await runMcpCommand(argv.slice(1), {
+      cwd: process.cwd(),
+      env: process.env,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
   }
   // Unknown --flags may belong to extensions; they are checked again once extensions loaded.
   const parsed = parseArgs(argv, { allowUnknownFlags: true });
@@ -65,6 +76,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.rewind === undefined && lacksPrompt(args, joinPrompt(args.prompt.join(" "), piped)))
     throw new CliError("bad_usage", noPromptMessage);
+  const outputSchema = await loadOutputSchemaFlag(args);
 
   const loud = args.verbose || !!process.stderr.isTTY;
   const notify = (message: string) => {
@@ -85,10 +97,8 @@ async function main(argv: string[]): Promise<number> {
   args = reparseWithExtensionFlags(argv, args, base.resources.extensions);
   let prompt = joinPrompt(args.prompt.join(" "), piped);
   if (args.rewind === undefined && lacksPrompt(args, prompt)) throw new CliError("bad_usage", noPromptMessage);
-  const runtime = await createRuntime(toRuntimeConfig(args), base, io);
+  const runtime = await createRuntime(withSchemaPrompt(toRuntimeConfig(args), outputSchema), base, io);
   if (args.rewind !== undefined) return runRewind(runtime, args, args.rewind);
-  prepareFetch();
-  limitYoungGeneration();
   const { session } = runtime;
   // The interactive screen shows notices itself; printing them first would show them twice.
   if (args.mode !== "interactive") {
@@ -99,6 +109,12 @@ async function main(argv: string[]): Promise<number> {
   // RPC sends notices as events; interactive shows them in the chat until the screen closes.
   const writeNotices = () => session.subscribe((event) => writeNotice(event, loud));
   if (args.mode === "print" || args.mode === "json") writeNotices();
+  // After the notice listener: a server that fails while we wait reports through it.
+  if (runtime.mcp && args.mode !== "interactive") {
+    // A scripted run sees the same tools every time: it waits for every server, bounded (DESIGN §9).
+    const { messages } = await runtime.mcp.waitForStartup(runtime.settings.mcpStartupTimeoutMs);
+    for (const message of messages) process.stderr.write(`gyre: ${message}\n`);
+  }
 
   let images: ImageContent[] = [];
   try {
@@ -109,11 +125,19 @@ async function main(argv: string[]): Promise<number> {
       prompt = inlined.text + prompt;
       images = inlined.images;
     }
-    const code = await runMode(runtime, { args, prompt, images, rpcUi, deferredUi });
+    const code = await runMode(runtime, {
+      args,
+      prompt,
+      images,
+      rpcUi,
+      deferredUi,
+      ...(outputSchema ? { outputSchema } : {}),
+    });
     if (args.mode === "interactive") writeNotices();
     return code;
   } finally {
     await session.dispose();
+    await runtime.mcp?.close();
   }
 }
 
@@ -138,6 +162,27 @@ function reparseWithExtensionFlags(argv: string[], args: CliArgs, extensions: Ex
   const next = { ...reparsed.value, mode: args.mode };
   extensions?.setFlagValues(next.extensionFlags);
   return next;
+}
+
+/** `--output-schema`: only with print or JSON mode; the file must hold a JSON Schema object. */
+async function loadOutputSchemaFlag(args: CliArgs): Promise<Record<string, unknown> | undefined> {
+  if (args.outputSchema === undefined) return undefined;
+  if (args.mode !== "print" && args.mode !== "json") {
+    throw new CliError("bad_usage", "--output-schema works with -p or --mode json; add -p.");
+  }
+  return loadOutputSchema(args.outputSchema).catch((error: unknown) => {
+    throw new CliError("bad_usage", describeError(error));
+  });
+}
+
+/** The config with the output-schema instruction appended to the system prompt. */
+function withSchemaPrompt(config: RuntimeConfig, schema: Record<string, unknown> | undefined): RuntimeConfig {
+  if (schema === undefined) return config;
+  const instruction = describeOutputSchema(schema);
+  return {
+    ...config,
+    appendSystemPrompt: config.appendSystemPrompt ? `${config.appendSystemPrompt}\n\n${instruction}` : instruction,
+  };
 }
 
 /** A session notice on stderr as `gyre: …`; info only when loud. */
@@ -169,6 +214,7 @@ async function runMode(
     images: ImageContent[];
     rpcUi: RpcUserInterface | undefined;
     deferredUi: DeferredUserInterface | undefined;
+    outputSchema?: Record<string, unknown>;
   },
 ): Promise<number> {
   const { args, prompt, images, rpcUi, deferredUi } = options;
@@ -182,6 +228,7 @@ async function runMode(
         stdout: process.stdout,
         stderr: process.stderr,
         verbose: args.verbose || !!process.stderr.isTTY,
+        ...(options.outputSchema ? { outputSchema: options.outputSchema } : {}),
       });
     case "json":
       return await (await import("./modes/json.js")).runJsonMode({
@@ -191,6 +238,7 @@ async function runMode(
         stdout: process.stdout,
         stderr: process.stderr,
         redact: createRedactor({ env: process.env, secrets: args.apiKey ? [args.apiKey] : [] }),
+        ...(options.outputSchema ? { outputSchema: options.outputSchema } : {}),
       });
     case "rpc":
       return await (await import("./modes/rpc/rpc-mode.js")).runRpcMode({
@@ -202,6 +250,7 @@ async function runMode(
         stdout: process.stdout,
         checkpoints: runtime.checkpoints,
         ...(rpcUi ? { ui: rpcUi } : {}),
+        safety: runtime.safety,
       });
     case "interactive":
       // Loaded only here so the TUI stays off the print/json/rpc start-up path.
@@ -255,7 +304,10 @@ function installSignalHandlers(runtime: Runtime): void {
     if (signalExitCode !== undefined) process.exit(signalExitCode);
     signalExitCode = signal === "SIGINT" ? 130 : 143;
     process.stderr.write(`gyre: ${signal} received; stopping the run and saving the session.\n`);
-    void runtime.session.dispose().finally(() => exitAfterOutput(signalExitCode ?? 1));
+    void runtime.session
+      .dispose()
+      .then(() => runtime.mcp?.close())
+      .finally(() => exitAfterOutput(signalExitCode ?? 1));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

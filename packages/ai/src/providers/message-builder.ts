@@ -1,14 +1,22 @@
 import { createAssistantMessage } from "../create-assistant-message.js";
-import { describeError, isAbortError } from "../errors.js";
-import { AssistantMessageEventStream } from "../event-stream.js";
+import type { AssistantMessageEventStream } from "../event-stream.js";
 import { freezeJson } from "../frozen-json.js";
-import type { AssistantMessage, Model, StopReason, StreamOptions, ToolCall } from "../types.js";
-import { calculateCost } from "../usage.js";
+import type { AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
+import { calculateCost, createEmptyUsage } from "../usage.js";
 
 type OpenBlock =
   | { kind: "text"; index: number; parts: string[] }
   | { kind: "thinking"; index: number; parts: string[]; signature?: string; redacted?: boolean }
-  | { kind: "toolCall"; index: number; parts: string[]; id: string; name: string; signature?: string };
+  | {
+      kind: "toolCall";
+      index: number;
+      parts: string[];
+      id: string;
+      name: string;
+      signature?: string;
+      /** The id is ours (the wire sent none, or a repeat); a real id arriving later replaces it. */
+      generatedId?: boolean;
+    };
 
 /**
  * Builds an assistant message while emitting the matching DESIGN §3 events. Providers call
@@ -19,6 +27,8 @@ type OpenBlock =
 export class MessageBuilder {
   readonly message: AssistantMessage;
   private readonly open = new Map<string, OpenBlock>();
+  /** Every tool-call id given out in this message: each call's id must be unique within it. */
+  private readonly toolCallIds = new Set<string>();
   private terminated = false;
 
   constructor(
@@ -30,6 +40,27 @@ export class MessageBuilder {
 
   get isTerminated(): boolean {
     return this.terminated;
+  }
+
+  /**
+   * Applied to each finished tool call before its `toolcall_end` is pushed (e.g. removing the
+   * nulls strict mode forces on optional arguments), so every consumer sees the final call.
+   */
+  finalizeToolCall: ((toolCall: ToolCall) => ToolCall) | undefined;
+
+  /** Whether the response headers arrived (set by `postProviderRequest`): faults from here on are "after the headers". */
+  responseStarted = false;
+
+  /**
+   * Forgets a failed attempt that emitted no block, so the request can be sent again on the same
+   * stream: usage, response id and the headers mark. Only valid while `message.content` is empty.
+   */
+  resetForRetry(): void {
+    if (this.message.content.length > 0 || this.terminated)
+      throw new Error("Only an attempt without output can be retried.");
+    this.message.usage = createEmptyUsage();
+    delete this.message.responseId;
+    this.responseStarted = false;
   }
 
   /** Emits `start`. Call once, before any block. */
@@ -79,19 +110,47 @@ export class MessageBuilder {
     block.signature = append ? (block.signature ?? "") + signature : signature;
   }
 
-  /** Opens tool-call block `key`. A second call for an open key only fills a missing id/name. */
+  /**
+   * Opens tool-call block `key`. A second call for an open key only fills a missing name, or
+   * replaces a generated id. An empty id, or one already used in this message (some
+   * OpenAI-compatible servers repeat `call_0`), gets a generated unique one: tool results are
+   * matched by id, so two calls sharing one would make every later request invalid.
+   */
   toolCallStart(key: string, id: string, name: string): void {
     const existing = this.open.get(key);
     if (existing?.kind === "toolCall") {
-      if (!existing.id && id) existing.id = id;
+      if (existing.generatedId && id && !this.toolCallIds.has(id)) {
+        this.toolCallIds.delete(existing.id);
+        this.toolCallIds.add(id);
+        existing.id = id;
+        existing.generatedId = false;
+      }
       if (!existing.name && name) existing.name = name;
       return;
     }
     if (existing) this.end(key);
-    const block: OpenBlock = { kind: "toolCall", index: this.message.content.length, parts: [], id, name };
-    this.message.content.push({ type: "toolCall", id, name, arguments: {} });
+    const generatedId = !id || this.toolCallIds.has(id);
+    const uniqueId = generatedId ? this.generateToolCallId() : id;
+    this.toolCallIds.add(uniqueId);
+    const block: OpenBlock = {
+      kind: "toolCall",
+      index: this.message.content.length,
+      parts: [],
+      id: uniqueId,
+      name,
+      ...(generatedId ? { generatedId } : {}),
+    };
+    this.message.content.push({ type: "toolCall", id: uniqueId, name, arguments: {} });
     this.open.set(key, block);
-    this.stream.push({ type: "toolcall_start", contentIndex: block.index, id, name });
+    this.stream.push({ type: "toolcall_start", contentIndex: block.index, id: uniqueId, name });
+  }
+
+  /** `call_gyre_` and random characters: unique within the message and, in practice, the session. */
+  private generateToolCallId(): string {
+    let id: string;
+    do id = `call_gyre_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+    while (this.toolCallIds.has(id));
+    return id;
   }
 
   /** Appends raw argument JSON text to tool-call block `key`. */
@@ -129,8 +188,9 @@ export class MessageBuilder {
         return;
       }
       case "toolCall": {
-        const toolCall = createToolCall(block.id, block.name, joined);
+        let toolCall = createToolCall(block.id, block.name, joined);
         if (block.signature !== undefined) toolCall.signature = block.signature;
+        if (this.finalizeToolCall) toolCall = this.finalizeToolCall(toolCall);
         this.message.content[block.index] = toolCall;
         this.stream.push({ type: "toolcall_end", contentIndex: block.index, toolCall });
         return;
@@ -199,40 +259,4 @@ export function createToolCall(id: string, name: string, rawArguments: string): 
   }
   toolCall.rawArguments = rawArguments;
   return toolCall;
-}
-
-/**
- * Runs a provider body with the never-throw contract: returns a stream at once; whatever the
- * body throws or however it returns, the stream ends with exactly one terminal event. A body
- * that returns without calling `finish` ends as an error (a stream that lost its terminal event
- * is never a successful answer).
- */
-export function runProvider(
-  model: Model,
-  options: StreamOptions,
-  body: (builder: MessageBuilder) => Promise<void>,
-): AssistantMessageEventStream {
-  const stream = new AssistantMessageEventStream();
-  const builder = new MessageBuilder(model, stream);
-  const run = async () => {
-    try {
-      builder.start();
-      await body(builder);
-      if (!builder.isTerminated) {
-        if (options.signal?.aborted) builder.fail("Request was aborted.", true);
-        else builder.fail("The stream ended before the provider sent its final event; the answer may be incomplete.");
-      }
-    } catch (error) {
-      if (options.signal?.aborted || isAbortError(error)) {
-        builder.fail(
-          options.signal?.aborted ? "Request was aborted." : describeError(error),
-          !!options.signal?.aborted,
-        );
-      } else {
-        builder.fail(describeError(error));
-      }
-    }
-  };
-  queueMicrotask(() => void run());
-  return stream;
 }

@@ -1,4 +1,4 @@
-import type { AssistantMessage, TextContent, Tool, ToolResultMessage } from "../types.js";
+import type { TextContent, Tool, ToolCall, ToolResultMessage } from "../types.js";
 import { removeNullOptionals } from "./strict-schema.js";
 
 /**
@@ -23,21 +23,19 @@ export function collectStrictSchemas(
 }
 
 /**
- * Removes, in place, the `null`s strict mode put in the arguments of `message`'s tool calls whose
- * tool is in `strictSchemas`. Call it right after the blocks closed: the `toolcall_end` events
- * hold these same objects and no consumer has run yet, so every observer sees the cleaned arguments.
+ * A `MessageBuilder.finalizeToolCall` that removes the `null`s strict mode put in the arguments of
+ * calls to the tools in `strictSchemas` (optional properties are sent as null there). Undefined
+ * when no tool went out strict.
  */
-export function removeStrictNulls(
-  message: AssistantMessage,
+export function createStrictNullRemover(
   strictSchemas: Map<string, Record<string, unknown>>,
-): void {
-  if (strictSchemas.size === 0) return;
-  for (const block of message.content) {
-    const schema = block.type === "toolCall" ? strictSchemas.get(block.name) : undefined;
-    if (block.type === "toolCall" && schema) {
-      block.arguments = removeNullOptionals(block.arguments, schema) as Record<string, unknown>;
-    }
-  }
+): ((toolCall: ToolCall) => ToolCall) | undefined {
+  if (strictSchemas.size === 0) return undefined;
+  return (toolCall) => {
+    const schema = strictSchemas.get(toolCall.name);
+    if (!schema) return toolCall;
+    return { ...toolCall, arguments: removeNullOptionals(toolCall.arguments, schema) as Record<string, unknown> };
+  };
 }
 
 /**

@@ -1,15 +1,41 @@
 import { describeError, GyreError, isAbortError } from "../errors.js";
 import type { RetryInfo, RetryOptions } from "../types.js";
+import { nodeHttpFetch } from "./node-http.js";
+import { stringifyRequest } from "./request-json.js";
 
 const retryableStatuses = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 const defaultRetry: Required<RetryOptions> = { maxRetries: 3, baseDelayMs: 1000, maxDelayMs: 60_000 };
+
+/** `options` with every default filled in. */
+export function resolveRetry(options: RetryOptions | undefined): Required<RetryOptions> {
+  return { ...defaultRetry, ...options };
+}
+
+/** The wait before retry number `attempt + 1`: exponential from `baseDelayMs`, with jitter, capped. */
+export function backoffDelayMs(retry: Required<RetryOptions>, attempt: number): number {
+  const backoff = retry.baseDelayMs * 2 ** attempt;
+  return Math.min(retry.maxDelayMs, backoff / 2 + Math.random() * (backoff / 2));
+}
+
+/**
+ * Whether a failure is worth another attempt: a timeout, a broken connection, or an HTTP-class
+ * error whose status is retryable (408/409/429/5xx/529, also when a provider reported it inside
+ * a 200 stream).
+ */
+export function isRetryableFailure(error: unknown): boolean {
+  if (!(error instanceof GyreError)) return false;
+  if (error.code === "timeout" || error.code === "network") return true;
+  return (
+    error.code === "http" && error.status !== undefined && (retryableStatuses.has(error.status) || error.status >= 500)
+  );
+}
 
 export type PostOptions = {
   url: string;
   headers: Record<string, string>;
   /** Sent as JSON. */
   body?: unknown;
-  /** The body already serialized as JSON (text or UTF-8); sent instead of `body`. */
+  /** The body already serialized as JSON (text or UTF-8, lone surrogates already replaced); sent instead of `body`. */
   serializedBody?: string | Uint8Array;
   signal?: AbortSignal;
   retry?: RetryOptions;
@@ -27,8 +53,8 @@ export type PostOptions = {
  * here, before any body byte is read, so no output is ever duplicated.
  */
 export async function postJson(options: PostOptions): Promise<Response> {
-  const retry = { ...defaultRetry, ...options.retry };
-  const body = options.serializedBody ?? JSON.stringify(options.body);
+  const retry = resolveRetry(options.retry);
+  const body = options.serializedBody ?? stringifyRequest(options.body);
   for (let attempt = 0; ; attempt++) {
     let failure: { reason: string; serverDelayMs?: number; error: GyreError };
     // A watchdog for the headers only: once they arrive, the body's idle timeout takes over.
@@ -36,7 +62,7 @@ export async function postJson(options: PostOptions): Promise<Response> {
     const responseTimeoutMs = options.responseTimeoutMs ?? 120_000;
     const watchdog = setTimeout(() => waiting.abort(), responseTimeoutMs);
     try {
-      const response = await fetch(options.url, {
+      const response = await nodeHttpFetch(options.url, {
         method: "POST",
         headers: { "content-type": "application/json", ...options.headers },
         body,
@@ -53,7 +79,11 @@ export async function postJson(options: PostOptions): Promise<Response> {
       }
       if (response.ok) return response;
       const text = await response.text().catch(() => "");
-      const message = `${options.providerLabel} API error ${response.status}: ${extractErrorMessage(text) || response.statusText || "no details"}`;
+      // "(no body)" is a signal of its own: some servers (Cerebras) answer an overflow with a bare 400.
+      const detail = extractErrorMessage(text);
+      const message = detail
+        ? `${options.providerLabel} API error ${response.status}: ${detail}`
+        : `${options.providerLabel} API error ${response.status} (no body)${response.statusText ? `: ${response.statusText}` : ""}`;
       const error = new GyreError("http", message, { status: response.status });
       if (!isRetryable(response.status, text)) throw error;
       failure = {
@@ -86,8 +116,7 @@ export async function postJson(options: PostOptions): Promise<Response> {
         { status: failure.error.status },
       );
     }
-    const backoff = retry.baseDelayMs * 2 ** attempt;
-    const delayMs = failure.serverDelayMs ?? Math.min(retry.maxDelayMs, backoff / 2 + Math.random() * (backoff / 2));
+    const delayMs = failure.serverDelayMs ?? backoffDelayMs(retry, attempt);
     options.onRetry?.({ attempt: attempt + 1, maxRetries: retry.maxRetries, delayMs, reason: failure.reason });
     await sleep(delayMs, options.signal);
   }

@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 
-/** Folder of the recorded provider streams shared by the team (read-only). */
-export const fixturesDir = new URL("../../../../../shared/fixtures/providers/", import.meta.url).pathname;
+/** Folder of the recorded provider streams vendored into this package (read-only; sources and licences in its README). */
+export const fixturesDir = new URL("../fixtures/providers/", import.meta.url).pathname;
 
 export type RecordedRequest = { method: string; url: string; headers: IncomingMessage["headers"]; body: unknown };
 

@@ -1,6 +1,6 @@
 /**
  * Plan, then execute: `/plan <task>` first runs the agent read-only (write, edit and bash are
- * blocked) to produce a numbered plan, then asks whether to carry it out. `--plan` makes every
+ * blocked) to produce a numbered plan, then asks whether to carry it out. `--plan-all` makes every
  * prompt of the run start in planning mode. In print mode nobody can say yes: you get the plan.
  *
  *   gyre -e packages/cli/examples/extensions/plan-then-execute.ts
@@ -13,10 +13,10 @@ const mutatingTools = new Set(["write", "edit", "bash"]);
 export default function planThenExecute(api: ExtensionAPI): void {
   let planning = false;
 
-  api.registerFlag("plan", { type: "boolean", description: "Start every prompt in planning mode" });
+  api.registerFlag("plan-all", { type: "boolean", description: "Start every prompt in planning mode" });
 
   api.on("before_agent_start", (event) => {
-    if (!planning && api.getFlag("plan") !== true) return undefined;
+    if (!planning && api.getFlag("plan-all") !== true) return undefined;
     planning = true;
     return {
       systemPrompt: `${event.systemPrompt}\n\n# Planning mode\nDo not change anything yet. Read what you need, then answer with a numbered plan of small steps.`,

@@ -6,13 +6,15 @@ import {
   type BeforeToolCallInput,
   type BeforeToolCallResult,
 } from "@gyre/agent";
-import { describeError, type Model, type RetryOptions, type ThinkingLevel } from "@gyre/ai";
+import { describeError, type Model, type RetryOptions, type StreamFunction, type ThinkingLevel } from "@gyre/ai";
 import type { WorkspaceCheckpoints } from "./checkpoints/workspace-checkpoints.js";
 import type { AutoCompactionOptions } from "./compaction/auto-compaction.js";
 import { extensionAgentOptions } from "./extensions/extension-bridge.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import type { InputResolution } from "./extensions/resolve-input.js";
+import type { Governor } from "./governor/governor.js";
 import type { SessionManager } from "./session/session-manager.js";
+import type { SessionEvent } from "./session-events.js";
 
 export type AgentSessionOptions = {
   model: Model;
@@ -31,11 +33,17 @@ export type AgentSessionOptions = {
   /** Resolves a key for another provider after `setModel`. */
   getApiKey?: (provider: string) => string | undefined;
   compaction?: AutoCompactionOptions;
+  /** Replaces @gyre/ai `stream` for every model call, summaries included (proxies, tests). */
+  streamFn?: StreamFunction;
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
   /** Workspace checkpoints (DESIGN §10): taken before file-changing runs; `rewind` uses them. */
   checkpoints?: WorkspaceCheckpoints;
   /** Extensions: their hooks run in the loop and every `SessionEvent` reaches their handlers. */
   extensions?: ExtensionRunner;
+  /** Harness parts that report events of their own (subagents, the todo list); each gets the session's emit once. */
+  eventSources?: ((emit: (event: SessionEvent) => void) => void)[];
+  /** The tree budget and loop detector; without one, only the agent's own per-run budgets apply. */
+  governor?: Governor;
   /** Turns slash input into a prompt (templates, skills) or runs a command; default: text as it is. */
   resolveInput?: (text: string) => Promise<InputResolution>;
 };
@@ -55,12 +63,14 @@ export function createSessionAgent(
     tools: options.tools,
     messages: options.messages,
     budgets: options.budgets,
+    ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     streamOptions: {
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
     },
     getApiKey: (provider) => (provider === agent.state.model.provider ? hooks.apiKey() : options.getApiKey?.(provider)),
     ...extensionAgentOptions(options.extensions, options.beforeToolCall),
+    ...(options.governor ? { shouldStopAfterTurn: () => options.governor?.shouldStop() === true } : {}),
     onListenerError: (error, event) => hooks.notice(`a listener failed on "${event.type}": ${describeError(error)}`),
   });
   return agent;

@@ -1,11 +1,12 @@
 import { dirname } from "node:path";
-import type { Agent, AgentEvent, AgentMessage, AgentRunResult } from "@gyre/agent";
+import type { Agent, AgentEvent, AgentMessage, AgentRunResult, AnyAgentTool } from "@gyre/agent";
 import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
 import type { RewindResult } from "./checkpoints/rewind.js";
 import type { RewindRequest } from "./checkpoints/workspace-checkpoints.js";
 import { AutoCompaction } from "./compaction/auto-compaction.js";
 import { bindExtensions, systemPromptForRun } from "./extensions/extension-bridge.js";
+import type { SessionEndReason } from "./governor/governor.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
 import {
@@ -17,13 +18,17 @@ import {
   type SessionTreeView,
 } from "./session/switch-session.js";
 import { SessionEventHub } from "./session-event-hub.js";
-import type { CompactionReason, SessionEvent } from "./session-events.js";
+import type { CompactionReason, NoticeEvent, SessionEvent } from "./session-events.js";
 import { type SessionSnapshot, snapshotOf } from "./session-snapshot.js";
 import { computeSessionStats, getLastAssistantText, type SessionStats } from "./session-stats.js";
+import type { AgentSpend, TreeBudget } from "./subagents/tree-budget.js";
 
 export type { AgentSessionOptions } from "./agent-session-options.js";
 export type { SessionEvent } from "./session-events.js";
 export type { SessionSnapshot } from "./session-snapshot.js";
+
+/** What `prompt` resolves to: the messages the request added and why it ended (the agent's reasons, or `loop`). */
+export type SessionRunResult = { messages: AgentMessage[]; reason: SessionEndReason };
 
 /**
  * The one door modes use into a conversation: an `Agent` plus persistence, compaction,
@@ -37,8 +42,9 @@ export class AgentSession {
   private apiKey: string | undefined;
   private readonly events: SessionEventHub;
   private readonly compaction: AutoCompaction;
-  private lastEndReason: AgentRunResult["reason"] | undefined;
+  private lastEndReason: SessionEndReason | undefined;
   private budgetReason: string | undefined;
+  private loopReason: string | undefined;
   /** Texts given to `steer`/`followUp` not yet delivered (for `takeQueued`). */
   private readonly queued: string[] = [];
   /** Runs started so far; tells a prompt handled by a command whether the command ran one. */
@@ -66,6 +72,7 @@ export class AgentSession {
       // After the session's own entries, so a run's end checkpoint follows its last message.
       await checkpoints?.turns.handleEvent(event);
     });
+    for (const attach of options.eventSources ?? []) attach((event) => this.events.emit(event));
     if (extensions)
       bindExtensions(extensions, {
         store: () => this.store,
@@ -89,6 +96,7 @@ export class AgentSession {
       compacting: this.compaction.running,
       endReason: this.lastEndReason,
       budgetReason: this.budgetReason,
+      loopReason: this.loopReason,
       stats: this.getStats(),
     });
   }
@@ -107,17 +115,19 @@ export class AgentSession {
    * the same path: threshold compaction, `before_agent_start`, the run, one overflow
    * compact-and-retry (never a loop). Throws while another prompt runs: use `steer`/`followUp`.
    */
-  prompt(input: string, images: ImageContent[] = []): Promise<AgentRunResult> {
+  prompt(input: string, images: ImageContent[] = []): Promise<SessionRunResult> {
     return this.track(async (signal) => {
+      this.options.governor?.startRequest();
       const resolved = this.options.resolveInput
         ? await this.options.resolveInput(input)
         : { kind: "prompt" as const, text: input };
       const runsBefore = this.runs;
       const first: AgentRunResult =
         resolved.kind === "handled"
-          ? { messages: [], reason: (this.runs > runsBefore && this.lastEndReason) || "stop" }
+          ? { messages: [], reason: "stop" }
           : await this.runOnce(resolved.text, images, signal, () => this.agent.prompt(resolved.text, { images }));
-      return this.deliverQueued(first, signal);
+      const last = await this.deliverQueued(first, signal);
+      return { ...last, reason: this.runs > runsBefore ? (this.lastEndReason ?? last.reason) : last.reason };
     });
   }
 
@@ -170,6 +180,16 @@ export class AgentSession {
     else if (!sameProvider) this.apiKey = this.options.getApiKey?.(model.provider);
     addProcessSecret(this.apiKey);
     this.store.appendModelChange(model.provider, model.id);
+  }
+
+  /** Replaces the tools; a run in progress gets them from its next turn (an MCP server's list changed). */
+  setTools(tools: AnyAgentTool[]): void {
+    this.agent.setTools(tools);
+  }
+
+  /** Tells the user something as a `notice` event (MCP servers restarting, failing to connect). */
+  notice(source: NoticeEvent["source"], message: string, level: NoticeEvent["level"] = "warning"): void {
+    this.events.notice(source, message, level);
   }
 
   setThinkingLevel(level: ThinkingLevel): void {
@@ -232,6 +252,12 @@ export class AgentSession {
     return computeSessionStats(this.agent.state.messages);
   }
 
+  /** What the current request's tree of agents spent, in total and per agent (undefined without a governor). */
+  getSpend(): { total: ReturnType<TreeBudget["total"]>; agents: AgentSpend[] } | undefined {
+    const budget = this.options.governor?.budget;
+    return budget === undefined ? undefined : { total: budget.total(), agents: budget.breakdown() };
+  }
+
   getLastAssistantText(): string | undefined {
     return getLastAssistantText(this.agent.state.messages);
   }
@@ -292,7 +318,10 @@ export class AgentSession {
     if (!signal.aborted && this.compaction.endedInOverflow(this.agent.state.messages)) {
       if (await this.runCompaction("overflow", signal)) result = await this.agent.continue();
     }
-    this.lastEndReason = result.reason;
+    const end = this.options.governor?.endOf(result.reason) ?? { reason: result.reason };
+    this.lastEndReason = end.reason;
+    if (end.reason === "budget" && end.message !== undefined) this.budgetReason = end.message;
+    this.loopReason = end.reason === "loop" ? end.message : undefined;
     await this.flush();
     return result;
   }
@@ -300,7 +329,8 @@ export class AgentSession {
   /** Delivers messages queued as the last run ended, each as its own run; stops on abort or a budget. */
   private async deliverQueued(last: AgentRunResult, signal: AbortSignal): Promise<AgentRunResult> {
     let result = last;
-    while (this.agent.hasQueuedMessages() && !signal.aborted && result.reason !== "budget") {
+    const stopped = () => result.reason === "budget" || this.options.governor?.shouldStop() === true;
+    while (this.agent.hasQueuedMessages() && !signal.aborted && !stopped()) {
       result = await this.runOnce(this.queued[0] ?? "", [], signal, () => this.agent.continue());
     }
     return result;
@@ -332,6 +362,7 @@ export class AgentSession {
       store: this.store,
       model: this.agent.state.model,
       apiKey: this.apiKey,
+      ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
       emit: (event) => this.events.emit(event),
       apply: async (messages) => {
         this.agent.replaceMessages(messages);
@@ -355,6 +386,10 @@ export class AgentSession {
 
   private onAgentEvent(event: AgentEvent): Promise<void> | undefined {
     this.events.notify(event);
+    const governed = this.options.governor?.observe(event);
+    if (governed?.event) this.events.emit(governed.event);
+    // A warning reaches the model only if the run goes on; after a final answer it would start a new run.
+    if (governed?.steer && event.type === "turn_end" && event.toolResults.length > 0) this.agent.steer(governed.steer);
     if (event.type === "agent_start") this.budgetReason = undefined;
     if (event.type === "budget_reached") this.budgetReason = event.reason;
     if (event.type === "message_start" && event.message.role === "user") {

@@ -1,21 +1,36 @@
 import type { AnyAgentTool } from "@gyre/agent";
-import type { Model, ThinkingLevel } from "@gyre/ai";
+import type { Model, StreamFunction, ThinkingLevel } from "@gyre/ai";
+import { version } from "../version.js";
 import { AgentSession } from "./agent-session.js";
 import { WorkspaceCheckpoints } from "./checkpoints/workspace-checkpoints.js";
 import { getSessionsDir } from "./config/paths.js";
 import { resolveApiKey } from "./config/resolve-api-key.js";
 import { resolveRuntimeModel } from "./config/resolve-runtime-model.js";
 import { loadSettings, type Settings } from "./config/settings.js";
+import { createHarnessTools, type HarnessTools } from "./create-harness-tools.js";
+import { CliError } from "./errors.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import { loadRuntimeResources, mergeTools, type RuntimeResources } from "./extensions/load-runtime-resources.js";
 import { createInputResolver } from "./extensions/resolve-input.js";
+import { createGovernor } from "./governor/governor.js";
 import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome } from "./inspect-project.js";
+import type { McpManager } from "./mcp/mcp-manager.js";
+import { attachMcpTools, createMcpPromptExpander, startMcp } from "./mcp/start-mcp.js";
 import { openSessionStore } from "./open-session.js";
+import { createSafety, PLAN_MODE_NOTE, type Safety } from "./permissions/create-safety.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
+import type { SessionEvent } from "./session-events.js";
 import { buildRuntimeSystemPrompt } from "./system-prompt/build-runtime-system-prompt.js";
 import { createCodingTools } from "./tools/index.js";
-import { DEFAULT_TOOL_NAMES, isCodingToolName } from "./tools/tool-names.js";
+import type { TodoStore } from "./tools/todo-tool.js";
+import {
+  type BuiltInToolName,
+  DEFAULT_TOOL_NAMES,
+  isBuiltInToolName,
+  isCodingToolName,
+  isHarnessToolName,
+} from "./tools/tool-names.js";
 import type { UserInterface } from "./user-interface.js";
 
 export type { RuntimeNotice } from "./inspect-project.js";
@@ -31,6 +46,12 @@ export type RuntimeIo = {
   ui?: UserInterface;
   /** The host's own flag names, which extensions may not register. */
   reservedFlags?: ReadonlySet<string>;
+  /** A model object to use instead of resolving `config.provider`/`config.model` (an embedder's own). */
+  model?: Model;
+  /** Tools besides the built-in and extension ones; one with a built-in's name replaces it. */
+  customTools?: readonly AnyAgentTool[];
+  /** Replaces @gyre/ai `stream` for every model call of the session. */
+  streamFn?: StreamFunction;
 };
 
 /** What start-up has settled before the model and session: home, project, settings, extensions. */
@@ -59,6 +80,12 @@ export type Runtime = {
   extensions: ExtensionRunner | undefined;
   skills: RuntimeResources["skills"];
   templates: RuntimeResources["templates"];
+  /** The sandbox, rules and approval gate of this run (plan mode switches here). */
+  safety: Safety;
+  /** The todo list the todo tool writes (empty when the tool is off). */
+  todos: TodoStore;
+  /** The MCP servers, connecting in the background; undefined when none is configured. Close it after the session. */
+  mcp: McpManager | undefined;
 };
 
 /**
@@ -74,7 +101,8 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
     trust: config.trust,
     ...(io.ui && config.mode === "interactive" ? { ui: io.ui } : {}),
   });
-  const settings = (await loadSettings({ gyreHome: home, cwd: io.cwd, includeProject: project.trusted })).settings;
+  const loaded = await loadSettings({ gyreHome: home, cwd: io.cwd, includeProject: project.trusted });
+  const settings: Settings = { ...loaded.settings, ...config.settings };
   const notices: RuntimeNotice[] = [...project.notices];
   const timeout = Number(io.env.GYRE_EXTENSION_TIMEOUT_MS);
   const resources = await loadRuntimeResources({
@@ -99,11 +127,85 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
 export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io: RuntimeIo): Promise<Runtime> {
   const { home, project, settings, resources } = base;
   const extensions = resources.extensions;
-  const model = await resolveRuntimeModel({ config, settings, home, env: io.env });
-  const extensionTools = extensions?.getTools() ?? [];
-  const tools = mergeTools(selectTools(config, settings, resources, io.cwd), extensionTools);
-  const systemPrompt = await buildRuntimeSystemPrompt({
+  const model = io.model
+    ? {
+        model: io.model,
+        apiKey: resolveApiKey({
+          provider: io.model.provider,
+          ...(config.apiKey ? { explicit: config.apiKey } : {}),
+          env: io.env,
+        }),
+      }
+    : await resolveRuntimeModel({ config, settings, home, env: io.env });
+  // Tools added in code count as extension tools: their description stands in the prompt.
+  const extensionTools = [...(extensions?.getTools() ?? []), ...(io.customTools ?? [])];
+  const mcpNotices: RuntimeNotice[] = [];
+  // Until the session exists, warnings wait in the runtime's notices; "connected" news is dropped.
+  let reportMcp = (text: string, level: "info" | "warning" = "warning"): void => {
+    // A problem, so quiet headless runs print it too: it changes which tools the run has.
+    if (level === "warning") mcpNotices.push({ level: "problem", text });
+  };
+  const mcp = await startMcp({
+    gyreHome: home,
+    cwd: io.cwd,
+    env: io.env,
+    trusted: project.trusted,
+    trustFlag: config.trust,
+    configFiles: [...(config.mcp?.configFiles ?? [])],
+    noMcp: config.mcp?.enabled === false || config.tools === "none",
+    clientVersion: version,
+    ...(settings.mcpStartupTimeoutMs ? { startupTimeoutMs: settings.mcpStartupTimeoutMs } : {}),
+    ...(io.ui ? { ui: io.ui } : {}),
+    onNotice: (text, level) => reportMcp(text, level),
+  }).catch((error: Error) => {
+    throw new CliError("bad_usage", error.message);
+  });
+  mcpNotices.push(...mcp.warnings.map((text): RuntimeNotice => ({ level: "warning", text })));
+  const safety = createSafety({
     config,
+    settings,
+    cwd: io.cwd,
+    gyreHome: home,
+    env: io.env,
+    ui: io.ui,
+    allowPaths: [...config.allowPaths, ...(settings.allowedPaths ?? [])],
+  });
+  const names = selectToolNames(config, settings);
+  const sessionsDir = getSessionsDir(home);
+  const governor = createGovernor({ budgets: mergeBudgets(config, settings) });
+  let session: AgentSession | undefined;
+  const harness = await createHarnessTools({
+    names: names.filter(isHarnessToolName),
+    cwd: io.cwd,
+    home,
+    trusted: project.trusted,
+    baseTools: () => tools.filter((tool) => tool.name !== "task"),
+    model: () => session?.state.model ?? model.model,
+    governor,
+    sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
+    parentSessionFile: () => session?.state.sessionFile,
+    // Subagents obey the same rules and approvals as the main agent; bash is the same sandboxed tool.
+    loop: {
+      getApiKey: (provider) =>
+        provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env }),
+      beforeToolCall: (input, signal) => safety.gate.beforeToolCall(input, signal),
+    },
+    network: {
+      allowed: config.allowNetwork === true || settings.sandbox?.network === true,
+      allowedDomains: settings.sandbox?.allowedDomains ?? [],
+    },
+  });
+  const builtIn = [
+    ...selectTools(names, settings, resources, { cwd: io.cwd, env: io.env, safety, allowPaths: config.allowPaths }),
+    ...harness.tools,
+  ];
+  // Probed now, in parallel with the rest of start-up, so the notice comes once and early.
+  const sandboxNotice = builtIn.some((tool) => tool.name === "bash") ? safety.startupWarning() : undefined;
+  const tools = mergeTools(builtIn, extensionTools);
+  const systemPrompt = await buildRuntimeSystemPrompt({
+    config: config.plan
+      ? { ...config, appendSystemPrompt: [config.appendSystemPrompt, PLAN_MODE_NOTE].filter(Boolean).join("\n\n") }
+      : config,
     project,
     tools,
     extensionTools,
@@ -112,14 +214,12 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   });
   // The key may have come from a flag or a custom env var no redaction rule knows by name.
   addProcessSecret(model.apiKey);
-  const sessionsDir = getSessionsDir(home);
   const opened = await openSessionStore(config.session, { cwd: io.cwd, sessionsDir });
   const restored = opened.store.buildContext();
   const thinkingLevel: ThinkingLevel = config.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
   const checkpoints = new WorkspaceCheckpoints({ gyreHome: home, workspace: io.cwd });
-  const session = new AgentSession({
+  session = new AgentSession({
     checkpoints,
-    beforeToolCall: checkpoints.turns.beforeToolCall,
     model: model.model,
     apiKey: model.apiKey,
     systemPrompt,
@@ -129,48 +229,93 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     store: opened.store,
     sessionsDir,
     budgets: mergeBudgets(config, settings),
+    governor,
+    eventSources: [(emit) => attachHarnessEvents(harness, emit)],
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
     ...(settings.compaction ? { compaction: settings.compaction } : {}),
+    ...(io.streamFn ? { streamFn: io.streamFn } : {}),
     getApiKey: (provider) => resolveApiKey({ provider, env: io.env }),
     ...(extensions ? { extensions } : {}),
+    // The safety gate decides first: a blocked call changes nothing, so it needs no checkpoint.
+    beforeToolCall: async (input, signal) => {
+      const verdict = await safety.gate.beforeToolCall(input, signal);
+      if (verdict?.block) return verdict;
+      await checkpoints.turns.beforeToolCall(input);
+      return verdict;
+    },
     resolveInput: createInputResolver({
       ...(extensions ? { extensions } : {}),
       templates: resources.templates,
       skills: resources.skills,
+      ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
     }),
   });
+  if (mcp.manager) {
+    attachMcpTools(session, tools, mcp.manager);
+    reportMcp = (text, level = "warning") => session.notice("mcp", text, level);
+  }
   const { sessionId, sessionFile } = session.state;
   await extensions?.emit({ type: "session_start", sessionId, sessionFile, cwd: io.cwd });
+  const notices = [...base.notices, ...harness.notices, ...opened.notices];
+  // A problem, not a warning: quiet headless runs must hear it too (DESIGN §8: say so once at start-up).
+  const unavailable = await sandboxNotice;
+  if (unavailable) notices.push({ level: "problem", text: unavailable });
+  if ((settings.sandbox?.allowedDomains ?? []).length > 0) {
+    notices.push({
+      level: "warning",
+      text: "sandbox.allowedDomains is not enforced yet (no filtering proxy): the sandbox's network stays off unless sandbox.network or --allow-network turns it all on.",
+    });
+  }
   return {
     session,
     checkpoints,
+    safety,
     model: model.model,
     cwd: io.cwd,
     gyreHome: home,
     settings,
     trusted: project.trusted,
     contextFiles: project.contextFiles.map((file) => file.path),
-    notices: [...base.notices, ...opened.notices],
+    notices: [...notices, ...mcpNotices],
     extensions,
     skills: resources.skills,
     templates: resources.templates,
+    todos: harness.todos,
+    mcp: mcp.manager,
   };
+}
+
+/** The tool names of a run: the config's, else settings', else the defaults. */
+function selectToolNames(config: RuntimeConfig, settings: Settings): readonly BuiltInToolName[] {
+  if (config.tools === "none") return [];
+  return config.tools ?? settings.tools?.filter(isBuiltInToolName) ?? DEFAULT_TOOL_NAMES;
+}
+
+function attachHarnessEvents(harness: HarnessTools, emit: (event: SessionEvent) => void): void {
+  harness.todos.subscribe((todos) => emit({ type: "todo_update", todos: [...todos] }));
+  harness.setSubagentListener((event) => emit({ type: "subagent_event", ...event }));
 }
 
 /** The built-in tools a run gets: the config's, else settings', else the defaults; "none" for none. */
 function selectTools(
-  config: RuntimeConfig,
+  names: readonly BuiltInToolName[],
   settings: Settings,
   resources: RuntimeResources,
-  cwd: string,
+  where: { cwd: string; env: NodeJS.ProcessEnv; safety: Safety; allowPaths: readonly string[] },
 ): AnyAgentTool[] {
-  if (config.tools === "none") return [];
+  const coding = names.filter(isCodingToolName);
+  if (coding.length === 0) return [];
   return createCodingTools({
-    cwd,
-    tools: config.tools ?? settings.tools?.filter(isCodingToolName) ?? DEFAULT_TOOL_NAMES,
-    allowedPaths: [...config.allowPaths, ...(settings.allowedPaths ?? []), ...resources.readablePaths],
-    ...(settings.bashTimeoutMs ? { bash: { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } } : {}),
+    cwd: where.cwd,
+    tools: coding,
+    allowedPaths: [...where.allowPaths, ...(settings.allowedPaths ?? []), ...resources.readablePaths],
+    bash: {
+      sandbox: where.safety.sandbox,
+      escalation: "gated",
+      env: where.env,
+      ...(settings.bashTimeoutMs ? { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } : {}),
+    },
   });
 }
 

@@ -1,6 +1,9 @@
 import type { ThinkingLevel } from "@gyre/ai";
+import type { Settings } from "./config/settings.js";
 import type { ExtensionMode } from "./extensions/types.js";
-import type { CodingToolName } from "./tools/tool-names.js";
+import type { ApprovalMode } from "./permissions/approval-gate.js";
+import type { SandboxMode } from "./sandbox/types.js";
+import type { BuiltInToolName } from "./tools/tool-names.js";
 
 /** Which session a run continues. */
 export type SessionChoice =
@@ -26,7 +29,7 @@ export type RuntimeConfig = {
   apiKey?: string;
   thinking?: ThinkingLevel;
   /** Built-in tools to enable, or "none"; default: settings, then `DEFAULT_TOOL_NAMES`. */
-  tools?: readonly CodingToolName[] | "none";
+  tools?: readonly BuiltInToolName[] | "none";
   systemPrompt?: string;
   appendSystemPrompt?: string;
   /** Budgets given for this run; settings fill the rest. */
@@ -38,6 +41,21 @@ export type RuntimeConfig = {
   allowPaths: readonly string[];
   /** Trust the project folder without asking. */
   trust: boolean;
+  /** Settings that win over settings.json, field by field at the top level (an embedder's own). */
+  settings?: Settings;
+  /**
+   * MCP servers: `configFiles` are read after `$GYRE_HOME/mcp.json` and the trusted project's
+   * `.mcp.json`; `enabled: false` starts none. Default: the two files, enabled.
+   */
+  mcp?: { configFiles: readonly string[]; enabled: boolean };
   /** The faux provider's script (tests and demos). */
   fauxScript?: string;
+  /** What bash may touch (DESIGN §8); default: settings, then workspace-write. */
+  sandbox?: SandboxMode;
+  /** Network inside the sandbox. */
+  allowNetwork?: boolean;
+  /** Who decides calls needing approval; default ask (interactive, rpc) or deny (print, json). */
+  approval?: ApprovalMode;
+  /** Start in plan mode: read-only sandbox, write/edit withheld. */
+  plan?: boolean;
 };

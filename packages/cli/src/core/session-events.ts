@@ -1,4 +1,6 @@
 import type { AgentEvent } from "@gyre/agent";
+import type { GovernorEvent } from "./governor/governor.js";
+import type { TodoItem } from "./tools/todo-tool.js";
 
 /** Why a compaction ran: the context neared the window, the provider refused it, or the user asked. */
 export type CompactionReason = "threshold" | "overflow" | "manual";
@@ -7,7 +9,7 @@ export type CompactionReason = "threshold" | "overflow" | "manual";
 export type NoticeLevel = "info" | "warning" | "error";
 
 /** Who raised a notice. */
-export type NoticeSource = "session" | "extension" | "listener";
+export type NoticeSource = "session" | "extension" | "listener" | "mcp";
 
 /**
  * A report for the user that is not part of the conversation (a failed session write, an
@@ -22,4 +24,9 @@ export type SessionEvent =
   | { type: "compaction_start"; reason: CompactionReason }
   | { type: "compaction_end"; reason: CompactionReason; tokensBefore?: number; error?: string }
   | { type: "session_changed"; sessionId: string; sessionFile: string | undefined }
+  | GovernorEvent
+  /** One event of a subagent run by the `task` call `parentToolCallId` (`agent` is e.g. "explore#2"). */
+  | { type: "subagent_event"; parentToolCallId: string; agent: string; event: AgentEvent }
+  /** The todo list after the todo tool changed it. */
+  | { type: "todo_update"; todos: TodoItem[] }
   | NoticeEvent;

@@ -1,5 +1,6 @@
-import type { AgentRunResult, AgentState } from "@gyre/agent";
+import type { AgentState } from "@gyre/agent";
 import type { Model, ThinkingLevel } from "@gyre/ai";
+import type { SessionEndReason } from "./governor/governor.js";
 import type { SessionManager } from "./session/session-manager.js";
 import type { SessionHeader } from "./session/types.js";
 import type { SessionStats } from "./session-stats.js";
@@ -17,9 +18,11 @@ export type SessionSnapshot = {
   /** The error message of the last run's failed or aborted model call, if any. */
   lastError: string | undefined;
   /** Why the last run ended; undefined before the first. */
-  endReason: AgentRunResult["reason"] | undefined;
+  endReason: SessionEndReason | undefined;
   /** The sentence of the budget that ended the last run, if one did. */
   budgetReason: string | undefined;
+  /** The sentence of the loop that ended the last run, if one did. */
+  loopReason: string | undefined;
   sessionId: string;
   /** Undefined for an in-memory session. */
   sessionFile: string | undefined;
@@ -36,8 +39,9 @@ export function snapshotOf(parts: {
   store: SessionManager;
   busy: boolean;
   compacting: boolean;
-  endReason: AgentRunResult["reason"] | undefined;
+  endReason: SessionEndReason | undefined;
   budgetReason: string | undefined;
+  loopReason: string | undefined;
   stats: SessionStats;
 }): SessionSnapshot {
   const { agent, store } = parts;
@@ -51,6 +55,7 @@ export function snapshotOf(parts: {
     lastError: agent.error,
     endReason: parts.endReason,
     budgetReason: parts.budgetReason,
+    loopReason: parts.loopReason,
     sessionId: store.id,
     sessionFile: store.path,
     sessionName: store.getName(),

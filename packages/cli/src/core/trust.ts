@@ -1,10 +1,21 @@
+import { createHash } from "node:crypto";
 import { mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { describeServerConfig, parseServerConfig, projectMcpConfigPath, readMcpConfigFile } from "./mcp/mcp-config.js";
 import { pathExists } from "./path-exists.js";
 import type { UserInterface } from "./user-interface.js";
 
 /** Trust decisions, remembered per canonical project path (with a fingerprint of its extension files). */
-type TrustFile = { projects: Record<string, { trustedAt: string; fingerprint?: string }> };
+type TrustFile = {
+  projects: Record<
+    string,
+    {
+      trustedAt: string;
+      fingerprint?: string /** Hash of the `.mcp.json` the user approved. */;
+      mcpFingerprint?: string;
+    }
+  >;
+};
 
 function trustFilePath(gyreHome: string): string {
   return join(gyreHome, "trusted-projects.json");
@@ -29,11 +40,17 @@ export async function canonicalProjectPath(cwd: string): Promise<string> {
 }
 
 /** Remembers that the user trusts the project at `cwd` (atomic write of the trust file). */
-export async function trustProject(options: { gyreHome: string; cwd: string; fingerprint?: string }): Promise<void> {
+export async function trustProject(options: {
+  gyreHome: string;
+  cwd: string;
+  fingerprint?: string;
+  mcpFingerprint?: string;
+}): Promise<void> {
   const file = await readTrustFile(options.gyreHome);
   file.projects[await canonicalProjectPath(options.cwd)] = {
     trustedAt: new Date().toISOString(),
     ...(options.fingerprint !== undefined ? { fingerprint: options.fingerprint } : {}),
+    ...(options.mcpFingerprint !== undefined ? { mcpFingerprint: options.mcpFingerprint } : {}),
   };
   const path = trustFilePath(options.gyreHome);
   await mkdir(dirname(path), { recursive: true });
@@ -78,20 +95,25 @@ export async function decideProjectTrust(options: {
 }): Promise<{ trusted: boolean; warning?: string }> {
   if (options.trustFlag) return { trusted: true };
   const state = await getProjectTrustState(options);
-  if (state === "trusted") return { trusted: true };
-  if (!options.hasProjectConfig) return { trusted: false };
+  const mcp = await readProjectMcpServers(options.cwd);
+  if (state === "trusted") return { trusted: true, ...(await confirmChangedMcpServers(options, mcp)) };
+  if (!options.hasProjectConfig && mcp.servers.length === 0) return { trusted: false };
   if (options.ui?.interactive) {
     const yes = await options.ui.confirm({
       title: state === "changed" ? "This folder's extensions changed. Trust it again?" : "Trust this folder?",
       message:
-        state === "changed"
+        (state === "changed"
           ? `The files in ${join(options.cwd, ".gyre", "extensions")} changed since you trusted ${options.cwd}. Extensions run code with your permissions.`
-          : `${options.cwd} has its own gyre configuration (.gyre/ settings, prompts, extensions, or context files). Extensions run code with your permissions; trust it only if you trust its authors.`,
+          : `${options.cwd} has its own gyre configuration (.gyre/ settings, prompts, extensions, MCP servers, or context files). Extensions and MCP servers run code with your permissions; trust it only if you trust its authors.`) +
+        formatServerList(mcp.servers),
     });
     if (yes) {
-      await trustProject(options);
+      await trustProject({ ...options, ...(mcp.fingerprint ? { mcpFingerprint: mcp.fingerprint } : {}) });
       return { trusted: true };
     }
+  }
+  if (mcp.servers.length > 0 && !(await pathExists(join(options.cwd, ".gyre")))) {
+    return { trusted: false, warning: describeHeldBackServers(mcp.names) };
   }
   const hasGyreFolder = await pathExists(join(options.cwd, ".gyre"));
   if (!hasGyreFolder) return { trusted: false };
@@ -102,4 +124,81 @@ export async function decideProjectTrust(options: {
         ? "This folder's .gyre/extensions changed since it was trusted, so its .gyre/ settings, prompts, skills and extensions were not loaded; pass --trust (or trust it again interactively) to use them."
         : "This folder's .gyre/ settings, prompts and extensions were not loaded because it is not trusted; pass --trust to use them.",
   };
+}
+
+type ProjectMcpServers = { servers: string[]; names: string[]; fingerprint?: string };
+
+/**
+ * Whether the project's `.mcp.json` may start servers in this run: the folder is trusted for
+ * this run (`trustFlag`), or its trust record holds the hash of this very file (the user saw
+ * these servers and said yes). A new or changed `.mcp.json` starts nothing until approved.
+ */
+export async function isProjectMcpTrusted(options: {
+  gyreHome: string;
+  cwd: string;
+  trustFlag: boolean;
+}): Promise<boolean> {
+  if (options.trustFlag) return true;
+  const { fingerprint } = await readProjectMcpServers(options.cwd);
+  if (!fingerprint) return false;
+  const record = (await readTrustFile(options.gyreHome)).projects[await canonicalProjectPath(options.cwd)];
+  return record?.mcpFingerprint === fingerprint;
+}
+
+/** A trusted folder whose `.mcp.json` is new or changed: asks about the servers alone, or says they were held back. */
+async function confirmChangedMcpServers(
+  options: { gyreHome: string; cwd: string; fingerprint: string; ui?: UserInterface },
+  mcp: ProjectMcpServers,
+): Promise<{ warning?: string }> {
+  if (!mcp.fingerprint || (await isProjectMcpTrusted({ ...options, trustFlag: false }))) return {};
+  if (options.ui?.interactive) {
+    const yes = await options.ui.confirm({
+      title: "Start this folder's MCP servers?",
+      message: `${options.cwd} has a new or changed .mcp.json. MCP servers run code with your permissions.${formatServerList(mcp.servers)}`,
+    });
+    if (yes) {
+      await trustProject({ ...options, mcpFingerprint: mcp.fingerprint });
+      return {};
+    }
+  }
+  return { warning: describeHeldBackServers(mcp.names) };
+}
+
+function describeHeldBackServers(names: string[]): string {
+  return `This folder's .mcp.json (MCP servers ${names.join(", ")}) was not loaded because it is not trusted or changed since it was; pass --trust (or approve it interactively) to start them.`;
+}
+
+function formatServerList(servers: string[]): string {
+  if (servers.length === 0) return "";
+  return `\n\nIts .mcp.json would start these MCP servers:\n${servers.map((line) => `  ${line}`).join("\n")}`;
+}
+
+/** Leaves every `${VAR}` as written: the prompt shows what the file says, never a secret's value. */
+const unexpanded = new Proxy({} as NodeJS.ProcessEnv, { get: (_target, name) => `\${${String(name)}}` });
+
+/**
+ * The project's `.mcp.json` as the trust prompt shows it: one line per server naming what it
+ * would run (`name: command args…` or `name: HTTP url`), and a hash of the file's bytes.
+ */
+async function readProjectMcpServers(cwd: string): Promise<ProjectMcpServers> {
+  const path = projectMcpConfigPath(cwd);
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    return { servers: [], names: [] };
+  }
+  const fingerprint = createHash("sha256").update(text).digest("hex").slice(0, 16);
+  let raw: Record<string, unknown> | undefined;
+  try {
+    raw = await readMcpConfigFile(path);
+  } catch (error) {
+    return { servers: [`(unreadable: ${(error as Error).message})`], names: [".mcp.json"], fingerprint };
+  }
+  const entries = Object.entries(raw ?? {});
+  const servers = entries.map(([name, value]) => {
+    const parsed = parseServerConfig(name, value, unexpanded);
+    return `${name}: ${parsed.ok ? describeServerConfig(parsed.config) : JSON.stringify(value)}`;
+  });
+  return { servers, names: entries.map(([name]) => name), fingerprint };
 }

@@ -11,7 +11,18 @@ export type UserInterface = {
   input(request: { title: string; placeholder?: string; signal?: AbortSignal }): Promise<string | undefined>;
   /** A one-line status or notice (status lines, warnings). */
   notify(message: string, level?: "info" | "warning" | "error"): void;
+  /**
+   * Asks whether a tool call may run. Optional: a mode without it is asked through `select`
+   * and `input` when interactive, and denied otherwise.
+   */
+  approve?(request: ApprovalRequest & { signal?: AbortSignal }): Promise<ApprovalAnswer>;
 };
+
+/** A tool call that needs the user's decision (DESIGN §8 `approval_request`). */
+export type ApprovalRequest = { toolCallId: string; toolName: string; args: Record<string, unknown>; reason: string };
+
+/** The user's decision; `reason` (with a deny) is passed on to the model. */
+export type ApprovalAnswer = { decision: "allow" | "allow_always" | "deny"; reason?: string };
 
 /** The headless interface: nobody to ask, so every question is declined. */
 export function createHeadlessUserInterface(onNotify?: (message: string) => void): UserInterface {

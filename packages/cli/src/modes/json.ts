@@ -1,12 +1,14 @@
 import type { Writable } from "node:stream";
 import type { ImageContent } from "@gyre/ai";
 import type { AgentSession } from "../core/agent-session.js";
+import { answerWithSchema } from "../core/answer-with-schema.js";
+import { buildRunResult } from "../core/run-result.js";
 import { createRedactor, type Redactor } from "../core/session/redact-secrets.js";
 import { describeRunFailure } from "./run-outcome.js";
 
 /**
  * JSON mode: the session header first, then every agent and harness event as one JSON line,
- * written as it happens. Events carry deltas, not snapshots, so output stays linear in size.
+ * written as it happens, and last one `result` line (DESIGN §11). Events carry deltas, not snapshots, so output stays linear in size.
  * Lines are redacted like session lines (keys held in the environment, `--api-key`, known key
  * shapes): this output is typically piped to a log.
  */
@@ -18,6 +20,8 @@ export async function runJsonMode(options: {
   stderr: Writable;
   /** Default: the redaction of session files, over `process.env`. */
   redact?: Redactor;
+  /** `--output-schema`: the answer must be JSON matching it (the result line carries it as `output`). */
+  outputSchema?: Record<string, unknown>;
 }): Promise<number> {
   const { session, stdout } = options;
   const redact = options.redact ?? createRedactor({ env: process.env });
@@ -25,8 +29,25 @@ export async function runJsonMode(options: {
   writeLine(session.state.header);
   const unsubscribe = session.subscribe((event) => writeLine(event));
   try {
-    const result = await session.prompt(options.prompt, options.images ?? []);
-    const failure = describeRunFailure(session, result.reason);
+    const startedAt = Date.now();
+    const answer = await answerWithSchema({
+      session,
+      prompt: options.prompt,
+      ...(options.images ? { images: options.images } : {}),
+      ...(options.outputSchema ? { schema: options.outputSchema } : {}),
+    });
+    const output = answer.output?.value;
+    writeLine(
+      buildRunResult({
+        session,
+        result: answer.result,
+        startedAt,
+        ...(answer.output ? { output, text: JSON.stringify(output) } : {}),
+      }),
+    );
+    const failure =
+      describeRunFailure(session, answer.result.reason) ??
+      (answer.problems ? `The answer does not match the output schema: ${answer.problems.join("; ")}.` : undefined);
     if (failure) options.stderr.write(`gyre: ${failure}\n`);
     return failure ? 1 : 0;
   } finally {

@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import type { AgentSession, SessionEvent } from "../core/agent-session.js";
+import { answerWithSchema } from "../core/answer-with-schema.js";
 import { describeRunFailure } from "./run-outcome.js";
 
 export type PrintModeOptions = {
@@ -10,6 +11,8 @@ export type PrintModeOptions = {
   stderr: Writable;
   /** Progress lines (tool calls, retries, compaction) on stderr. */
   verbose: boolean;
+  /** `--output-schema`: the answer must be JSON matching it; printed as one line of JSON. */
+  outputSchema?: Record<string, unknown>;
 };
 
 /**
@@ -20,13 +23,20 @@ export async function runPrintMode(options: PrintModeOptions): Promise<number> {
   const { session, stderr } = options;
   const unsubscribe = options.verbose ? session.subscribe((event) => writeProgress(stderr, event)) : () => {};
   try {
-    const result = await session.prompt(options.prompt, options.images ?? []);
-    const failure = describeRunFailure(session, result.reason);
+    const answer = await answerWithSchema({
+      session,
+      prompt: options.prompt,
+      ...(options.images ? { images: options.images } : {}),
+      ...(options.outputSchema ? { schema: options.outputSchema } : {}),
+    });
+    const failure =
+      describeRunFailure(session, answer.result.reason) ??
+      (answer.problems ? `The answer does not match the output schema: ${answer.problems.join("; ")}.` : undefined);
     if (failure) {
       stderr.write(`gyre: ${failure}\n`);
       return 1;
     }
-    const text = session.getLastAssistantText() ?? "";
+    const text = answer.output ? JSON.stringify(answer.output.value) : (session.getLastAssistantText() ?? "");
     options.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
     return 0;
   } finally {
@@ -47,6 +57,14 @@ function writeProgress(stderr: Writable, event: SessionEvent): void {
       return;
     case "compaction_start":
       stderr.write(`[compaction] summarising older messages (${event.reason})\n`);
+      return;
+    case "loop_warning":
+      stderr.write(`[loop check] ${event.message}\n`);
+      return;
+    case "subagent_event":
+      if (event.event.type === "tool_execution_start") {
+        stderr.write(`[${event.agent}] ${event.event.toolName} ${truncate(JSON.stringify(event.event.args), 140)}\n`);
+      }
       return;
     case "budget_reached":
       stderr.write(`[budget] ${event.reason}\n`);

@@ -1,8 +1,8 @@
-import type { AgentEndReason } from "@gyre/agent";
 import type { AgentSession } from "../core/agent-session.js";
+import type { SessionEndReason } from "../core/governor/governor.js";
 
 /** A sentence describing why a run failed, or undefined when it succeeded. */
-export function describeRunFailure(session: AgentSession, reason: AgentEndReason): string | undefined {
+export function describeRunFailure(session: AgentSession, reason: SessionEndReason): string | undefined {
   switch (reason) {
     case "stop":
     case "terminate":
@@ -10,6 +10,8 @@ export function describeRunFailure(session: AgentSession, reason: AgentEndReason
       return undefined;
     case "budget":
       return session.state.budgetReason ?? "A budget ended the run.";
+    case "loop":
+      return session.state.loopReason ?? "The run was stopped in a loop.";
     case "aborted":
       return "The run was aborted.";
     case "error": {

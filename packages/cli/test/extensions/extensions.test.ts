@@ -61,7 +61,7 @@ describe("extensions in print mode", () => {
     expect(result.stderr).toContain('asked "Run "rm -rf victim" (rm -rf)?", but nobody can answer in print mode');
   });
 
-  it("skips a handler that hangs past the timeout, reports it, and the run goes on", async () => {
+  it("blocks the call when a tool_call gate hangs past the timeout (fails closed), reports it, and the run goes on", async () => {
     const { cwd, home } = await createWorkspace();
     const extension = join(cwd, "hang.ts");
     await writeFile(
@@ -80,7 +80,9 @@ export default function (api: ExtensionAPI) {
     const result = await runCli(["-p", "--provider", "openai", "-e", extension, "go"], { cwd, env });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("ok\n");
-    expect(await readFile(join(cwd, "out.txt"), "utf8")).toBe("ran\n");
+    await expect(readFile(join(cwd, "out.txt"), "utf8")).rejects.toThrow();
+    const toolResult = JSON.stringify(fake.requests[1]?.body.messages);
+    expect(toolResult).toContain("could not decide (it did not finish within 300 ms)");
     expect(result.stderr).toContain(`${extension}: the "tool_call" handler did not finish within 300 ms; skipped it.`);
     expect(result.stderr).toContain(`${extension}: the "turn_start" handler failed: turn handler broke; skipped it.`);
   });

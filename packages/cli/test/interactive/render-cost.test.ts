@@ -40,10 +40,9 @@ function history(count: number): AgentMessage[] {
   );
 }
 
-/** Streams a ~100 KB answer into a layout holding `count` messages; returns what the terminal got. */
-function streamAnswer(count: number) {
-  const terminal = new CaptureTerminal(100, 30);
-  const layout = new Layout(terminal, {
+/** A layout with an empty header, drawing to `terminal`. */
+function createLayout(terminal: CaptureTerminal): Layout {
+  return new Layout(terminal, {
     version: "0",
     model: "faux",
     cwd: "/p",
@@ -51,6 +50,12 @@ function streamAnswer(count: number) {
     contextFiles: [],
     extensions: [],
   });
+}
+
+/** Streams a ~100 KB answer into a layout holding `count` messages; returns what the terminal got. */
+function streamAnswer(count: number) {
+  const terminal = new CaptureTerminal(100, 30);
+  const layout = createLayout(terminal);
   const render = () => renderNow(layout);
   layout.chat.setMessages(history(count));
   layout.tui.start();
@@ -96,16 +101,35 @@ describe("render cost", () => {
     expect(long.frames).toBe(short.frames);
   });
 
+  it("streams a 200 KB write call in 20-character deltas in well under a second of CPU", () => {
+    const terminal = new CaptureTerminal(100, 30);
+    const layout = createLayout(terminal);
+    layout.tui.start();
+    const empty = { ...assistant(""), content: [] };
+    const raw = JSON.stringify({ path: "src/big-file.ts", content: "const line = 1;\n".repeat(12_500) });
+    const cpuBefore = process.cpuUsage();
+    layout.chat.handleEvent({ type: "message_start", message: empty });
+    const start = { type: "toolcall_start", contentIndex: 0, id: "call_big", name: "write" } as const;
+    layout.chat.handleEvent({ type: "message_update", event: start });
+    for (let at = 0, delta = 0; at < raw.length; at += 20, delta++) {
+      const event = { type: "toolcall_delta", contentIndex: 0, delta: raw.slice(at, at + 20) } as const;
+      layout.chat.handleEvent({ type: "message_update", event });
+      // A frame per 50 deltas, as the 16 ms render throttle batches a fast stream.
+      if (delta % 50 === 49) renderNow(layout);
+    }
+    renderNow(layout);
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    const header = layout.tui.render(100).find((line) => line.includes("write"));
+    layout.tui.stop();
+    expect(raw.length).toBeGreaterThan(200_000);
+    expect(header).toContain("src/big-file.ts");
+    expect(cpuMs).toBeLessThan(700);
+  });
+
   it("re-lays out for a new width and keeps every line within it", () => {
     const terminal = new CaptureTerminal(100, 30);
-    const layout = new Layout(terminal, {
-      version: "0",
-      model: "faux",
-      cwd: "/p",
-      home: undefined,
-      contextFiles: [],
-      extensions: [],
-    });
+    const layout = createLayout(terminal);
     layout.chat.setMessages(history(10));
     layout.tui.start();
     renderNow(layout);

@@ -49,13 +49,20 @@ describe("bash tool", () => {
     expect(error.message).toBe("partial\n\nCommand exited with code 3.");
   });
 
-  it("does not pass secret-looking variables to the command", async () => {
-    const env = { PATH: process.env.PATH, OPENAI_API_KEY: "sk-1", GITHUB_TOKEN: "t", DB_PASSWORD: "p", HARMLESS: "ok" };
+  it("passes only allowlisted variables to the command, never secrets", async () => {
+    const env = {
+      PATH: process.env.PATH,
+      OPENAI_API_KEY: "sk-1",
+      GITHUB_TOKEN: "t",
+      DATABASE_URL: "p",
+      UNLISTED: "x",
+      LANG: "ok",
+    };
     const result = await bash({ env }).execute(
-      { command: 'echo "[$OPENAI_API_KEY|$GITHUB_TOKEN|$DB_PASSWORD|$HARMLESS]"' },
+      { command: 'echo "[$OPENAI_API_KEY|$GITHUB_TOKEN|$DATABASE_URL|$UNLISTED|$LANG]"' },
       toolContext(),
     );
-    expect(textOf(result)).toBe("[|||ok]");
+    expect(textOf(result)).toBe("[||||ok]");
   });
 
   it("streams output to onUpdate while the command runs", async () => {
@@ -133,7 +140,9 @@ describe("bash tool", () => {
     const result = await bash().execute({ command: "yes | head -c 300000000" }, toolContext());
     const growth = process.memoryUsage().rss - before;
     console.log(`bash 300 MB output: RSS +${(growth / 1048576).toFixed(1)} MB`);
-    expect(growth).toBeLessThan(60 * 1024 * 1024);
+    // Keeping the output would cost ≥ 300 MB. Below that, RSS growth is mostly V8's young
+    // generation, which Node 24 lets grow to 2 × 32 MB on its own (measured +30 to +65 MB there).
+    expect(growth).toBeLessThan(120 * 1024 * 1024);
     expect(textOf(result).split("\n")[0]).toBe("y");
     expect(textOf(result)).toMatch(/\[showing the last 2000 lines; full output \(286\.1 MB\) saved to/);
     expect((await stat(result.details?.fullOutputPath as string)).size).toBe(300_000_000);

@@ -1,4 +1,5 @@
-import { sanitizeToolCallId, transformMessages } from "../../transform-messages.js";
+import { sanitizeToolCallId } from "../../tool-call-ids.js";
+import { transformMessages } from "../../transform-messages.js";
 import type { AssistantMessage, Context, ImageContent, Model, TextContent, ToolResultMessage } from "../../types.js";
 import type {
   AnthropicAssistantBlock,

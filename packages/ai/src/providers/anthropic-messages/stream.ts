@@ -1,9 +1,10 @@
 import { GyreError } from "../../errors.js";
 import type { AssistantMessageEventStream } from "../../event-stream.js";
-import { postJson } from "../../transport/http.js";
 import { parseJsonData, readSse } from "../../transport/sse.js";
 import type { Context, Model, StreamFunction, StreamOptions, Usage } from "../../types.js";
-import { type MessageBuilder, runProvider } from "../message-builder.js";
+import type { MessageBuilder } from "../message-builder.js";
+import { postProviderRequest } from "../post-provider-request.js";
+import { runProvider } from "../run-provider.js";
 import { buildAnthropicRequest } from "./build-request.js";
 import { mapAnthropicStopReason } from "./map-stop-reason.js";
 import type { AnthropicStreamBlock, AnthropicStreamDelta, AnthropicStreamEvent, AnthropicUsage } from "./wire.js";
@@ -25,14 +26,10 @@ export const streamAnthropicMessages: StreamFunction = (
   options: StreamOptions = {},
 ): AssistantMessageEventStream =>
   runProvider(model, options, async (builder) => {
-    const response = await postJson({
+    const response = await postProviderRequest(builder, options, {
       url: `${(model.baseUrl || defaultBaseUrl).replace(/\/+$/, "")}/v1/messages`,
       headers: createHeaders(model, options),
       body: buildAnthropicRequest(model, context, options),
-      signal: options.signal,
-      retry: options.retry,
-      onRetry: options.onRetry,
-      ...(options.idleTimeoutMs !== undefined ? { responseTimeoutMs: options.idleTimeoutMs } : {}),
       providerLabel: "Anthropic",
     });
     const reader = new AnthropicStreamReader(builder);
@@ -46,18 +43,22 @@ export const streamAnthropicMessages: StreamFunction = (
 
 function createHeaders(model: Model, options: StreamOptions): Record<string, string> {
   const headers: Record<string, string> = { "anthropic-version": "2023-06-01", accept: "text/event-stream" };
-  const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
+  // Only the caller's key: a library must not pick up secrets from the process on its own.
+  const apiKey = options.apiKey;
   if (apiKey) headers["x-api-key"] = apiKey;
   Object.assign(headers, model.headers, options.headers);
   const hasAuth = Object.keys(headers).some((name) => /^(x-api-key|authorization)$/i.test(name));
   if (!hasAuth) {
     throw new GyreError(
       "missing_api_key",
-      "No API key for Anthropic: pass apiKey, set ANTHROPIC_API_KEY, or give an x-api-key/authorization header.",
+      "No API key for Anthropic: pass apiKey (for example from ANTHROPIC_API_KEY) or give an x-api-key/authorization header.",
     );
   }
   return headers;
 }
+
+/** The HTTP status Anthropic gives each retryable error type when it is sent before the stream. */
+const inStreamErrorStatus: Record<string, number> = { overloaded_error: 529, rate_limit_error: 429, api_error: 500 };
 
 type BlockKind = "text" | "thinking" | "toolCall" | "ignored";
 
@@ -97,7 +98,11 @@ class AnthropicStreamReader {
         return;
       case "error": {
         const kind = event.error?.type ? ` (${event.error.type})` : "";
-        this.builder.fail(`Anthropic stream error${kind}: ${event.error?.message ?? "no details"}`);
+        const message = `Anthropic stream error${kind}: ${event.error?.message ?? "no details"}`;
+        // Thrown with the status the same error has before the headers, so it is retried alike.
+        const status = inStreamErrorStatus[event.error?.type ?? ""];
+        if (status !== undefined) throw new GyreError("http", message, { status });
+        this.builder.fail(message);
         return;
       }
       default: {

@@ -41,6 +41,24 @@ describe("faux provider", () => {
     expect(block?.type === "text" && block.text.length > 0 && block.text.length < 4000).toBe(true);
   });
 
+  it("ends an abort before its first chunk with one error event and no empty text block", async () => {
+    for (const content of [
+      [{ type: "text" as const, text: "never sent" }],
+      [{ type: "thinking" as const, thinking: "never thought" }],
+    ]) {
+      const faux = createFauxModel([{ content }], { tokenDelayMs: 5 });
+      const controller = new AbortController();
+      controller.abort();
+      const response = stream(faux.model, { messages: [] }, { signal: controller.signal });
+      const types: string[] = [];
+      for await (const event of response) types.push(event.type);
+      const message = await response.result();
+      expect(types).toEqual(["start", "error"]);
+      expect(message.stopReason).toBe("aborted");
+      expect(message.content).toEqual([]);
+    }
+  });
+
   it("reports an exhausted script as an error instead of throwing", async () => {
     const faux = createFauxModel([]);
     const message = await complete(faux.model, { messages: [] });

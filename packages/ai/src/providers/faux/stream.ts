@@ -2,7 +2,7 @@ import { GyreError } from "../../errors.js";
 import type { AssistantMessageEventStream } from "../../event-stream.js";
 import { sleep } from "../../transport/http.js";
 import type { Context, Message, Model, StreamOptions } from "../../types.js";
-import { runProvider } from "../message-builder.js";
+import { runProvider } from "../run-provider.js";
 
 /** One block of a scripted response. A tool call's `arguments` may be raw text to simulate bad JSON. */
 export type FauxBlock =
@@ -108,13 +108,16 @@ export function streamFaux(model: Model, context: Context, options: StreamOption
       const key = String(index);
       if (block.type === "text" || block.type === "thinking") {
         const text = block.type === "text" ? block.text : block.thinking;
-        if (block.type === "text") builder.text(key, "");
-        else builder.thinking(key, "");
+        const append = (piece: string) =>
+          block.type === "text" ? builder.text(key, piece) : builder.thinking(key, piece);
+        // The block opens with its first token, so an abort before it leaves no empty block behind.
+        if (text === "") {
+          if (signal?.aborted) throw new GyreError("aborted", "Request was aborted.");
+          append("");
+        }
         for (let at = 0; at < text.length; at += size) {
           await pace();
-          const piece = text.slice(at, at + size);
-          if (block.type === "text") builder.text(key, piece);
-          else builder.thinking(key, piece);
+          append(text.slice(at, at + size));
         }
         if (block.type === "thinking" && block.signature) builder.signature(key, block.signature);
         outputChars += text.length;

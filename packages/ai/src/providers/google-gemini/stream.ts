@@ -1,10 +1,10 @@
 import { createParser } from "eventsource-parser";
 import { GyreError } from "../../errors.js";
 import type { AssistantMessageEventStream } from "../../event-stream.js";
-import { postJson } from "../../transport/http.js";
 import { parseJsonData, readTextChunks } from "../../transport/sse.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../../types.js";
-import { runProvider } from "../message-builder.js";
+import { postProviderRequest } from "../post-provider-request.js";
+import { runProvider } from "../run-provider.js";
 import { buildGeminiRequest } from "./build-request.js";
 import { JsonArrayReader } from "./json-array-reader.js";
 import { GeminiStreamReader } from "./stream-reader.js";
@@ -27,14 +27,10 @@ export const streamGoogleGemini: StreamFunction = (
 ): AssistantMessageEventStream =>
   runProvider(model, options, async (builder) => {
     const baseUrl = (model.baseUrl || defaultBaseUrl).replace(/\/+$/, "");
-    const response = await postJson({
+    const response = await postProviderRequest(builder, options, {
       url: `${baseUrl}/models/${model.id}:streamGenerateContent?alt=sse`,
       headers: createHeaders(model, options),
       body: buildGeminiRequest(model, context, options),
-      signal: options.signal,
-      retry: options.retry,
-      onRetry: options.onRetry,
-      ...(options.idleTimeoutMs !== undefined ? { responseTimeoutMs: options.idleTimeoutMs } : {}),
       providerLabel: "Google",
     });
     const reader = new GeminiStreamReader(builder);
@@ -44,14 +40,15 @@ export const streamGoogleGemini: StreamFunction = (
 
 function createHeaders(model: Model, options: StreamOptions): Record<string, string> {
   const headers: Record<string, string> = {};
-  const apiKey = options.apiKey ?? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY;
+  // Only the caller's key: a library must not pick up secrets from the process on its own.
+  const apiKey = options.apiKey;
   if (apiKey) headers["x-goog-api-key"] = apiKey;
   Object.assign(headers, model.headers, options.headers);
   const hasAuth = Object.keys(headers).some((name) => /^(x-goog-api-key|authorization)$/i.test(name));
   if (!hasAuth) {
     throw new GyreError(
       "missing_api_key",
-      "No API key for Google: pass apiKey, set GEMINI_API_KEY, or give an x-goog-api-key/authorization header.",
+      "No API key for Google: pass apiKey (for example from GEMINI_API_KEY) or give an x-goog-api-key/authorization header.",
     );
   }
   return headers;

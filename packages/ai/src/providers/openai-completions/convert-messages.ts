@@ -1,5 +1,6 @@
 import { freezeJson, isFrozenJson } from "../../frozen-json.js";
 import { transformMessages } from "../../transform-messages.js";
+import { stringifyRequest } from "../../transport/request-json.js";
 import type { AssistantMessage, Context, ImageContent, Message, Model, TextContent } from "../../types.js";
 import { convertToolResultText } from "../openai-shared.js";
 import type { ResolvedCompat } from "./request.js";
@@ -143,7 +144,7 @@ function convertCached(
   const converted = convertMessage(message, acceptsImages, compat);
   if (converted) {
     freezeJson(converted);
-    serialized.set(converted, encoder.encode(JSON.stringify(converted)));
+    serialized.set(converted, encoder.encode(stringifyRequest(converted)));
   }
   check.record();
   readSource(message, check);
@@ -213,7 +214,7 @@ function convertAssistant(message: AssistantMessage, compat: ResolvedCompat): Ch
       toolCalls.push({
         id: block.id,
         type: "function",
-        function: { name: block.name, arguments: block.rawArguments ?? JSON.stringify(block.arguments) },
+        function: { name: block.name, arguments: block.rawArguments ?? stringifyRequest(block.arguments) },
       });
   }
   const joined = text.join("");

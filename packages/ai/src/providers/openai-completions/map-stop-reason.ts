@@ -19,6 +19,7 @@ export function mapCompletionsStopReason(raw: string, hasToolCalls: boolean): St
       return "length";
     case "content_filter":
     case "error":
+    case "model_context_window_exceeded": // z.ai: the prompt did not fit, nothing was generated
       return "error";
     default:
       // "stop", "end_turn", "eos", "stop_sequence" and anything new.

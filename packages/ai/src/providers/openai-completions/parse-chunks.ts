@@ -1,8 +1,8 @@
 import type { Usage } from "../../types.js";
 import type { MessageBuilder } from "../message-builder.js";
-import { removeStrictNulls } from "../openai-shared.js";
+import { createStrictNullRemover } from "../openai-shared.js";
 import { mapCompletionsStopReason } from "./map-stop-reason.js";
-import type { ChatChunk, ChatDelta, ChatError, ChatToolCallDelta, ChatUsage } from "./wire.js";
+import type { ChatChunk, ChatDelta, ChatDeltaContentPart, ChatError, ChatToolCallDelta, ChatUsage } from "./wire.js";
 
 /**
  * Folds Chat Completions chunks into a `MessageBuilder`. Written against what servers really
@@ -13,6 +13,8 @@ import type { ChatChunk, ChatDelta, ChatError, ChatToolCallDelta, ChatUsage } fr
 export class CompletionsChunkParser {
   /** Set when the server reported an error in-stream; the caller ends the stream with it. */
   errorMessage: string | undefined;
+  /** For an in-stream error that would be retryable as an HTTP status (rate limit, overload), that status. */
+  errorStatus: number | undefined;
   private finishReason: string | undefined;
   private current: { kind: "text" | "thinking"; key: string } | undefined;
   private blockCount = 0;
@@ -21,6 +23,8 @@ export class CompletionsChunkParser {
   private readonly indexToKey = new Map<number, string>();
   private readonly idToKey = new Map<string, string>();
   private readonly keyIds = new Map<string, string>();
+  /** The argument text each call has received, to tell a new call from a continuation. */
+  private readonly argumentText = new Map<string, string>();
 
   /**
    * @param strictSchemas original schemas of the tools sent with `strict: true`, by name; their
@@ -28,8 +32,11 @@ export class CompletionsChunkParser {
    */
   constructor(
     private readonly builder: MessageBuilder,
-    private readonly strictSchemas: Map<string, Record<string, unknown>> = new Map(),
-  ) {}
+    strictSchemas: Map<string, Record<string, unknown>> = new Map(),
+  ) {
+    const finalize = createStrictNullRemover(strictSchemas);
+    if (finalize) builder.finalizeToolCall = finalize;
+  }
 
   /** Applies one parsed `data:` payload. */
   onChunk(chunk: ChatChunk): void {
@@ -43,13 +50,21 @@ export class CompletionsChunkParser {
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
     if (chunk.usage) applyCompletionsUsage(chunk.usage, message.usage);
-    if (chunk.error) this.errorMessage = formatChatError(chunk.error);
+    if (chunk.error) this.recordError(chunk.error);
   }
 
   /** Records an `event: error` record's payload. */
   onErrorEvent(payload: unknown): void {
     const error = (payload as { error?: ChatError | string } | null)?.error ?? payload;
-    this.errorMessage = formatChatError(error as ChatError | string);
+    this.recordError(error as ChatError | string);
+  }
+
+  private recordError(error: ChatError | string): void {
+    this.errorMessage = formatChatError(error);
+    const text = typeof error === "string" ? error : `${error.code ?? ""} ${error.type ?? ""} ${error.message ?? ""}`;
+    if (/rate.?limit|too many requests|\b429\b/i.test(text)) this.errorStatus = 429;
+    else if (/overload|capacity|\b529\b/i.test(text)) this.errorStatus = 529;
+    else if (/server_error|unavailable|\b50[0234]\b/i.test(text)) this.errorStatus = 503;
   }
 
   /**
@@ -60,7 +75,6 @@ export class CompletionsChunkParser {
   complete(sawDone: boolean): void {
     const builder = this.builder;
     this.builder.endAll();
-    removeStrictNulls(this.builder.message, this.strictSchemas);
     if (this.errorMessage !== undefined) {
       builder.message.errorMessage = this.errorMessage;
       builder.finish("error", this.finishReason);
@@ -78,7 +92,10 @@ export class CompletionsChunkParser {
     }
     const stopReason = mapCompletionsStopReason(this.finishReason, hasToolCalls);
     if (stopReason === "error") {
-      builder.message.errorMessage = `The provider stopped the response (finish_reason "${this.finishReason}").`;
+      builder.message.errorMessage =
+        this.finishReason === "model_context_window_exceeded"
+          ? `The prompt is longer than the model's context window (finish_reason "${this.finishReason}").`
+          : `The provider stopped the response (finish_reason "${this.finishReason}").`;
     }
     builder.finish(stopReason, this.finishReason);
   }
@@ -89,7 +106,11 @@ export class CompletionsChunkParser {
     if (reasoning.signature && this.current?.kind === "thinking") {
       this.builder.signature(this.current.key, reasoning.signature);
     }
-    if (delta.content) this.append("text", delta.content);
+    if (typeof delta.content === "string") {
+      if (delta.content) this.append("text", delta.content);
+    } else if (Array.isArray(delta.content)) {
+      for (const part of delta.content) this.appendPart(part);
+    }
     if (delta.refusal) this.append("text", delta.refusal);
     const toolCalls = delta.tool_calls;
     if (!Array.isArray(toolCalls) || toolCalls.length === 0) return;
@@ -101,8 +122,22 @@ export class CompletionsChunkParser {
       const key = this.resolveToolKey(call, position, toolCalls.length);
       this.builder.toolCallStart(key, call.id ?? "", call.function?.name ?? "");
       const args = call.function?.arguments;
-      if (args) this.builder.toolCallDelta(key, args);
+      if (args) {
+        this.builder.toolCallDelta(key, args);
+        this.argumentText.set(key, (this.argumentText.get(key) ?? "") + args);
+      }
     });
+  }
+
+  /** One typed content part: text, or thinking whose text may itself be a list of text parts. */
+  private appendPart(part: ChatDeltaContentPart): void {
+    if (part.type === "text" && typeof part.text === "string" && part.text) this.append("text", part.text);
+    if (part.type !== "thinking") return;
+    const thinking = part.thinking;
+    const text = Array.isArray(thinking)
+      ? thinking.map((inner) => (typeof inner?.text === "string" ? inner.text : "")).join("")
+      : (thinking ?? "");
+    if (text) this.append("thinking", text);
   }
 
   private append(kind: "text" | "thinking", delta: string): void {
@@ -117,7 +152,9 @@ export class CompletionsChunkParser {
   /**
    * The block key of a tool-call delta: by `id` when known, else by `index` (which may start at
    * 1 and may be reused with a new id), else by position for several index-less calls in one
-   * delta, else the call being streamed (an index-less continuation, as Mistral sends).
+   * delta, else the call being streamed (an index-less continuation, as Mistral sends). A delta
+   * that names a function when the call it would join already holds a complete JSON object is a
+   * new call, whatever its id and index say: servers repeat `call_0`, send `id: ""` and no index.
    */
   private resolveToolKey(call: ChatToolCallDelta, position: number, count: number): string {
     const key = this.findToolKey(call, position, count);
@@ -127,23 +164,39 @@ export class CompletionsChunkParser {
 
   private findToolKey(call: ChatToolCallDelta, position: number, count: number): string {
     const id = call.id || undefined;
-    const known = id ? this.idToKey.get(id) : undefined;
-    if (known) return known;
     let index = typeof call.index === "number" ? call.index : undefined;
     if (index === undefined && !id && count > 1) index = position;
+    const joins = (key: string | undefined): key is string => key !== undefined && !this.startsNewCall(key, call);
+    const known = id ? this.idToKey.get(id) : undefined;
+    // A known id on another index is a second call reusing the id.
+    const sameIndex = index === undefined || this.indexToKey.get(index) === known;
+    if (joins(known) && sameIndex) return known;
     if (index !== undefined) {
       const existing = this.indexToKey.get(index);
-      if (existing && (!id || !this.keyIds.has(existing))) {
+      if (joins(existing) && (!id || !this.keyIds.has(existing))) {
         if (id) this.rememberId(existing, id);
         return existing;
       }
-    } else if (!id && this.lastToolKey) {
+    } else if (!id && joins(this.lastToolKey)) {
       return this.lastToolKey;
     }
     const key = `tool:${this.toolCount++}`;
     if (index !== undefined) this.indexToKey.set(index, key);
     if (id) this.rememberId(key, id);
     return key;
+  }
+
+  private startsNewCall(key: string, call: ChatToolCallDelta): boolean {
+    if (!call.function?.name) return false;
+    const text = this.argumentText.get(key)?.trim() ?? "";
+    // Cheap test first: only text ending in "}" can be a whole object.
+    if (!text.endsWith("}")) return false;
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private rememberId(key: string, id: string): void {

@@ -1,3 +1,4 @@
+import { stringifyRequest } from "../../transport/request-json.js";
 import type { Context, Model, ModelCompat, StreamOptions, Tool } from "../../types.js";
 import { toStrictSchema } from "../strict-schema.js";
 import { cachedMessageJson, convertCompletionsMessages } from "./convert-messages.js";
@@ -97,16 +98,16 @@ const comma = encoder.encode(",");
  */
 export function serializeCompletionsRequest(request: ChatRequest): Uint8Array {
   const { model, messages, ...rest } = request;
-  const parts: Uint8Array[] = [encoder.encode(`{"model":${JSON.stringify(model)},"messages":[`)];
+  const parts: Uint8Array[] = [encoder.encode(`{"model":${stringifyRequest(model)},"messages":[`)];
   let length = (parts[0]?.length ?? 0) + Math.max(0, messages.length - 1);
   for (const message of messages) {
     if (parts.length > 1) parts.push(comma);
-    const part = cachedMessageJson(message) ?? encoder.encode(JSON.stringify(message));
+    const part = cachedMessageJson(message) ?? encoder.encode(stringifyRequest(message));
     parts.push(part);
     length += part.length;
   }
   // `rest` always holds `stream`, so its JSON is `{"stream":true…}`: the brace is dropped and the rest follows.
-  const tail = encoder.encode(`],${JSON.stringify(rest).slice(1)}`);
+  const tail = encoder.encode(`],${stringifyRequest(rest).slice(1)}`);
   parts.push(tail);
   const body = new Uint8Array(length + tail.length);
   let offset = 0;

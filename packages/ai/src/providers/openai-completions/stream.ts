@@ -1,9 +1,10 @@
+import { GyreError } from "../../errors.js";
 import type { AssistantMessageEventStream } from "../../event-stream.js";
-import { postJson } from "../../transport/http.js";
 import { parseJsonData, readSse } from "../../transport/sse.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../../types.js";
-import { runProvider } from "../message-builder.js";
 import { collectStrictSchemas } from "../openai-shared.js";
+import { postProviderRequest } from "../post-provider-request.js";
+import { runProvider } from "../run-provider.js";
 import { CompletionsChunkParser } from "./parse-chunks.js";
 import { buildCompletionsRequest, createOpenAIHeaders, serializeCompletionsRequest } from "./request.js";
 import type { ChatChunk } from "./wire.js";
@@ -27,14 +28,10 @@ export const streamOpenAICompletions: StreamFunction = (
     );
     // Error messages name the provider the user configured ("openai", "groq", "ollama"…).
     const providerLabel = model.provider;
-    const response = await postJson({
+    const response = await postProviderRequest(builder, options, {
       url: `${model.baseUrl.replace(/\/+$/, "")}/chat/completions`,
       headers: createOpenAIHeaders(model, options),
       serializedBody: serializeCompletionsRequest(request),
-      signal: options.signal,
-      retry: options.retry,
-      onRetry: options.onRetry,
-      ...(options.idleTimeoutMs !== undefined ? { responseTimeoutMs: options.idleTimeoutMs } : {}),
       providerLabel,
     });
     const parser = new CompletionsChunkParser(builder, strictSchemas);
@@ -55,6 +52,10 @@ export const streamOpenAICompletions: StreamFunction = (
     } finally {
       // Stops the download when we leave early ([DONE], an in-stream error, a thrown parse error).
       response.body?.cancel().catch(() => {});
+    }
+    if (parser.errorMessage !== undefined && parser.errorStatus !== undefined) {
+      // Retried by `runProvider` when nothing was emitted yet, like the same status before the headers.
+      throw new GyreError("http", parser.errorMessage, { status: parser.errorStatus });
     }
     parser.complete(sawDone);
   });

@@ -47,9 +47,17 @@ export type ChatReasoningDetail = {
   data?: string | null;
 };
 
+/** A typed part of `delta.content` (Mistral's reasoning models); `thinking` nests its own text parts. */
+export type ChatDeltaContentPart = {
+  type?: string;
+  text?: string | null;
+  thinking?: string | { type?: string; text?: string | null }[] | null;
+};
+
 export type ChatDelta = {
   role?: string;
-  content?: string | null;
+  /** A string, or (Mistral) an array of typed parts. */
+  content?: string | ChatDeltaContentPart[] | null;
   refusal?: string | null;
   reasoning_content?: string | null;
   reasoning?: string | null;

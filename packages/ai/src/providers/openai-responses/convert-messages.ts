@@ -1,6 +1,7 @@
+import { shortenToolCallId } from "../../tool-call-ids.js";
 import { transformMessages } from "../../transform-messages.js";
+import { stringifyRequest } from "../../transport/request-json.js";
 import type { AssistantMessage, ImageContent, Message, Model, TextContent } from "../../types.js";
-import { shortenToolCallId } from "../openai-completions/tool-call-ids.js";
 import { convertToolResultText } from "../openai-shared.js";
 import type { ResponsesInputContent, ResponsesInputItem, ResponsesReasoningItem } from "./wire.js";
 
@@ -97,7 +98,7 @@ function convertAssistant(message: AssistantMessage, model: Model): ResponsesInp
         ...(itemId ? { id: itemId } : {}),
         call_id: block.id,
         name: block.name,
-        arguments: block.rawArguments ?? JSON.stringify(block.arguments),
+        arguments: block.rawArguments ?? stringifyRequest(block.arguments),
       });
     }
   }

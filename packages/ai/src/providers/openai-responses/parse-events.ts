@@ -1,6 +1,6 @@
 import type { Usage } from "../../types.js";
 import type { MessageBuilder } from "../message-builder.js";
-import { removeStrictNulls } from "../openai-shared.js";
+import { createStrictNullRemover } from "../openai-shared.js";
 import { mapResponsesStopReason } from "./map-stop-reason.js";
 import type {
   ResponsesErrorBody,
@@ -30,8 +30,11 @@ export class ResponsesEventParser {
    */
   constructor(
     private readonly builder: MessageBuilder,
-    private readonly strictSchemas: Map<string, Record<string, unknown>> = new Map(),
-  ) {}
+    strictSchemas: Map<string, Record<string, unknown>> = new Map(),
+  ) {
+    const finalize = createStrictNullRemover(strictSchemas);
+    if (finalize) builder.finalizeToolCall = finalize;
+  }
 
   /** Applies one event. `eventName` is the SSE `event:` field, used when the payload has no `type`. */
   onEvent(event: ResponsesEvent, eventName?: string): void {
@@ -160,7 +163,6 @@ export class ResponsesEventParser {
     if (response.id) message.responseId = response.id;
     if (response.usage) applyResponsesUsage(response.usage, message.usage);
     this.builder.endAll();
-    removeStrictNulls(this.builder.message, this.strictSchemas);
     const status = response.status ?? "completed";
     const reason = response.incomplete_details?.reason ?? undefined;
     const stopReason = mapResponsesStopReason(status, reason, this.toolCount > 0);

@@ -1,10 +1,10 @@
 import type { AssistantMessageEventStream } from "../../event-stream.js";
-import { postJson } from "../../transport/http.js";
 import { parseJsonData, readSse } from "../../transport/sse.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../../types.js";
-import { runProvider } from "../message-builder.js";
 import { createOpenAIHeaders } from "../openai-completions/request.js";
 import { collectStrictSchemas } from "../openai-shared.js";
+import { postProviderRequest } from "../post-provider-request.js";
+import { runProvider } from "../run-provider.js";
 import { ResponsesEventParser } from "./parse-events.js";
 import { buildResponsesRequest } from "./request.js";
 import type { ResponsesEvent } from "./wire.js";
@@ -25,14 +25,10 @@ export const streamOpenAIResponses: StreamFunction = (
     const strictSchemas = collectStrictSchemas(request.tools ?? [], context.tools);
     // Error messages name the provider the user configured ("openai-responses", "azure"…).
     const providerLabel = model.provider;
-    const response = await postJson({
+    const response = await postProviderRequest(builder, options, {
       url: `${model.baseUrl.replace(/\/+$/, "")}/responses`,
       headers: createOpenAIHeaders(model, options),
       body: request,
-      signal: options.signal,
-      retry: options.retry,
-      onRetry: options.onRetry,
-      ...(options.idleTimeoutMs !== undefined ? { responseTimeoutMs: options.idleTimeoutMs } : {}),
       providerLabel,
     });
     const parser = new ResponsesEventParser(builder, strictSchemas);

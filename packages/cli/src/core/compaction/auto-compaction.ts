@@ -1,5 +1,5 @@
 import type { AgentMessage } from "@gyre/agent";
-import type { Model } from "@gyre/ai";
+import type { Model, StreamFunction } from "@gyre/ai";
 import { describeError } from "@gyre/ai";
 import { CliError } from "../errors.js";
 import type { SessionManager } from "../session/session-manager.js";
@@ -60,6 +60,7 @@ export class AutoCompaction {
     store: SessionManager;
     model: Model;
     apiKey: string | undefined;
+    streamFn?: StreamFunction;
     emit(event: SessionEvent): void;
     apply(messages: AgentMessage[]): Promise<void>;
   }): Promise<boolean> {
@@ -106,6 +107,7 @@ export class AutoCompaction {
     store: SessionManager;
     model: Model;
     apiKey: string | undefined;
+    streamFn?: StreamFunction;
     focus?: string;
     signal: AbortSignal;
   }): Promise<{ messages: AgentMessage[]; tokensBefore: number }> {
@@ -114,6 +116,7 @@ export class AutoCompaction {
       model: options.model,
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
       ...(options.focus ? { focus: options.focus } : {}),
+      ...(options.streamFn ? { streamFn: options.streamFn } : {}),
       keepRecentTokens: this.options.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS,
       signal: AbortSignal.any([options.signal, AbortSignal.timeout(COMPACTION_TIMEOUT_MS)]),
     });

@@ -3,7 +3,7 @@
  * as they are. The result is the data of a `compaction` entry; nothing is deleted from the file.
  */
 import type { AgentMessage } from "@gyre/agent";
-import { complete, GyreError, type Model } from "@gyre/ai";
+import { GyreError, type Model, type StreamFunction, stream } from "@gyre/ai";
 import { CliError } from "../errors.js";
 import type { CompactionData, CompactionEntry, SessionEntry } from "../session/types.js";
 import { buildContextMessages, findLastCompaction } from "./build-context-messages.js";
@@ -23,6 +23,8 @@ export type CompactOptions = {
   /** How much of the newest conversation to keep as it is, in estimated tokens. */
   keepRecentTokens: number;
   signal?: AbortSignal;
+  /** Replaces @gyre/ai `stream` for the summary request. */
+  streamFn?: StreamFunction;
   /** Cap on the summary's length. Default 8192 tokens or the model's maximum, whichever is lower. */
   maxSummaryTokens?: number;
 };
@@ -48,7 +50,7 @@ export async function compact(options: CompactOptions): Promise<CompactionData> 
     );
   const summarised = messagesOf(branch.slice(from, cut));
   const details = mergeDetails(previous?.details, summarised);
-  const response = await complete(
+  const response = await (options.streamFn ?? stream)(
     options.model,
     {
       systemPrompt: SUMMARY_SYSTEM_PROMPT,
@@ -69,7 +71,7 @@ export async function compact(options: CompactOptions): Promise<CompactionData> 
       ...(options.signal && { signal: options.signal }),
       maxTokens: options.maxSummaryTokens ?? Math.min(8_192, options.model.maxTokens),
     },
-  );
+  ).result();
   if (response.stopReason === "error" || response.stopReason === "aborted") {
     const message = `Compaction failed: the summary request ended with ${response.errorMessage ?? response.stopReason}.`;
     if (response.stopReason === "aborted") throw new GyreError("aborted", message);

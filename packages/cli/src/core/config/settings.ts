@@ -2,7 +2,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ThinkingLevel } from "@gyre/ai";
 import { CliError } from "../errors.js";
-import { CODING_TOOL_NAMES, isCodingToolName } from "../tools/tool-names.js";
+import type { PermissionRules } from "../permissions/permission-rules.js";
+import { BUILT_IN_TOOL_NAMES, isBuiltInToolName } from "../tools/tool-names.js";
+import { checkPermissionSettings, checkSandboxSettings, type SandboxSettings } from "./safety-settings.js";
 
 /** User and project settings (`$GYRE_HOME/settings.json`, `.gyre/settings.json`; project wins). */
 export type Settings = {
@@ -20,6 +22,12 @@ export type Settings = {
   bashTimeoutMs?: number;
   /** A model stream that sends nothing for this long fails (default 120000). */
   idleTimeoutMs?: number;
+  /** What bash commands may touch (DESIGN §8). */
+  sandbox?: SandboxSettings;
+  /** allow / ask / deny rules for tool calls (DESIGN §8). */
+  permissions?: PermissionRules;
+  /** How long headless runs wait for MCP servers to connect (default 10000). */
+  mcpStartupTimeoutMs?: number;
 };
 
 export type LoadedSettings = { settings: Settings; files: string[] };
@@ -39,6 +47,9 @@ const schema: Record<keyof Settings, FieldType> = {
   allowedPaths: "string[]",
   bashTimeoutMs: "number",
   idleTimeoutMs: "number",
+  sandbox: "object",
+  permissions: "object",
+  mcpStartupTimeoutMs: "number",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
@@ -50,6 +61,7 @@ const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
   maxWallTimeMs: "number",
   bashTimeoutMs: "number",
   idleTimeoutMs: "number",
+  mcpStartupTimeoutMs: "number",
 };
 const nestedFields: Record<string, Record<string, "boolean" | "count">> = {
   retry: { maxRetries: "count", baseDelayMs: "count", maxDelayMs: "count" },
@@ -107,10 +119,12 @@ function checkValue(key: string, value: unknown): string | undefined {
     return `"thinking" must be one of ${thinkingLevels.join(", ")}.`;
   }
   if (key === "tools") {
-    const unknown = (value as string[]).filter((tool) => !isCodingToolName(tool));
+    const unknown = (value as string[]).filter((tool) => !isBuiltInToolName(tool));
     if (unknown.length > 0)
-      return `"tools" has unknown ${unknown.join(", ")}; choose from ${CODING_TOOL_NAMES.join(", ")}.`;
+      return `"tools" has unknown ${unknown.join(", ")}; choose from ${BUILT_IN_TOOL_NAMES.join(", ")}.`;
   }
+  if (key === "sandbox") return checkSandboxSettings(value as Record<string, unknown>);
+  if (key === "permissions") return checkPermissionSettings(value as Record<string, unknown>);
   const fields = nestedFields[key];
   if (fields) {
     for (const [field, fieldValue] of Object.entries(value as Record<string, unknown>)) {
@@ -170,6 +184,15 @@ export async function loadSettings(options: {
 function mergeSettings(target: Settings, source: Settings): void {
   for (const [key, value] of Object.entries(source) as [keyof Settings, unknown][]) {
     const existing = target[key];
+    if (key === "permissions" && existing) {
+      // Rule lists add up: a project file can add rules but never drop the user's deny rules.
+      const merged: PermissionRules = { ...(existing as PermissionRules) };
+      for (const [kind, rules] of Object.entries(value as PermissionRules) as [keyof PermissionRules, string[]][]) {
+        merged[kind] = [...(merged[kind] ?? []), ...rules];
+      }
+      target.permissions = merged;
+      continue;
+    }
     if (value && typeof value === "object" && !Array.isArray(value) && existing && typeof existing === "object") {
       Object.assign(target, { [key]: { ...(existing as object), ...(value as object) } });
     } else {

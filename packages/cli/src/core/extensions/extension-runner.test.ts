@@ -41,8 +41,8 @@ describe("ExtensionRunner", () => {
       api.on("tool_call", (event) => (event.args.count === 3 ? { block: true, reason: "three" } : undefined)),
     );
     const input = callInput({ count: 1 });
-    expect(await runner.beforeToolCall(input)).toBeUndefined();
-    expect(input.args).toEqual({ count: 2 });
+    expect(await runner.beforeToolCall(input)).toEqual({ args: { count: 2 } });
+    expect(input.args).toEqual({ count: 1 });
     expect(await runner.beforeToolCall(callInput({ count: 2 }))).toEqual({ block: true, reason: "three" });
   });
 
@@ -52,6 +52,24 @@ describe("ExtensionRunner", () => {
     const verdict = await runner.beforeToolCall(callInput({ count: 1 }));
     expect(verdict?.block).toBe(true);
     expect(verdict?.reason).toContain("/a.ts rewrote the echo arguments into invalid ones: /count: must be number");
+  });
+
+  it("blocks the call when a tool_call gate throws, rejects or hangs (fails closed, audit F3)", async () => {
+    for (const gate of [
+      () => {
+        throw new Error("gate broke");
+      },
+      () => Promise.reject(new Error("gate rejected")),
+      () => new Promise<undefined>(() => {}),
+    ]) {
+      const { runner, add } = createRunner();
+      add("/gate.ts", (api) => api.on("tool_call", gate));
+      const verdict = await runner.beforeToolCall(callInput({ count: 1 }));
+      expect(verdict?.block).toBe(true);
+      expect(verdict?.reason).toMatch(
+        /tool_call gate of the extension \/gate\.ts could not decide \((it failed: gate (broke|rejected)|it did not finish within 50 ms)\)/,
+      );
+    }
   });
 
   it("isolates throwing and hanging handlers and reports each once", async () => {
@@ -129,11 +147,11 @@ describe("templates and frontmatter", () => {
     expect(expandPromptTemplate("$1|$2|$3|$@|$ARGUMENTS|$x", ["a", "b c"])).toBe("a|b c||a b c|a b c|$x");
   });
 
-  it("reads frontmatter fields and the body; text without frontmatter is all body", () => {
-    expect(parseFrontmatter('---\nname: x\ndescription: "Does y"\n---\nBody\n')).toEqual({
+  it("reads frontmatter fields and the body; text without frontmatter is all body", async () => {
+    expect(await parseFrontmatter('---\nname: x\ndescription: "Does y"\n---\nBody\n')).toEqual({
       fields: { name: "x", description: "Does y" },
       body: "Body\n",
     });
-    expect(parseFrontmatter("Just text")).toEqual({ fields: {}, body: "Just text" });
+    expect(await parseFrontmatter("Just text")).toEqual({ fields: {}, body: "Just text" });
   });
 });

@@ -68,7 +68,7 @@ export type ExtensionRunnerOptions = {
   report: (message: string) => void;
 };
 
-type Outcome = { ok: true; value: unknown } | { ok: false };
+type Outcome = { ok: true; value: unknown } | { ok: false; error: string };
 
 /**
  * Dispatches events to extensions' handlers in load order. A handler that throws, rejects or
@@ -175,16 +175,25 @@ export class ExtensionRunner {
   /** `tool_call`: the first block wins; rewritten arguments are validated again and passed on. */
   async beforeToolCall(input: BeforeToolCallInput): Promise<BeforeToolCallResult | undefined> {
     const toolName = input.toolCall.name;
+    // Each handler sees what the previous ones made of the arguments; the loop gets them back as `args`.
+    let args: Record<string, unknown> | undefined;
     for (const { extension, handler } of this.handlersOf("tool_call")) {
       const refusalsBefore = extension.headlessRefusals;
       const event: ExtensionEventMap["tool_call"] = {
         type: "tool_call",
         toolCallId: input.toolCall.id,
         toolName,
-        args: structuredClone(input.args),
+        args: structuredClone(args ?? input.args),
       };
       const outcome = await this.invoke(extension, "tool_call", (context) => handler(event, context));
-      if (!outcome.ok || !isObject(outcome.value)) continue;
+      // A gate that cannot answer blocks (audit F3): letting the call through would fail open.
+      if (!outcome.ok) {
+        return {
+          block: true,
+          reason: `The ${toolName} call was blocked because the tool_call gate of the extension ${extension.path} could not decide (${outcome.error}). Tell the user; do not retry it until the extension is fixed.`,
+        };
+      }
+      if (!isObject(outcome.value)) continue;
       const verdict = outcome.value as ExtensionResultMap["tool_call"];
       if (verdict.block) {
         let reason = verdict.reason ?? `The extension ${extension.path} blocked this ${toolName} call.`;
@@ -204,12 +213,10 @@ export class ExtensionRunner {
             reason: `The extension ${extension.path} rewrote the ${toolName} arguments into invalid ones: ${checked.problems.join("; ")}`,
           };
         }
-        // The loop hands the tool this same object, so replacing its fields in place rewrites the call.
-        for (const key of Object.keys(input.args)) delete input.args[key];
-        Object.assign(input.args, checked.value);
+        args = checked.value;
       }
     }
-    return undefined;
+    return args ? { args } : undefined;
   }
 
   /** `tool_result`: each handler may replace content, details or isError; later handlers see the change. */
@@ -323,13 +330,13 @@ export class ExtensionRunner {
       if (outcome === "timeout") {
         controller.abort(new Error(`timed out after ${timeoutMs} ms`));
         this.report(`${extension.path}: the "${label}" handler did not finish within ${timeoutMs} ms; skipped it.`);
-        return { ok: false };
+        return { ok: false, error: `it did not finish within ${timeoutMs} ms` };
       }
       return { ok: true, value: outcome.value };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.report(`${extension.path}: the "${label}" handler failed: ${message}; skipped it.`);
-      return { ok: false };
+      return { ok: false, error: `it failed: ${message}` };
     } finally {
       clearTimeout(timer);
     }

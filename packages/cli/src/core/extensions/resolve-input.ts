@@ -9,6 +9,8 @@ export type InputResolverOptions = {
   extensions?: ExtensionRunner;
   templates: readonly PromptTemplate[];
   skills: readonly Skill[];
+  /** Expands `/mcp__<server>__<prompt> args` (MCP prompts); undefined when the name is no prompt. */
+  expandMcpPrompt?: (name: string, rest: string) => Promise<string | undefined>;
 };
 
 /**
@@ -29,6 +31,10 @@ export function createInputResolver(options: InputResolverOptions): (text: strin
     if (options.extensions?.getCommands().has(name)) {
       await options.extensions.runCommand(name, rest);
       return { kind: "handled" };
+    }
+    if (name.startsWith("mcp__") && options.expandMcpPrompt) {
+      const expanded = await options.expandMcpPrompt(name, rest);
+      if (expanded !== undefined) return { kind: "prompt", text: expanded };
     }
     const template = options.templates.find((candidate) => candidate.name === name);
     if (template) return { kind: "prompt", text: expandPromptTemplate(template.content, splitArguments(rest)).trim() };

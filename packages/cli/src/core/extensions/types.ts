@@ -1,10 +1,10 @@
 /**
  * The public extension API of gyre: what an extension's default export receives, the events it
- * can subscribe to and what each handler may return. This module path is stable; extensions
- * import its types with `import type` (erased at load time, so no runtime dependency).
+ * can subscribe to and what each handler may return. Extensions import these types from the
+ * `gyre` package with `import type` (erased at load time, so no runtime dependency).
  *
  * ```ts
- * import type { ExtensionAPI } from "<path to gyre>/packages/cli/src/core/extensions/types.js";
+ * import type { ExtensionAPI } from "gyre";
  * export default function (api: ExtensionAPI) {
  *   api.on("tool_call", (event) => (event.toolName === "bash" ? { block: true, reason: "No shell here." } : undefined));
  * }

@@ -1,6 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { parseFrontmatter } from "../skills/parse-frontmatter.js";
+import { type Frontmatter, parseFrontmatter } from "../skills/parse-frontmatter.js";
 
 /** A prompt template: `<dir>/<name>.md`, invoked as `/name args`. */
 export type PromptTemplate = { name: string; description: string; filePath: string; content: string };
@@ -22,7 +22,10 @@ export async function loadPromptTemplates(dirs: readonly string[]): Promise<Prom
       const filePath = join(dir, file);
       const text = await readFile(filePath, "utf8").catch(() => undefined);
       if (text === undefined) continue;
-      const { fields, body } = parseFrontmatter(text);
+      // A template whose header is not valid YAML still loads, whole, rather than vanish.
+      const { fields, body } = await parseFrontmatter(text, filePath).catch(
+        (): Frontmatter => ({ fields: {}, body: text }),
+      );
       const name = basename(file, ".md");
       const firstLine = body.trim().split("\n")[0] ?? "";
       byName.set(name, { name, description: fields.description ?? firstLine.slice(0, 80), filePath, content: body });

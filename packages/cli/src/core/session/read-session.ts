@@ -5,7 +5,9 @@
  */
 import { type FileHandle, open } from "node:fs/promises";
 import { CliError } from "../errors.js";
-import { parseSessionEntryLine, parseSessionHeader, readEntryPrefix } from "./parse-entry.js";
+import { LAZY_ENTRY_TYPES } from "./entry-types.js";
+import { entryLinePrefix, readEntryPrefix } from "./line-format.js";
+import { parseSessionEntryLine, parseSessionHeader } from "./parse-entry.js";
 import { SessionTree } from "./session-tree.js";
 import type { ReadProblem, SessionHeader } from "./types.js";
 
@@ -21,11 +23,6 @@ const NEWLINE = 0x0a;
 const NUL = 0;
 /** Bytes read per call. The read buffer is reused, so reading the file costs no more memory than this. */
 const CHUNK_SIZE = 4 * 1024 * 1024;
-/**
- * Lines of these types are parsed as they are read: they are few and small, and the reader
- * needs them to know the session (labels, name) and where its context starts (compaction).
- */
-const LAZY_TYPES = new Set(["message", "custom", "branch_summary"]);
 
 export type ReadOptions = {
   /** Bytes read per call (default 4 MiB). Tests set it small to put lines across reads. */
@@ -86,7 +83,7 @@ async function readFromHandle(handle: FileHandle, chunkSize: number): Promise<Re
   return { ok: true, value: { header: state.header, tree, endsWithNewline: state.lastByte === NEWLINE } };
 }
 
-const COMPACTION_PREFIX = '{"type":"compaction"';
+const COMPACTION_PREFIX = entryLinePrefix("compaction");
 
 type ReadResult = { ok: true; value: LoadedSession } | { ok: false; error: string };
 type IndexState = { tree: SessionTree; header: SessionHeader | undefined; line: number; lastByte: number | undefined };
@@ -218,7 +215,7 @@ function indexLine({ bytes, offset, tree, line, start, end, isLast }: LineInput)
   if (from > start) tree.problems.push({ line, message: `${from - start} NUL bytes skipped` });
   if (from === end) return;
   const prefix = isLast ? undefined : readEntryPrefix(bytes, from, end);
-  if (prefix && LAZY_TYPES.has(prefix.type)) {
+  if (prefix && LAZY_ENTRY_TYPES.has(prefix.type)) {
     tree.addRange(prefix, line, offset + from, offset + end);
     return;
   }

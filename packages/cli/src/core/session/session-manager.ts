@@ -9,6 +9,7 @@ import type { AgentMessage } from "@gyre/agent";
 import type { ThinkingLevel } from "@gyre/ai";
 import { buildContextMessages } from "../compaction/build-context-messages.js";
 import { CliError } from "../errors.js";
+import { serializeEntryLine } from "./line-format.js";
 import { readSessionFile } from "./read-session.js";
 import { createRedactor, type Redactor } from "./redact-secrets.js";
 import { createInterruptedToolResult, findUnansweredToolCalls } from "./repair-history.js";
@@ -303,9 +304,7 @@ export class SessionManager {
     this.tree.addEntry(entry);
     this.leaf = entry.id;
     if (this.storage.mode !== "file") return;
-    // gyre's fixed key order lets the reader index a line from its first bytes (readEntryPrefix).
-    const { type, id, parentId, timestamp, ...rest } = entry;
-    this.unwritten.push(this.storage.redact(JSON.stringify({ type, id, parentId, timestamp, ...rest })));
+    this.unwritten.push(this.storage.redact(serializeEntryLine(entry)));
     // A new session's file appears with its first message, never before.
     if (entry.type === "message" || this.fileExists) {
       this.fileExists = true;

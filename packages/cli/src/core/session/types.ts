@@ -5,6 +5,7 @@
 import type { AgentMessage } from "@gyre/agent";
 import type { ThinkingLevel } from "@gyre/ai";
 import type { SkippedFile } from "../checkpoints/types.js";
+import type { EntryOfTable } from "./entry-types.js";
 
 /** The only format version this build writes and reads. */
 export const SESSION_FORMAT_VERSION = 1;
@@ -78,16 +79,8 @@ export type CheckpointEntry = EntryBase & {
   skipped?: SkippedFile[];
 };
 
-export type SessionEntry =
-  | MessageEntry
-  | ModelChangeEntry
-  | ThinkingLevelChangeEntry
-  | CompactionEntry
-  | BranchSummaryEntry
-  | LabelEntry
-  | SessionInfoEntry
-  | CustomEntry
-  | CheckpointEntry;
+/** Every entry type: derived from the table in entry-types.ts, where a new type gets its row. */
+export type SessionEntry = EntryOfTable;
 
 export type SessionEntryType = SessionEntry["type"];
 

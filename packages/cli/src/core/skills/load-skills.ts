@@ -31,7 +31,13 @@ export async function loadSkills(dirs: readonly string[]): Promise<{ skills: Ski
       } catch {
         continue;
       }
-      const { fields } = parseFrontmatter(text);
+      let fields: Record<string, string>;
+      try {
+        ({ fields } = await parseFrontmatter(text, filePath));
+      } catch (error) {
+        warnings.push(`${(error as Error).message} The skill was not loaded.`);
+        continue;
+      }
       const name = fields.name || folder;
       if (!fields.description) {
         warnings.push(`The skill ${filePath} has no description in its frontmatter, so it was not loaded.`);
@@ -56,7 +62,7 @@ export function formatSkillsSection(skills: readonly Skill[]): string {
 
 /** The text `/skill:name args` sends: the skill's instructions, then the user's arguments. */
 export async function expandSkill(skill: Skill, args: string): Promise<string> {
-  const { body } = parseFrontmatter(await readFile(skill.filePath, "utf8"));
+  const { body } = await parseFrontmatter(await readFile(skill.filePath, "utf8"), skill.filePath);
   const block = `<skill name="${skill.name}" location="${skill.filePath}">\nReferences are relative to ${skill.baseDir}.\n\n${body.trim()}\n</skill>`;
   return args.trim() ? `${block}\n\n${args.trim()}` : block;
 }

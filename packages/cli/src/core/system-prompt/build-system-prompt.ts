@@ -1,9 +1,15 @@
-import { CODING_TOOL_DESCRIPTIONS, isCodingToolName } from "../tools/tool-names.js";
+import {
+  CODING_TOOL_DESCRIPTIONS,
+  HARNESS_TOOL_DESCRIPTIONS,
+  isCodingToolName,
+  isHarnessToolName,
+} from "../tools/tool-names.js";
 import type { ContextFile } from "./context-files.js";
 
 /** A built-in tool's line, or the given text (an extension tool's `name: first line`). */
 function toolLine(name: string): string {
-  return isCodingToolName(name) ? `${name}: ${CODING_TOOL_DESCRIPTIONS[name]}` : name;
+  if (isCodingToolName(name)) return `${name}: ${CODING_TOOL_DESCRIPTIONS[name]}`;
+  return isHarnessToolName(name) ? `${name}: ${HARNESS_TOOL_DESCRIPTIONS[name]}` : name;
 }
 
 export type SystemPromptOptions = {

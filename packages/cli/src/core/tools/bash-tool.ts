@@ -2,17 +2,28 @@
  * The bash tool: runs `bash -c COMMAND` in the workspace root, in its own process group, with
  * merged stdout+stderr streamed to `onUpdate`, a timeout, group-wide termination on timeout or
  * abort, and output bounded in memory (tail kept, full output spilled to a 0600 temp file).
- * Not confined by the path policy.
+ * Not confined by the path policy: confined by the OS sandbox (`sandbox`) instead, and never run
+ * unsandboxed unless the sandbox is off or a gate approved `escalate`.
  */
 import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
-import { formatBashOutput, runCommand } from "./run-command.js";
+import type { BashSandbox } from "../sandbox/bash-sandbox.js";
+import { formatBashOutput, type Launcher, launchOnHost, runCommand } from "./run-command.js";
 import { createSafeEnv } from "./safe-env.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "./truncate.js";
 
 const bashParameters = Type.Object({
   command: Type.String({ description: "The bash command to run in the workspace root." }),
   timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Timeout in seconds (default 120)." })),
+  escalate: Type.Optional(
+    Type.Boolean({
+      description:
+        "Ask the user to run this command outside the sandbox (writes outside the workspace, network). Only when the sandbox refused it.",
+    }),
+  ),
+  justification: Type.Optional(
+    Type.String({ description: "With escalate: one sentence the user reads to decide, saying why it is needed." }),
+  ),
 });
 
 export type BashToolDetails = {
@@ -40,6 +51,13 @@ export type BashToolOptions = {
   maxBytes?: number;
   /** Minimum time between `onUpdate` calls. Default 100 ms. */
   updateIntervalMs?: number;
+  /** Where commands run. Default: on the host, unconfined (tests, embedders that sandbox elsewhere). */
+  sandbox?: BashSandbox;
+  /**
+   * "gated": a gate before execution approved every call that reaches the tool, so `escalate`
+   * runs on the host. Default "refused": no gate is known, so `escalate` is an error.
+   */
+  escalation?: "gated" | "refused";
 };
 
 /** Creates the bash tool. A non-zero exit, a timeout or an abort is thrown with the output's tail. */
@@ -56,12 +74,19 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
       `Run a bash command in the workspace root (stdin is empty). stdout and stderr are merged; only the last ${maxLines} lines ` +
       `or ${formatSize(maxBytes)} are returned, the full output is saved to a file whose path is given. ` +
       `Times out after ${defaultTimeout} s unless you pass timeout (seconds); start long-running servers in the background ` +
-      "with output redirected to a file. A non-zero exit code is reported as an error.",
+      "with output redirected to a file. A non-zero exit code is reported as an error." +
+      (options.sandbox && options.sandbox.mode() !== "off"
+        ? " Commands run in a sandbox: only the workspace and a private /tmp are writable, .git/hooks, .git/config and " +
+          ".gyre/ stay read-only, and the network is off unless the user allowed it. When the sandbox refuses something " +
+          "the task needs, call again with escalate: true and a justification; the user decides."
+        : ""),
     parameters: bashParameters,
     async execute(args, { signal, onUpdate }) {
       signal.throwIfAborted();
       const timeoutSeconds = args.timeout ?? defaultTimeout;
+      const where = await chooseLauncher(args.escalate === true, options);
       const outcome = await runCommand({
+        launch: where.launch,
         command: args.command,
         cwd: options.cwd,
         shell: options.shell ?? "bash",
@@ -76,6 +101,8 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
         onOutput: onUpdate === undefined ? undefined : (text) => onUpdate({ content: [{ type: "text", text }] }),
       });
       const formatted = formatBashOutput(outcome, { maxLines, maxBytes });
+      const hint = where.explain(outcome.output.tail);
+      if (hint !== undefined) formatted.text += `\n\n${hint}`;
       const details: BashToolDetails = {
         exitCode: outcome.exitCode,
         durationMs: outcome.durationMs,
@@ -103,4 +130,23 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
       return { content: [{ type: "text", text: formatted.text }], details };
     },
   };
+}
+
+async function chooseLauncher(
+  escalate: boolean,
+  options: BashToolOptions,
+): Promise<{ launch: Launcher; explain: (output: string) => string | undefined }> {
+  const unexplained = { launch: launchOnHost, explain: () => undefined };
+  if (escalate) {
+    if (options.escalation !== "gated") {
+      throw new Error(
+        "escalate is not available in this run (no approval gate); run the command inside the sandbox or ask the user to run it.",
+      );
+    }
+    return unexplained;
+  }
+  if (!options.sandbox) return unexplained;
+  const prepared = await options.sandbox.prepare();
+  if (!prepared.ok) throw new Error(prepared.error);
+  return prepared;
 }

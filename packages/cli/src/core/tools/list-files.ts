@@ -18,7 +18,7 @@ export async function listFiles(options: {
   max: number;
   signal: AbortSignal;
 }): Promise<ListedFiles> {
-  const matches = createGlobMatcher(options.glob);
+  const matches = await createGlobMatcher(options.glob);
   const paths: string[] = [];
   const run = await runRipgrep({
     rgPath: options.rgPath,

@@ -8,7 +8,47 @@ import { type CollectedOutput, createOutputCollector } from "./output-collector.
 import { type Termination, terminateProcessGroup } from "./process-group.js";
 import { formatSize, truncateTail } from "./truncate.js";
 
+/** What a launcher needs to start one command. */
+export type LaunchRequest = { shell: string; command: string; cwd: string; env: NodeJS.ProcessEnv };
+
+/** A started command: its output, its exit, and how to end it (its whole process group). */
+export type LaunchedCommand = {
+  streams: Readable[];
+  /** Resolves when the shell exits; rejects when it could not be started. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM to the group, SIGKILL after `graceMs`; resolves once the group is gone or given up on. */
+  terminate(graceMs: number): Promise<Termination>;
+  /** Called once the output has been read; frees what the launcher holds for the call. */
+  release?(): void;
+};
+
+/** Starts a command somewhere: on the host (default) or inside a sandbox. */
+export type Launcher = (request: LaunchRequest) => LaunchedCommand;
+
+/** Runs `shell -c command` on the host in a new process group. */
+export const launchOnHost: Launcher = (request) => {
+  const child = spawn(request.shell, ["-c", request.command], {
+    cwd: request.cwd,
+    env: request.env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return {
+    streams: [child.stdout, child.stderr].filter((stream): stream is Readable => stream !== null),
+    exited: new Promise((resolve, reject) => {
+      child.once("error", reject);
+      child.once("exit", (code, signal) => resolve({ code, signal }));
+    }),
+    terminate: (graceMs) =>
+      child.pid === undefined
+        ? Promise.resolve({ signal: "SIGTERM", survivors: false })
+        : terminateProcessGroup(child.pid, graceMs),
+  };
+};
+
 export type RunCommandOptions = {
+  /** Where the command runs. Default: on the host. */
+  launch?: Launcher;
   command: string;
   cwd: string;
   shell: string;
@@ -44,14 +84,14 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
   const started = performance.now();
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const stop = AbortSignal.any([options.signal, timeout]);
-  const child = spawn(options.shell, ["-c", options.command], {
+  const launched = (options.launch ?? launchOnHost)({
+    shell: options.shell,
+    command: options.command,
     cwd: options.cwd,
     env: options.env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
   });
   const collector = createOutputCollector(options);
-  const streams = [child.stdout, child.stderr].filter((stream): stream is Readable => stream !== null);
+  const streams = launched.streams;
   let lastData = performance.now();
   let updateTimer: NodeJS.Timeout | undefined;
   const onData = (chunk: Buffer) => {
@@ -73,12 +113,9 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
 
   let termination: Promise<Termination> | undefined;
   const onStop = () => {
-    if (child.pid !== undefined) termination ??= terminateProcessGroup(child.pid, options.killGraceMs);
+    termination ??= launched.terminate(options.killGraceMs);
   };
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code, signal) => resolve({ code, signal }));
-  });
+  const exited = launched.exited;
   stop.addEventListener("abort", onStop, { once: true });
   if (stop.aborted) onStop();
   let exit: { code: number | null; signal: NodeJS.Signals | null };
@@ -86,6 +123,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     exit = await exited;
   } catch (error) {
     stop.removeEventListener("abort", onStop);
+    launched.release?.();
     throw new Error(
       `Could not start ${options.shell} in ${options.cwd}: ${(error as Error).message}. Check that bash is installed and the workspace exists.`,
     );
@@ -97,6 +135,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     stream.off("data", onData);
     stream.destroy();
   }
+  launched.release?.();
   clearTimeout(updateTimer);
   return {
     exitCode: exit.code,

@@ -1,23 +1,57 @@
-/** The environment passed to commands: the harness's own, minus anything that looks like a secret. */
+/**
+ * The environment passed to commands. Bash gets an explicit allowlist of harmless variables
+ * (PATH, HOME, locale, terminal, tool homes) rather than gyre's environment minus a guessed list of
+ * secrets: DATABASE_URL, GH_PAT or *_AUTH carry credentials under names no pattern predicts.
+ */
 
 /** Names that look like credentials (API keys, tokens, passwords…). */
-export const SECRET_ENV_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_?KEY)/i;
+export const SECRET_ENV_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_?KEY|AUTH|PAT$|_URL$|DSN$)/i;
 
-/** Provider keys the harness itself uses; listed explicitly in case the pattern ever changes. */
-const KNOWN_SECRETS = new Set([
-  "OPENAI_API_KEY",
-  "ANTHROPIC_API_KEY",
-  "GEMINI_API_KEY",
-  "GOOGLE_API_KEY",
-  "OPENROUTER_API_KEY",
+/** Variables passed by exact name. */
+const ALLOWED_NAMES = new Set([
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "TERM",
+  "COLORTERM",
+  "TZ",
+  "EDITOR",
+  "VISUAL",
+  "PAGER",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "CI",
+  "GOPATH",
+  "GOROOT",
+  "NVM_DIR",
+  "VIRTUAL_ENV",
+  "CONDA_PREFIX",
+  "PYTHONPATH",
+  "NODE_PATH",
 ]);
 
-/** A copy of `env` without secret-looking variables; never mutates its argument. */
-export function createSafeEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+/** Variables passed by shape: locale categories and tool/XDG directories. */
+const ALLOWED_PATTERNS = [/^LC_[A-Z]+$/, /^XDG_(CONFIG|CACHE|DATA|STATE)_HOME$/, /^[A-Z][A-Z0-9]*_HOME$/];
+
+/** Whether `name` may be passed to a command: allowlisted and not secret-looking. */
+export function isAllowedEnvName(name: string): boolean {
+  if (SECRET_ENV_NAME.test(name)) return false;
+  return ALLOWED_NAMES.has(name) || ALLOWED_PATTERNS.some((pattern) => pattern.test(name));
+}
+
+/**
+ * A new environment holding only the allowlisted variables of `env` (plus `extra`, which the
+ * caller vouches for); never mutates its argument.
+ */
+export function createSafeEnv(env: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const safe: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || KNOWN_SECRETS.has(name) || SECRET_ENV_NAME.test(name)) continue;
-    safe[name] = value;
+    if (value !== undefined && isAllowedEnvName(name)) safe[name] = value;
   }
+  for (const [name, value] of Object.entries(extra)) if (value !== undefined) safe[name] = value;
   return safe;
 }

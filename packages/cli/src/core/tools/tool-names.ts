@@ -18,6 +18,32 @@ export const CODING_TOOL_DESCRIPTIONS: Readonly<Record<CodingToolName, string>> 
   find: "find files by glob (respects .gitignore)",
 };
 
+/** Built-in tools of the harness itself: the todo list, subagents, and fetching a URL (off unless named). */
+export const HARNESS_TOOL_NAMES = ["todo", "task", "web_fetch"] as const;
+
+export type HarnessToolName = (typeof HARNESS_TOOL_NAMES)[number];
+
+/** Every built-in tool name `--tools` and the `tools` setting accept. */
+export const BUILT_IN_TOOL_NAMES = [...CODING_TOOL_NAMES, ...HARNESS_TOOL_NAMES] as const;
+
+export type BuiltInToolName = CodingToolName | HarnessToolName;
+
+export const HARNESS_TOOL_DESCRIPTIONS: Readonly<Record<HarnessToolName, string>> = {
+  todo: "keep a task list for multi-step work (write the whole list each time)",
+  task: "hand a self-contained task to a subagent (several run in parallel)",
+  web_fetch: "fetch a web page or text document by URL",
+};
+
+/** Whether `name` is a built-in tool, coding or harness. */
+export function isBuiltInToolName(name: string): name is BuiltInToolName {
+  return (BUILT_IN_TOOL_NAMES as readonly string[]).includes(name);
+}
+
+/** Whether `name` is a harness tool. */
+export function isHarnessToolName(name: string): name is HarnessToolName {
+  return (HARNESS_TOOL_NAMES as readonly string[]).includes(name);
+}
+
 /** Whether `name` is a built-in coding tool. */
 export function isCodingToolName(name: string): name is CodingToolName {
   return (CODING_TOOL_NAMES as readonly string[]).includes(name);

@@ -1,5 +1,5 @@
 import type { AgentMessage } from "@gyre/agent";
-import { type AssistantMessage, reduceAssistantMessage } from "@gyre/ai";
+import { type AssistantMessage, applyAssistantMessageEvent } from "@gyre/ai";
 import { Container } from "@mariozechner/pi-tui";
 import type { SessionEvent } from "../../core/agent-session.js";
 import { BRANCH_SUMMARY_PREFIX, COMPACTION_SUMMARY_PREFIX } from "../../core/compaction/build-context-messages.js";
@@ -23,7 +23,7 @@ export function userMessageText(message: AgentMessage): string {
  */
 export class ChatView extends Container {
   private readonly toolViews = new Map<string, ToolCallView>();
-  private streaming: { view: AssistantMessageView; message: AssistantMessage | undefined } | undefined;
+  private streaming: { view: AssistantMessageView; message: AssistantMessage } | undefined;
   private expanded = false;
   private showThinking = true;
 
@@ -78,8 +78,10 @@ export class ChatView extends Container {
       case "message_start":
         if (event.message.role === "assistant") {
           const view = new AssistantMessageView(this.showThinking);
-          this.streaming = { view, message: event.message };
-          view.setMessage(event.message);
+          // Our own copy, updated in place per delta: linear in the answer, however long.
+          const message = { ...event.message, content: [...event.message.content] };
+          this.streaming = { view, message };
+          view.setMessage(message);
           this.addChild(view);
           return true;
         }
@@ -89,8 +91,7 @@ export class ChatView extends Container {
       case "message_update": {
         const streaming = this.streaming;
         if (!streaming) return false;
-        streaming.message = reduceAssistantMessage(streaming.message, event.event);
-        if (!streaming.message) return false;
+        applyAssistantMessageEvent(streaming.message, event.event);
         streaming.view.setMessage(streaming.message);
         this.syncToolCalls(streaming.message);
         return true;
@@ -135,9 +136,9 @@ export class ChatView extends Container {
   private syncToolCalls(message: AssistantMessage): void {
     for (const part of message.content) {
       if (part.type !== "toolCall") continue;
-      const existing = this.toolViews.get(part.id);
-      if (existing) existing.setArgs(part.arguments);
-      else this.ensureToolView(part.id, part.name, part.arguments);
+      const view = this.toolViews.get(part.id) ?? this.ensureToolView(part.id, part.name, part.arguments);
+      view.setArgs(part.arguments);
+      view.setRawArguments(part.rawArguments);
     }
   }
 

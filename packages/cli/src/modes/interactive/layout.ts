@@ -5,7 +5,6 @@ import { type HeaderInfo, HeaderView } from "./components/header-view.js";
 import { PendingQueueView } from "./components/pending-queue-view.js";
 import { PromptEditor } from "./components/prompt-editor.js";
 import { StatusLineView } from "./components/status-line-view.js";
-import { installLineResetCache } from "./fast-line-resets.js";
 import { editorTheme } from "./theme.js";
 
 /**
@@ -28,7 +27,6 @@ export class Layout {
     this.tui = new TUI(terminal);
     // A shrinking screen must not trigger a full redraw of a long history.
     this.tui.setClearOnShrink(false);
-    installLineResetCache(this.tui);
     this.header = new HeaderView(headerInfo);
     this.status = new StatusLineView(() => this.tui.requestRender());
     this.editor = new PromptEditor(this.tui, editorTheme, { paddingX: 1 });

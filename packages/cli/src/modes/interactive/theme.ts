@@ -3,12 +3,16 @@
  * so the user's terminal theme decides the actual colours); no colour library on the start-up path.
  */
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui";
+import { colourEnabled } from "./colour-support.js";
 import { highlightCode } from "./highlight-code.js";
 
 const sgr =
   (open: number, close: number) =>
   (text: string): string =>
     `\x1b[${open}m${text}\x1b[${close}m`;
+const useColour = colourEnabled();
+/** A colour, or plain text when the user asked for none (NO_COLOR, FORCE_COLOR=0). */
+const colour = (open: number, close: number) => (useColour ? sgr(open, close) : (text: string): string => text);
 
 /** Text styles used across the UI. */
 export const style = {
@@ -17,13 +21,13 @@ export const style = {
   italic: sgr(3, 23),
   underline: sgr(4, 24),
   strikethrough: sgr(9, 29),
-  red: sgr(31, 39),
-  green: sgr(32, 39),
-  yellow: sgr(33, 39),
-  blue: sgr(34, 39),
-  magenta: sgr(35, 39),
-  cyan: sgr(36, 39),
-  gray: sgr(90, 39),
+  red: colour(31, 39),
+  green: colour(32, 39),
+  yellow: colour(33, 39),
+  blue: colour(34, 39),
+  magenta: colour(35, 39),
+  cyan: colour(36, 39),
+  gray: colour(90, 39),
 };
 
 export const markdownTheme: MarkdownTheme = {
@@ -41,7 +45,7 @@ export const markdownTheme: MarkdownTheme = {
   italic: style.italic,
   strikethrough: style.strikethrough,
   underline: style.underline,
-  highlightCode: (code, lang) => highlightCode(code, lang),
+  highlightCode: (code, lang) => (useColour ? highlightCode(code, lang) : code.split("\n")),
 };
 
 export const selectListTheme: SelectListTheme = {

@@ -3,7 +3,7 @@ import { getModel, getModels, getProvider, getProviders, type ThinkingLevel } fr
 import type { AgentSession } from "../../core/agent-session.js";
 import type { WorkspaceCheckpoints } from "../../core/checkpoints/workspace-checkpoints.js";
 import { resolveApiKey } from "../../core/config/resolve-api-key.js";
-import type { UserInterface } from "../../core/user-interface.js";
+import type { ApprovalAnswer, UserInterface } from "../../core/user-interface.js";
 import { readLines, writeJsonLine } from "./jsonl.js";
 import {
   parseRpcCommand,
@@ -24,6 +24,8 @@ export type RpcModeOptions = {
   ui?: RpcUserInterface;
   /** Rewind previews come from here; without it `rewind` with `preview` fails with a clear error. */
   checkpoints?: WorkspaceCheckpoints;
+  /** Plan mode for `set_permission_mode`. */
+  safety?: { setPlanMode(on: boolean): Promise<void> };
 };
 
 type UiAnswer = { value?: unknown; cancelled?: boolean };
@@ -33,7 +35,9 @@ export type RpcUserInterface = UserInterface & {
   setStatus(key: string, text: string | undefined): void;
   /** Resolves the question `requestId`; false when none with that id is waiting. */
   answer(requestId: string, answer: UiAnswer): boolean;
-  /** Cancels every waiting question (the client went away). */
+  /** Resolves the `approval_request` `id`; false when none with that id is waiting. */
+  answerApproval(id: string, answer: ApprovalAnswer): boolean;
+  /** Cancels every waiting question (the client went away); waiting approvals are denied. */
   cancelAll(): void;
 };
 
@@ -46,6 +50,7 @@ export type RpcUserInterface = UserInterface & {
  */
 export function createRpcUserInterface(stdout: Writable): RpcUserInterface {
   const waiting = new Map<string, (answer: UiAnswer) => void>();
+  const approvals = new Map<string, (answer: ApprovalAnswer) => void>();
   let next = 1;
   const ask = (request: Omit<RpcUiRequest, "type" | "requestId">, signal?: AbortSignal) =>
     new Promise<UiAnswer>((resolve) => {
@@ -72,6 +77,20 @@ export function createRpcUserInterface(stdout: Writable): RpcUserInterface {
       const answer = await ask({ method: "input", title, ...(placeholder ? { placeholder } : {}) }, signal);
       return !answer.cancelled && typeof answer.value === "string" ? answer.value : undefined;
     },
+    approve: ({ signal, ...request }) =>
+      new Promise<ApprovalAnswer>((resolve) => {
+        const id = `approval-${next++}`;
+        approvals.set(id, resolve);
+        signal?.addEventListener("abort", () => approvals.delete(id) && resolve({ decision: "deny" }), { once: true });
+        writeJsonLine(stdout, { type: "approval_request", id, ...request });
+      }),
+    answerApproval(id, answer) {
+      const resolve = approvals.get(id);
+      if (!resolve) return false;
+      approvals.delete(id);
+      resolve(answer);
+      return true;
+    },
     notify: (message, level = "info") =>
       writeJsonLine(stdout, { type: "notify", message, level } satisfies RpcUiNotice),
     setStatus: (key, text) => writeJsonLine(stdout, { type: "status", key, text: text ?? null } satisfies RpcUiNotice),
@@ -85,6 +104,8 @@ export function createRpcUserInterface(stdout: Writable): RpcUserInterface {
     cancelAll() {
       for (const resolve of waiting.values()) resolve({ cancelled: true });
       waiting.clear();
+      for (const resolve of approvals.values()) resolve({ decision: "deny", reason: "the RPC client went away" });
+      approvals.clear();
     },
   };
 }
@@ -125,6 +146,23 @@ export function runRpcMode(options: RpcModeOptions): Promise<number> {
           });
           if (known) respond({ ...base, success: true });
           else respond({ ...base, success: false, error: `No question with id "${command.requestId}" is waiting.` });
+          return;
+        }
+        if (command.type === "approval_response") {
+          const decisions = ["allow", "allow_always", "deny"];
+          const known =
+            decisions.includes(command.decision) &&
+            options.ui?.answerApproval(command.id, {
+              decision: command.decision,
+              ...(typeof command.reason === "string" ? { reason: command.reason } : {}),
+            });
+          if (known) respond({ ...base, success: true });
+          else {
+            const error = decisions.includes(command.decision)
+              ? `No approval with id "${command.id}" is waiting.`
+              : `"decision" must be one of ${decisions.join(", ")}.`;
+            respond({ ...base, success: false, error });
+          }
           return;
         }
         // Commands run in arrival order; a prompt only waits for its start, not its end.
@@ -169,6 +207,11 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
       return undefined;
     case "get_state":
       return describeState(session);
+    case "set_permission_mode":
+      if (command.mode !== "plan" && command.mode !== "default") throw new Error('"mode" must be "plan" or "default".');
+      if (!options.safety) throw new Error("This run has no permission modes.");
+      await options.safety.setPlanMode(command.mode === "plan");
+      return { mode: command.mode };
     case "get_messages":
       return { messages: session.messages };
     case "set_model": {
@@ -215,6 +258,8 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
       return handleRewind(command, options);
     case "ui_response":
       throw new Error(`No question with id "${command.requestId}" is waiting for an answer.`);
+    case "approval_response":
+      throw new Error(`No approval with id "${command.id}" is waiting.`);
     default: {
       const never: never = command;
       throw new Error(`Unhandled command ${JSON.stringify(never)}`);

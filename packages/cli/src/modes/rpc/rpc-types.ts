@@ -29,7 +29,11 @@ export type RpcCommand =
       force?: boolean;
       preview?: boolean;
     }
-  | { id?: string; type: "ui_response"; requestId: string; value?: unknown; cancelled?: boolean };
+  | { id?: string; type: "ui_response"; requestId: string; value?: unknown; cancelled?: boolean }
+  /** DESIGN §8: answers the `approval_request` with this `id`; `reason` (with deny) reaches the model. */
+  | { id: string; type: "approval_response"; decision: "allow" | "allow_always" | "deny"; reason?: string }
+  /** "plan": read-only sandbox, write/edit withheld; "default": back to the run's sandbox mode. */
+  | { id?: string; type: "set_permission_mode"; mode: "plan" | "default" };
 
 export type RpcCommandType = RpcCommand["type"];
 
@@ -76,6 +80,8 @@ export const rpcCommandTypes: readonly RpcCommandType[] = [
   "get_last_assistant_text",
   "rewind",
   "ui_response",
+  "approval_response",
+  "set_permission_mode",
 ];
 
 export type ParsedCommand =
@@ -114,6 +120,8 @@ export function parseRpcCommand(line: string): ParsedCommand {
     switch_session: ["sessionPath"],
     ui_response: ["requestId"],
     rewind: ["entryId"],
+    approval_response: ["id", "decision"],
+    set_permission_mode: ["mode"],
   };
   for (const field of needsString[type] ?? []) {
     if (typeof record[field] !== "string") {

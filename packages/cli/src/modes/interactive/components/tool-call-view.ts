@@ -2,6 +2,8 @@ import type { AgentToolResult } from "@gyre/agent";
 import { type Component, truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
 import { sanitizeText } from "../sanitize-text.js";
 import { style } from "../theme.js";
+import { describeArgsByDefault, readDetails, rendererFor, splitLines } from "../tool-renderers/index.js";
+import { scanStreamingArguments } from "./streaming-arguments.js";
 
 /** Lines of a collapsed result; the rest is one Ctrl+O away. */
 export const COLLAPSED_LINES = 10;
@@ -12,6 +14,8 @@ type ToolState = {
   toolCallId: string;
   name: string;
   args: Record<string, unknown>;
+  /** The argument text while the call still streams (its `arguments` are `{}` until it ends). */
+  rawArguments?: string;
   partial?: AgentToolResult;
   result?: AgentToolResult;
   isError: boolean;
@@ -46,6 +50,14 @@ export class ToolCallView implements Component {
     this.invalidate();
   }
 
+  /** Keeps the streaming argument text; it is scanned for the header only when rendered. */
+  setRawArguments(rawArguments: string | undefined): void {
+    if (this.state.rawArguments === rawArguments) return;
+    if (rawArguments === undefined) delete this.state.rawArguments;
+    else this.state.rawArguments = rawArguments;
+    this.invalidate();
+  }
+
   setPartialResult(partial: AgentToolResult): void {
     this.state.partial = partial;
     this.invalidate();
@@ -62,6 +74,11 @@ export class ToolCallView implements Component {
     if (this.expanded === expanded) return;
     this.expanded = expanded;
     this.invalidate();
+  }
+
+  private headerArgs(): Record<string, unknown> {
+    const { args, rawArguments } = this.state;
+    return rawArguments !== undefined && Object.keys(args).length === 0 ? scanStreamingArguments(rawArguments) : args;
   }
 
   invalidate(): void {
@@ -81,34 +98,25 @@ export class ToolCallView implements Component {
   private renderHeader(): string {
     const { name, done, isError } = this.state;
     const bullet = !done ? style.yellow("●") : isError ? style.red("●") : style.green("●");
-    return `${bullet} ${style.bold(name)} ${style.gray(sanitizeText(describeArgs(name, this.state.args)).replace(/\n/g, " "))}`;
+    return `${bullet} ${style.bold(name)} ${style.gray(sanitizeText(describeArgs(name, this.headerArgs())).replace(/\n/g, " "))}`;
   }
 
   private renderBody(): string[] {
     const { name, done, isError, result, partial, args } = this.state;
+    const renderer = rendererFor(name);
     if (!done) {
-      if (name !== "bash" || !partial) return [];
+      if (!renderer.showsLiveOutput || !partial) return [];
       return tail(splitLines(resultText(partial)), LIVE_TAIL_LINES).map(style.dim);
     }
     const text = result ? resultText(result) : "";
-    if (isError) return this.collapse(splitLines(text).map(style.red), name === "bash" ? "tail" : "head");
-    const details = (result?.details ?? {}) as Record<string, unknown>;
-    switch (name) {
-      case "edit":
-        return typeof details.diff === "string"
-          ? this.collapse(colourDiff(details.diff))
-          : this.collapse(splitLines(text));
-      case "bash":
-        return [...this.collapse(splitLines(text), "tail"), describeExit(details)];
-      case "read":
-        return this.expanded ? splitLines(text) : [style.gray(describeRead(details))];
-      case "write":
-        return this.expanded && typeof args.content === "string"
-          ? splitLines(args.content)
-          : [style.gray(firstLine(text))];
-      default:
-        return this.collapse(splitLines(text));
-    }
+    if (isError) return this.collapse(splitLines(text).map(style.red), renderer.errorKeeps ?? "head");
+    return renderer.renderResult({
+      args,
+      text,
+      details: readDetails(result?.details, renderer.detailFields),
+      expanded: this.expanded,
+      collapse: (lines, keep) => this.collapse(lines, keep),
+    });
   }
 
   /** All lines when expanded; else the first (or last) few with a note of how many are hidden. */
@@ -124,58 +132,9 @@ export function resultText(result: AgentToolResult): string {
   return result.content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join("\n");
 }
 
-/** A one-line summary of a tool call's arguments. */
+/** A one-line summary of a tool call's arguments: the tool's renderer's, else the default. */
 export function describeArgs(name: string, args: Record<string, unknown>): string {
-  const path = typeof args.path === "string" ? args.path : undefined;
-  if (name === "bash" && typeof args.command === "string") return args.command;
-  if (name === "read" && path) {
-    const offset = typeof args.offset === "number" ? args.offset : undefined;
-    const limit = typeof args.limit === "number" ? args.limit : undefined;
-    if (offset === undefined && limit === undefined) return path;
-    const start = offset ?? 1;
-    return `${path}:${start}${limit !== undefined ? `-${start + limit - 1}` : ""}`;
-  }
-  if (path) return path;
-  const json = JSON.stringify(args);
-  return json === "{}" ? "" : json.length > 200 ? `${json.slice(0, 199)}…` : json;
-}
-
-function describeRead(details: Record<string, unknown>): string {
-  if (details.kind === "image") return `image (${String(details.mimeType ?? "")})`;
-  if (details.kind === "binary") return "binary file";
-  if (details.kind === "empty") return "empty file";
-  const { startLine, endLine, totalLines } = details;
-  if (typeof startLine !== "number" || typeof endLine !== "number") return "read";
-  return `lines ${startLine}-${endLine}${typeof totalLines === "number" ? ` of ${totalLines}` : ""}${details.truncated ? " (truncated)" : ""}`;
-}
-
-function describeExit(details: Record<string, unknown>): string {
-  const seconds = typeof details.durationMs === "number" ? ` · ${(details.durationMs / 1000).toFixed(1)}s` : "";
-  if (details.timedOut) return style.red(`timed out${seconds}`);
-  if (details.aborted) return style.yellow(`aborted${seconds}`);
-  const code = details.exitCode;
-  if (typeof code !== "number") return style.gray(`done${seconds}`);
-  return code === 0 ? style.gray(`exit 0${seconds}`) : style.red(`exit ${code}${seconds}`);
-}
-
-/** Colours a unified diff: additions green, removals red, hunk headers cyan. */
-export function colourDiff(diff: string): string[] {
-  return splitLines(diff).map((line) => {
-    if (line.startsWith("+++") || line.startsWith("---")) return style.bold(line);
-    if (line.startsWith("+")) return style.green(line);
-    if (line.startsWith("-")) return style.red(line);
-    if (line.startsWith("@@")) return style.cyan(line);
-    return style.gray(line);
-  });
-}
-
-function splitLines(text: string): string[] {
-  const clean = sanitizeText(text).replace(/\n+$/, "");
-  return clean === "" ? [] : clean.split("\n");
-}
-
-function firstLine(text: string): string {
-  return splitLines(text)[0] ?? "";
+  return rendererFor(name).describeArgs?.(args) ?? describeArgsByDefault(args);
 }
 
 function tail<T>(items: T[], count: number): T[] {

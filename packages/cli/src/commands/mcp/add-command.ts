@@ -1,0 +1,105 @@
+/**
+ * `gyre mcp add <name> [--scope user|project] [-e KEY=VALUE]… -- <command> [args…]` and
+ * `gyre mcp add --transport http|sse <name> <url> [-H "Name: value"]…` (DESIGN §9).
+ */
+import { projectMcpConfigPath, userMcpConfigPath } from "../../core/mcp/mcp-config.js";
+import { readMcpFileForEdit, writeMcpFile } from "./edit-mcp-config.js";
+import type { McpCommandIo } from "./run-mcp-command.js";
+
+type AddArgs = {
+  name: string;
+  scope: "user" | "project";
+  transport: "stdio" | "http" | "sse";
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  rest: string[];
+};
+
+/** Parses the words after `add`; a sentence on bad usage. */
+export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { ok: false; error: string } {
+  const args: Omit<AddArgs, "name"> & { name?: string } = {
+    scope: "user",
+    transport: "stdio",
+    env: {},
+    headers: {},
+    rest: [],
+  };
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index] ?? "";
+    const value = () => words[++index];
+    if (word === "--") {
+      args.rest.push(...words.slice(index + 1));
+      break;
+    }
+    if (word === "--scope" || word === "-s") {
+      const scope = value();
+      if (scope !== "user" && scope !== "project")
+        return { ok: false, error: `--scope must be user or project; got "${scope ?? ""}".` };
+      args.scope = scope;
+    } else if (word === "--transport" || word === "-t") {
+      const transport = value();
+      if (transport !== "stdio" && transport !== "http" && transport !== "sse") {
+        return { ok: false, error: `--transport must be stdio, http or sse; got "${transport ?? ""}".` };
+      }
+      args.transport = transport;
+    } else if (word === "--env" || word === "-e") {
+      const pair = value() ?? "";
+      const at = pair.indexOf("=");
+      if (at < 1) return { ok: false, error: `--env takes KEY=VALUE; got "${pair}".` };
+      args.env[pair.slice(0, at)] = pair.slice(at + 1);
+    } else if (word === "--header" || word === "-H") {
+      const header = value() ?? "";
+      const at = header.indexOf(":");
+      if (at < 1) return { ok: false, error: `--header takes "Name: value"; got "${header}".` };
+      args.headers[header.slice(0, at).trim()] = header.slice(at + 1).trim();
+    } else if (word.startsWith("-")) {
+      return { ok: false, error: `Unknown option ${word} for gyre mcp add; see gyre mcp --help.` };
+    } else if (args.name === undefined) {
+      args.name = word;
+    } else {
+      args.rest.push(word);
+    }
+  }
+  if (!args.name)
+    return { ok: false, error: "gyre mcp add needs a server name: gyre mcp add <name> -- <command> [args…]." };
+  if (!/^[A-Za-z0-9_-]+$/.test(args.name)) {
+    return {
+      ok: false,
+      error: `Server name "${args.name}" may use only letters, digits, _ and - (it becomes part of tool names).`,
+    };
+  }
+  if (args.rest.length === 0) {
+    return {
+      ok: false,
+      error:
+        args.transport === "stdio"
+          ? "gyre mcp add needs the command after --: gyre mcp add <name> -- <command> [args…]."
+          : `gyre mcp add --transport ${args.transport} needs the URL: gyre mcp add --transport ${args.transport} <name> <url>.`,
+    };
+  }
+  if (args.transport !== "stdio" && (args.rest.length !== 1 || !URL.canParse(args.rest[0] ?? ""))) {
+    return {
+      ok: false,
+      error: `gyre mcp add --transport ${args.transport} takes one URL such as http://127.0.0.1:3001/mcp; got "${args.rest.join(" ")}".`,
+    };
+  }
+  return { ok: true, value: { ...args, name: args.name } };
+}
+
+/** Adds or replaces the server in the scope's file; exit code. */
+export async function runAddCommand(words: string[], io: McpCommandIo): Promise<number> {
+  const parsed = parseAddArgs(words);
+  if (!parsed.ok) return io.fail(parsed.error, 2);
+  const { name, scope, transport, env, headers, rest } = parsed.value;
+  const file = scope === "user" ? userMcpConfigPath(io.gyreHome) : projectMcpConfigPath(io.cwd);
+  const content = await readMcpFileForEdit(file);
+  const replaced = name in content.mcpServers;
+  const [command, ...commandArgs] = rest;
+  content.mcpServers[name] =
+    transport === "stdio"
+      ? { command, args: commandArgs, ...(Object.keys(env).length > 0 ? { env } : {}) }
+      : { type: transport, url: command, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+  await writeMcpFile(file, content, { private: scope === "user" });
+  io.stdout.write(`${replaced ? "Replaced" : "Added"} MCP server "${name}" (${scope} scope) in ${file}.\n`);
+  return 0;
+}

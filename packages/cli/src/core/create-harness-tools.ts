@@ -1,0 +1,119 @@
+/**
+ * A start-up step: the harness tools that need more than a workspace — `todo` (a store the modes
+ * show), `task` (subagents under the session's governor) and `web_fetch` (the network setting) —
+ * created when the run's tool list names them.
+ */
+import * as nodePath from "node:path";
+import type { AgentLoopConfig, AnyAgentTool } from "@gyre/agent";
+import { findModel, type Model } from "@gyre/ai";
+import type { Governor } from "./governor/governor.js";
+import type { RuntimeNotice } from "./inspect-project.js";
+import { SessionManager } from "./session/session-manager.js";
+import { loadAgentDefinitions } from "./subagents/agent-definitions.js";
+import type { SubagentJournal } from "./subagents/run-subagent.js";
+import { createSubagentTree, createTaskTool, type SubagentEvent } from "./subagents/task-tool.js";
+import { createTodoStore, createTodoTool, type TodoStore } from "./tools/todo-tool.js";
+import type { HarnessToolName } from "./tools/tool-names.js";
+import { createWebFetchTool } from "./tools/web-fetch-tool.js";
+
+export type HarnessTools = {
+  tools: AnyAgentTool[];
+  todos: TodoStore;
+  notices: RuntimeNotice[];
+  /** Where subagent events go; the session sets it once it exists. */
+  setSubagentListener(listener: (event: SubagentEvent) => void): void;
+};
+
+export type HarnessToolsOptions = {
+  names: readonly HarnessToolName[];
+  cwd: string;
+  home: string;
+  trusted: boolean;
+  /** The tools subagents may be given (the run's other tools). */
+  baseTools: () => readonly AnyAgentTool[];
+  /** The main agent's model now (it can change with /model). */
+  model: () => Model;
+  governor: Governor;
+  /** Where subagent session files go; undefined keeps them in memory. */
+  sessionsDir: string | undefined;
+  parentSessionFile: () => string | undefined;
+  loop: Pick<AgentLoopConfig, "getApiKey" | "streamOptions" | "beforeToolCall">;
+  network: { allowed: boolean; allowedDomains: readonly string[] };
+  limits?: { maxDepth?: number; maxSpawns?: number; maxParallel?: number };
+};
+
+/** Creates the named harness tools (in the order named). */
+export async function createHarnessTools(options: HarnessToolsOptions): Promise<HarnessTools> {
+  const todos = createTodoStore();
+  const notices: RuntimeNotice[] = [];
+  let listener: ((event: SubagentEvent) => void) | undefined;
+  const tools: AnyAgentTool[] = [];
+  for (const name of options.names) {
+    if (name === "todo") tools.push(createTodoTool({ store: todos }));
+    if (name === "web_fetch") {
+      tools.push(
+        createWebFetchTool({ networkAllowed: options.network.allowed, allowedDomains: options.network.allowedDomains }),
+      );
+    }
+    if (name === "task") {
+      const dirs = [
+        nodePath.join(options.home, "agents"),
+        ...(options.trusted ? [nodePath.join(options.cwd, ".gyre", "agents")] : []),
+      ];
+      const { definitions, problems } = await loadAgentDefinitions(dirs);
+      notices.push(
+        ...problems.map(
+          (problem): RuntimeNotice => ({
+            level: "warning",
+            text: `Skipped agent ${problem.path}: ${problem.message}.`,
+          }),
+        ),
+      );
+      tools.push(
+        createTaskTool({
+          definitions,
+          tools: options.baseTools,
+          model: options.model,
+          resolveModel: (id) => resolveAgentModel(id, options.model()),
+          tree: createSubagentTree(options.governor.budget, options.limits),
+          openJournal: (info) => openJournal(options, info),
+          onEvent: (event) => listener?.(event),
+          loop: options.loop,
+        }),
+      );
+    }
+  }
+  return { tools, todos, notices, setSubagentListener: (next) => (listener = next) };
+}
+
+/** `provider/model`, or a model id of the main agent's provider (an unknown id keeps its limits). */
+function resolveAgentModel(id: string, current: Model): Model | undefined {
+  const slash = id.indexOf("/");
+  const provider = slash > 0 ? id.slice(0, slash) : current.provider;
+  const modelId = slash > 0 ? id.slice(slash + 1) : id;
+  return (
+    findModel(provider, modelId) ??
+    (provider === current.provider ? { ...current, id: modelId, name: modelId } : undefined)
+  );
+}
+
+function openJournal(
+  options: HarnessToolsOptions,
+  info: { parentToolCallId: string; agent: string },
+): SubagentJournal | undefined {
+  if (options.sessionsDir === undefined) return undefined;
+  const parent = options.parentSessionFile();
+  const store = SessionManager.create({
+    sessionsDir: options.sessionsDir,
+    cwd: options.cwd,
+    ...(parent === undefined ? {} : { parentSession: parent }),
+  });
+  store.setName(`${info.agent} for ${info.parentToolCallId}`);
+  return {
+    get path() {
+      return store.path;
+    },
+    append: (message) => void store.appendMessage(message),
+    close: () => store.close(),
+  };
+}

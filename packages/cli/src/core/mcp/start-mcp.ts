@@ -1,0 +1,87 @@
+/**
+ * MCP for one run: loads the configured servers and, only when there are any, loads the client
+ * (and with it the SDK) and starts connecting in the background. A run without servers pays for
+ * reading at most two small files, never for the SDK (start-up time).
+ */
+import type { AnyAgentTool } from "@gyre/agent";
+import { isProjectMcpTrusted } from "../trust.js";
+import type { UserInterface } from "../user-interface.js";
+import { loadMcpServers } from "./mcp-config.js";
+import type { McpManager } from "./mcp-manager.js";
+
+export type StartMcpOptions = {
+  gyreHome: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Whether the project folder is trusted; its `.mcp.json` also needs its own approval (see `isProjectMcpTrusted`). */
+  trusted: boolean;
+  trustFlag: boolean;
+  /** `--mcp-config` files, in order. */
+  configFiles: string[];
+  noMcp: boolean;
+  clientVersion: string;
+  startupTimeoutMs?: number;
+  /** Asks the user on a server's behalf (elicitation); a UI that cannot ask declines. */
+  ui?: UserInterface;
+  onNotice?: (message: string, level?: "info" | "warning") => void;
+};
+
+/**
+ * Returns the manager (connecting in the background) or undefined when no server is configured,
+ * and warnings about files or servers that could not be used. Throws an Error with a sentence
+ * when a `--mcp-config` file is missing or broken (bad usage).
+ */
+export async function startMcp(
+  options: StartMcpOptions,
+): Promise<{ manager: McpManager | undefined; warnings: string[] }> {
+  const projectAllowed =
+    options.trusted &&
+    (await isProjectMcpTrusted({ gyreHome: options.gyreHome, cwd: options.cwd, trustFlag: options.trustFlag }));
+  const loaded = await loadMcpServers({
+    gyreHome: options.gyreHome,
+    cwd: options.cwd,
+    trusted: projectAllowed,
+    configFiles: options.configFiles,
+    env: options.env,
+    noMcp: options.noMcp,
+  });
+  const warnings = [...loaded.warnings, ...loaded.unusable.map((problem) => `${problem.problem} (in ${problem.file})`)];
+  if (loaded.servers.length === 0) return { manager: undefined, warnings };
+  const [{ createMcpManager }, { elicitWithUserInterface }] = await Promise.all([
+    import("./mcp-manager.js"),
+    import("./elicit-with-user-interface.js"),
+  ]);
+  const { ui } = options;
+  const manager = createMcpManager({
+    servers: loaded.servers,
+    unusable: loaded.unusable,
+    cwd: options.cwd,
+    env: options.env,
+    clientVersion: options.clientVersion,
+    ...(options.startupTimeoutMs ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+    ...(ui ? { elicit: (server, request, signal) => elicitWithUserInterface(ui, server, request, signal) } : {}),
+  });
+  return { manager, warnings };
+}
+
+/**
+ * Keeps a session's tools in step with the servers': `baseTools`, then every connected server's.
+ * A change during a run reaches the next turn. Returns the function that stops following.
+ */
+export function attachMcpTools(
+  session: { setTools(tools: AnyAgentTool[]): void },
+  baseTools: AnyAgentTool[],
+  manager: McpManager,
+): () => void {
+  const update = () => session.setTools([...baseTools, ...manager.tools()]);
+  update();
+  return manager.onToolsChanged(update);
+}
+
+/** `/mcp__server__prompt args` for the input resolver; the prompts module loads on first use. */
+export function createMcpPromptExpander(
+  manager: McpManager,
+): (name: string, rest: string) => Promise<string | undefined> {
+  return async (name, rest) => (await import("./mcp-prompts.js")).expandMcpPrompt(manager, name, rest);
+}

@@ -1,0 +1,100 @@
+/**
+ * The gate every tool call passes before it runs (the agent's `beforeToolCall`): permission rules,
+ * plan mode, bash escalation and protected files. It fails closed: a call that needs approval
+ * nobody can give is blocked with a reason the model can act on, and a throw here blocks the call.
+ */
+import type { BeforeToolCallInput, BeforeToolCallResult } from "@gyre/agent";
+import type { ApprovalAnswer, ApprovalRequest } from "../user-interface.js";
+import type { RuleSet } from "./permission-rules.js";
+import { describeProtectedFile, type ProtectedFileOptions } from "./protected-files.js";
+
+export type ApprovalMode = "ask" | "deny" | "allow";
+
+export type ApprovalGateOptions = {
+  rules: RuleSet;
+  approval: ApprovalMode;
+  /** Asks a person; undefined when nobody can answer (print/json), which denies. */
+  ask: ((request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>) | undefined;
+  protectedFiles: ProtectedFileOptions;
+  /** Saves an allow rule after "yes, always" (to the project's settings). */
+  saveAllowRule: (rule: string) => Promise<void>;
+};
+
+export type ApprovalGate = {
+  beforeToolCall(input: BeforeToolCallInput, signal: AbortSignal): Promise<BeforeToolCallResult | undefined>;
+  isPlanMode(): boolean;
+  setPlanMode(on: boolean): void;
+};
+
+const WRITING_TOOLS = new Set(["write", "edit"]);
+
+/** The rule "yes, always" adds: the exact bash command, the exact file, or the tool. */
+export function suggestAllowRule(toolName: string, args: Record<string, unknown>): string {
+  if (toolName === "bash" && typeof args.command === "string")
+    return `bash(${args.command.replace(/\s+/g, " ").trim()})`;
+  if (typeof args.path === "string") return `${toolName}(${args.path})`;
+  return toolName;
+}
+
+/** Creates the gate; `planMode` is the starting state (`--plan`). */
+export function createApprovalGate(options: ApprovalGateOptions, planMode = false): ApprovalGate {
+  let plan = planMode;
+  const block = (reason: string): BeforeToolCallResult => ({ block: true, reason });
+
+  const needsOf = async (toolName: string, args: Record<string, unknown>): Promise<string[]> => {
+    const needs: string[] = [];
+    if (toolName === "bash" && args.escalate === true) {
+      const why =
+        typeof args.justification === "string" && args.justification.trim()
+          ? args.justification.trim()
+          : "no justification given";
+      needs.push(`the command asks to run outside the sandbox (${why})`);
+    }
+    if (WRITING_TOOLS.has(toolName) && typeof args.path === "string") {
+      const protectedReason = await describeProtectedFile(args.path, options.protectedFiles);
+      if (protectedReason) needs.push(protectedReason);
+    }
+    return needs;
+  };
+
+  return {
+    isPlanMode: () => plan,
+    setPlanMode: (on) => {
+      plan = on;
+    },
+    async beforeToolCall(input, signal) {
+      const toolName = input.toolCall.name;
+      const args = input.args;
+      if (plan && WRITING_TOOLS.has(toolName)) {
+        return block(
+          `Plan mode: ${toolName} is withheld and bash is read-only. Finish the plan and present it; the user leaves plan mode to apply it.`,
+        );
+      }
+      const verdict = await options.rules.evaluate(toolName, args);
+      if (verdict.decision === "deny")
+        return block(
+          `Denied by the permission rules: ${verdict.reason}. Do not retry it; find another way or ask the user.`,
+        );
+      const needs = await needsOf(toolName, args);
+      if (verdict.decision === "ask") needs.unshift(verdict.reason);
+      // An allow rule is the user's standing approval, so it also covers escalations and protected files.
+      if (needs.length === 0 || verdict.decision === "allow") return undefined;
+      const reason = needs.join("; ");
+      if (options.approval === "allow") return undefined;
+      if (options.approval === "deny" || !options.ask) {
+        return block(
+          `This call needs the user's approval (${reason}), and this run does not ask (--approval deny or no one to answer). ` +
+            "Work inside the sandbox and the project, or tell the user what you need and why.",
+        );
+      }
+      const answer = await options.ask({ toolCallId: input.toolCall.id, toolName, args, reason }, signal);
+      if (answer.decision === "allow") return undefined;
+      if (answer.decision === "allow_always") {
+        await options.saveAllowRule(suggestAllowRule(toolName, args));
+        return undefined;
+      }
+      const said = answer.reason?.trim() ? ` They said: ${answer.reason.trim()}` : "";
+      return block(`The user declined this call (${reason}).${said} Do not retry it unchanged.`);
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * What the bash tool asks before each command: where it may run. Holds the session's sandbox
+ * (started on first use), the mode (switchable for plan mode), and the start-up probe. Never
+ * falls back to running unconfined: when the sandbox cannot run, `prepare` says why and how to fix it.
+ */
+import { type Launcher, launchOnHost } from "../tools/run-command.js";
+import { type DenialContext, explainDenial } from "./explain-denial.js";
+import { probeSandbox } from "./probe-sandbox.js";
+import { createSessionSandbox, type SessionSandbox } from "./session-sandbox.js";
+import type { SandboxAvailability, SandboxMode, SandboxPolicy } from "./types.js";
+
+export type PreparedLaunch =
+  | { ok: true; launch: Launcher; explain: (output: string) => string | undefined }
+  | { ok: false; error: string };
+
+export type BashSandbox = {
+  mode(): SandboxMode;
+  /** Switches the mode for later commands (plan mode); the running sandbox restarts with the new mode. */
+  setMode(mode: SandboxMode): Promise<void>;
+  /** Whether the sandbox can run here; `undefined` under `off`. */
+  availability(): Promise<SandboxAvailability | undefined>;
+  /** The launcher for the next command, or why there is none. */
+  prepare(): Promise<PreparedLaunch>;
+  /** One line for headers and footers: "workspace-write, network off", "off", "unavailable: …". */
+  describe(): Promise<string>;
+  /** Ends the sandbox and everything running in it. */
+  dispose(): Promise<void>;
+};
+
+export type BashSandboxOptions = { mode: SandboxMode; policy: Omit<SandboxPolicy, "mode"> };
+
+/** Creates the bash tool's sandbox holder; probes lazily (once per process). */
+export function createBashSandbox(options: BashSandboxOptions): BashSandbox {
+  let mode = options.mode;
+  let sandbox: SessionSandbox | undefined;
+  const availability = () => (mode === "off" ? Promise.resolve(undefined) : probeSandbox(options.policy.hostEnv));
+
+  const prepare = async (): Promise<PreparedLaunch> => {
+    if (mode === "off") return { ok: true, launch: launchOnHost, explain: () => undefined };
+    const probe = await probeSandbox(options.policy.hostEnv);
+    if (!probe.available) {
+      return {
+        ok: false,
+        error:
+          `The command was not run: the ${mode} sandbox is unavailable because ${probe.cause}. ` +
+          `Tell the user; to fix it, ${probe.fix}. gyre never runs commands unsandboxed on its own.`,
+      };
+    }
+    const policy: SandboxPolicy = { ...options.policy, mode };
+    sandbox ??= createSessionSandbox({ policy, bwrapPath: probe.bwrapPath });
+    const current = sandbox;
+    const plan = await current.plan().catch((error: Error) => error);
+    if (plan instanceof Error) return { ok: false, error: `The command was not run: ${plan.message}` };
+    const context: DenialContext = {
+      cwd: policy.cwd,
+      writableRoots: plan.writableRoots,
+      protectedPaths: plan.protectedPaths,
+      network: policy.network,
+    };
+    return { ok: true, launch: current.launch, explain: (output) => explainDenial(output, context) };
+  };
+
+  return {
+    mode: () => mode,
+    setMode: async (next) => {
+      if (next === mode) return;
+      mode = next;
+      const old = sandbox;
+      sandbox = undefined;
+      await old?.dispose();
+    },
+    availability,
+    prepare,
+    describe: async () => {
+      if (mode === "off") return "off (bash runs unconfined)";
+      const probe = await availability();
+      if (probe && !probe.available) return `${mode} unavailable: ${probe.cause}`;
+      return `${mode}, network ${options.policy.network ? "on" : "off"}`;
+    },
+    dispose: async () => {
+      const old = sandbox;
+      sandbox = undefined;
+      await old?.dispose();
+    },
+  };
+}

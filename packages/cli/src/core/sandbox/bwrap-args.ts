@@ -1,0 +1,163 @@
+/**
+ * The bubblewrap argument list for a sandbox policy. Protection is by mount view, never by path
+ * checks: protected paths are bind-mounted read-only over the writable workspace, so a symlink or
+ * a rename cannot get around them, and masked paths are replaced by empty ones.
+ */
+import { lstat, mkdir, realpath, stat } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { BASE_BWRAP_FLAGS } from "./probe-sandbox.js";
+import type { SandboxPolicy } from "./types.js";
+
+export type BwrapPlan = {
+  /** Arguments for bwrap, up to but excluding the command (`--` is the caller's). */
+  args: string[];
+  /** The writable directories, canonical. */
+  writableRoots: string[];
+  /** The protected paths that are mounted read-only, canonical. */
+  protectedPaths: string[];
+  /** Directories created only to be mount points (absent before); the caller removes them at teardown. */
+  createdMountPoints: string[];
+};
+
+/** Files in the home directory that run code or grant access when something later reads them. */
+const HOME_PROTECTED = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".profile",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".gitconfig",
+  ".config/git",
+  ".ssh",
+];
+
+/** Where host daemons listen; a read-only mount does not stop connect(), so these are masked. */
+const HOST_SOCKETS = [
+  "/run/user",
+  "/run/dbus",
+  "/run/docker.sock",
+  "/var/run/docker.sock",
+  "/run/docker",
+  "/run/containerd",
+  "/run/podman",
+  "/run/snapd.socket",
+  "/run/systemd/private",
+  "~/.gnupg",
+  "~/.docker/run",
+];
+
+/** Expands `~/` and resolves a relative path against `cwd`. */
+export function expandPath(path: string, options: { cwd: string; homeDir: string }): string {
+  if (path === "~") return options.homeDir;
+  if (path.startsWith("~/")) return join(options.homeDir, path.slice(2));
+  return isAbsolute(path) ? resolve(path) : resolve(options.cwd, path);
+}
+
+/** The canonical path: symlinks resolved, or for a missing path its parent's canonical path. */
+async function canonical(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(await canonical(parent), basename(path));
+  }
+}
+
+async function kindOf(path: string): Promise<"dir" | "file" | "missing"> {
+  try {
+    return (await stat(path)).isDirectory() ? "dir" : "file";
+  } catch {
+    // A dangling symlink is "something" too: masking it keeps its target name unusable.
+    return (await lstat(path)
+      .then(() => true)
+      .catch(() => false))
+      ? "file"
+      : "missing";
+  }
+}
+
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/**
+ * Builds the plan. May create empty directories as mount points for protected directories that
+ * do not exist yet (`.gyre/`, `.git/hooks`), so that creating them inside the sandbox fails too;
+ * they are listed in `createdMountPoints`.
+ */
+export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> {
+  const expand = (path: string) => expandPath(path, policy);
+  const args = [...BASE_BWRAP_FLAGS.filter((flag) => policy.network === false || flag !== "--unshare-net")];
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+
+  const writableRoots: string[] = [];
+  if (policy.mode === "workspace-write") {
+    for (const root of [policy.cwd, ...policy.writableRoots]) {
+      const real = await canonical(expand(root));
+      if ((await kindOf(real)) === "dir" && !writableRoots.includes(real)) writableRoots.push(real);
+    }
+    writableRoots.sort((a, b) => a.length - b.length);
+    for (const root of writableRoots) args.push("--bind", root, root);
+  } else {
+    // Read-only still needs the workspace in view when it lives under /tmp, which is private here.
+    const cwd = await canonical(policy.cwd);
+    if ((await kindOf(cwd)) === "dir") args.push("--ro-bind", cwd, cwd);
+  }
+
+  const protectedPaths: string[] = [];
+  const createdMountPoints: string[] = [];
+  for (const candidate of protectedCandidates(policy, writableRoots)) {
+    const path = await canonical(candidate.path);
+    if (protectedPaths.includes(path) || !writableRoots.some((root) => isInside(path, root))) continue;
+    let kind = await kindOf(path);
+    if (kind === "missing" && candidate.createIfMissing && (await kindOf(dirname(path))) === "dir") {
+      await mkdir(path);
+      createdMountPoints.push(path);
+      kind = "dir";
+    }
+    if (kind === "missing" || (candidate.onlyFile && kind !== "file")) continue;
+    protectedPaths.push(path);
+    args.push("--ro-bind", path, path);
+  }
+
+  const masked = [...HOST_SOCKETS, ...socketsFromEnv(policy.hostEnv), ...policy.denyRead];
+  for (const path of new Set(await Promise.all(masked.map((item) => canonical(expand(item)))))) {
+    const kind = await kindOf(path);
+    if (kind === "dir") args.push("--tmpfs", path, "--remount-ro", path);
+    else if (kind === "file") args.push("--ro-bind", "/dev/null", path);
+  }
+  args.push("--chdir", await canonical(policy.cwd));
+  return { args, writableRoots, protectedPaths, createdMountPoints };
+}
+
+type Candidate = { path: string; createIfMissing: boolean; onlyFile?: boolean };
+
+function protectedCandidates(policy: SandboxPolicy, writableRoots: string[]): Candidate[] {
+  const candidates: Candidate[] = [];
+  for (const root of writableRoots) {
+    candidates.push(
+      { path: join(root, ".git", "hooks"), createIfMissing: true },
+      { path: join(root, ".git", "config"), createIfMissing: false },
+      // A worktree's `.git` is a file naming the real git dir; keep it from being redirected.
+      { path: join(root, ".git"), createIfMissing: false, onlyFile: true },
+      { path: join(root, ".gyre"), createIfMissing: true },
+      { path: join(root, ".mcp.json"), createIfMissing: false },
+    );
+  }
+  candidates.push({ path: policy.gyreHome, createIfMissing: false });
+  for (const name of HOME_PROTECTED) candidates.push({ path: join(policy.homeDir, name), createIfMissing: false });
+  for (const path of policy.protectedPaths) {
+    candidates.push({ path: expandPath(path, policy), createIfMissing: false });
+  }
+  return candidates;
+}
+
+function socketsFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const sockets: string[] = [];
+  if (env.SSH_AUTH_SOCK) sockets.push(env.SSH_AUTH_SOCK);
+  if (env.DOCKER_HOST?.startsWith("unix://")) sockets.push(env.DOCKER_HOST.slice("unix://".length));
+  if (env.XDG_RUNTIME_DIR) sockets.push(env.XDG_RUNTIME_DIR);
+  return sockets;
+}

@@ -1,0 +1,230 @@
+/**
+ * One long-lived sandbox per session: bwrap is started once (lazily, on the first command) with a
+ * small supervisor inside, and every command is a request to it. That keeps the per-call cost near
+ * a bare `bash -c` instead of a bwrap start (~65 ms) per call, while each call still gets its own
+ * process group, cwd and environment. Ending the session (or gyre) ends every process inside.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { rmdirSync } from "node:fs";
+import { rmdir } from "node:fs/promises";
+import { PassThrough } from "node:stream";
+import type { LaunchedCommand, LaunchRequest } from "../tools/run-command.js";
+import { type BwrapPlan, buildBwrapArgs } from "./bwrap-args.js";
+import { createPidsCgroup, type PidsCgroup } from "./pids-cgroup.js";
+import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
+import type { SandboxPolicy } from "./types.js";
+
+type SupervisorMessage =
+  | { t: "ready" }
+  | { t: "out"; id: number; d: string }
+  | { t: "eof"; id: number }
+  | { t: "exit"; id: number; code: number | null; signal: NodeJS.Signals | null }
+  | { t: "killed"; id: number; signal: "SIGTERM" | "SIGKILL"; survivors: boolean }
+  | { t: "error"; id: number; message: string };
+
+type Pending = {
+  output: PassThrough;
+  exit: (value: { code: number | null; signal: NodeJS.Signals | null }) => void;
+  fail: (error: Error) => void;
+  killed?: (value: { signal: "SIGTERM" | "SIGKILL"; survivors: boolean }) => void;
+};
+
+type Running = {
+  child: ChildProcess;
+  plan: BwrapPlan;
+  cgroup: PidsCgroup | undefined;
+  pending: Map<number, Pending>;
+  /** Removes the created mount points if gyre exits without disposing (bwrap dies with it). */
+  onProcessExit: () => void;
+};
+
+export type SessionSandbox = {
+  /** Starts a command inside the sandbox (starting the sandbox first if needed). */
+  launch(request: LaunchRequest): LaunchedCommand;
+  /** The mount plan, once the sandbox has started. */
+  plan(): Promise<BwrapPlan>;
+  /** Ends the sandbox and every process in it; removes mount points it created. Idempotent. */
+  dispose(): Promise<void>;
+};
+
+/** Creates the sandbox for `policy`, run by the bwrap at `bwrapPath`; nothing starts until the first launch. */
+export function createSessionSandbox(options: { policy: SandboxPolicy; bwrapPath: string }): SessionSandbox {
+  let running: Promise<Running> | undefined;
+  let nextId = 1;
+  const start = () => {
+    running ??= startSupervisor(options).then((state) => {
+      state.child.once("exit", () => {
+        running = undefined;
+        for (const pending of state.pending.values()) {
+          pending.output.end("\n[the sandbox stopped while this command ran; it restarts with the next command]\n");
+          pending.exit({ code: null, signal: "SIGKILL" });
+        }
+        state.pending.clear();
+      });
+      return state;
+    });
+    running.catch(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  const launch = (request: LaunchRequest): LaunchedCommand => {
+    const id = nextId++;
+    const output = new PassThrough();
+    let state: Running | undefined;
+    // Ended (timeout, abort) while the sandbox was still starting: never start it at all.
+    let cancelled = false;
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((exit, fail) => {
+      start().then((started) => {
+        if (cancelled) {
+          output.end();
+          return exit({ code: null, signal: "SIGTERM" });
+        }
+        state = started;
+        started.pending.set(id, { output, exit, fail });
+        write(started, { t: "run", id, ...request });
+      }, fail);
+    });
+    return {
+      streams: [output],
+      exited,
+      terminate: (graceMs) =>
+        new Promise((done) => {
+          const pending = state?.pending.get(id);
+          if (!state) cancelled = true;
+          if (!state || !pending) return done({ signal: "SIGTERM", survivors: false });
+          pending.killed = done;
+          write(state, { t: "kill", id, graceMs });
+        }),
+      release: () => {
+        if (!state) return;
+        state.pending.delete(id);
+        if (state.child.exitCode === null) write(state, { t: "release", id });
+      },
+    };
+  };
+
+  return {
+    launch,
+    plan: async () => (await start()).plan,
+    dispose: async () => {
+      const current = running;
+      running = undefined;
+      if (!current) return;
+      const state = await current.catch(() => undefined);
+      if (!state) return;
+      await stopSupervisor(state);
+    },
+  };
+}
+
+function write(state: Running, message: object): void {
+  if (state.child.stdin?.writable) state.child.stdin.write(`${JSON.stringify(message)}\n`);
+}
+
+async function stopSupervisor(state: Running): Promise<void> {
+  const gone = new Promise<void>((done) => {
+    if (state.child.exitCode !== null || state.child.signalCode !== null) done();
+    else state.child.once("exit", () => done());
+  });
+  state.child.stdin?.end();
+  const timer = setTimeout(() => state.child.kill("SIGKILL"), 2000);
+  await gone;
+  clearTimeout(timer);
+  process.off("exit", state.onProcessExit);
+  await state.cgroup?.remove();
+  // Only the empty directories made as mount points; anything the user put there stays.
+  for (const dir of state.plan.createdMountPoints.reverse()) await rmdir(dir).catch(() => undefined);
+}
+
+async function startSupervisor(options: { policy: SandboxPolicy; bwrapPath: string }): Promise<Running> {
+  const { policy } = options;
+  const plan = await buildBwrapArgs(policy);
+  const cgroup = await createPidsCgroup(policy.maxProcesses);
+  // Limits are set by a shell before exec'ing the supervisor, so they bind every command and
+  // cannot be raised from inside (hard and soft both; no CAP_SYS_RESOURCE in the sandbox).
+  const limits = `ulimit -u ${policy.maxProcesses} 2>/dev/null; ulimit -d ${policy.maxMemoryMb * 1024}; exec "$0" -e "$1"`;
+  const inner = [...plan.args, "--", "/bin/sh", "-c", limits, process.execPath, SUPERVISOR_SOURCE];
+  const [file, args] = cgroup
+    ? ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, options.bwrapPath, ...inner]]
+    : [options.bwrapPath, inner];
+  const child = spawn(file, args, { stdio: ["pipe", "pipe", "pipe"], env: { PATH: policy.hostEnv.PATH ?? "" } });
+  const onProcessExit = () => {
+    for (const dir of [...plan.createdMountPoints].reverse()) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // Not empty or already gone: leave it.
+      }
+    }
+  };
+  process.once("exit", onProcessExit);
+  const state: Running = { child, plan, cgroup, pending: new Map(), onProcessExit };
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString("utf8")).slice(-4000);
+  });
+  await new Promise<void>((ready, fail) => {
+    const onExit = (code: number | null) => {
+      process.off("exit", onProcessExit);
+      onProcessExit();
+      void cgroup?.remove();
+      fail(new Error(`The sandbox could not start (bwrap exited with ${code}): ${stderr.trim() || "no message"}`));
+    };
+    child.once("exit", onExit);
+    child.once("error", (error) => fail(new Error(`The sandbox could not start: ${error.message}`)));
+    readMessages(state, () => {
+      child.off("exit", onExit);
+      ready();
+    });
+  });
+  return state;
+}
+
+function readMessages(state: Running, onReady: () => void): void {
+  const stdout = state.child.stdout;
+  if (!stdout) return;
+  let buffer = "";
+  stdout.setEncoding("utf8");
+  stdout.on("data", (chunk: string) => {
+    buffer += chunk;
+    for (let at = buffer.indexOf("\n"); at !== -1; at = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, at);
+      buffer = buffer.slice(at + 1);
+      const message = JSON.parse(line) as SupervisorMessage;
+      if (message.t === "ready") onReady();
+      else dispatch(state, message);
+    }
+  });
+}
+
+function dispatch(state: Running, message: Exclude<SupervisorMessage, { t: "ready" }>): void {
+  const pending = state.pending.get(message.id);
+  if (!pending) return;
+  switch (message.t) {
+    case "out":
+      // Backpressure end to end: a slow reader here pauses the supervisor's pipe, which pauses the command.
+      if (!pending.output.write(Buffer.from(message.d, "base64"))) {
+        state.child.stdout?.pause();
+        pending.output.once("drain", () => state.child.stdout?.resume());
+      }
+      return;
+    case "eof":
+      pending.output.end();
+      return;
+    case "exit":
+      pending.exit({ code: message.code, signal: message.signal });
+      return;
+    case "killed":
+      pending.killed?.({ signal: message.signal, survivors: message.survivors });
+      return;
+    case "error":
+      pending.fail(new Error(message.message));
+      return;
+    default: {
+      const never: never = message;
+      throw new Error(`Unknown supervisor message ${JSON.stringify(never)}`);
+    }
+  }
+}

@@ -1,0 +1,247 @@
+import type { AgentMessage } from "@gyre/agent";
+import { Agent, type AgentTool, type AnyAgentTool } from "@gyre/agent";
+import type { Context, ToolResultMessage } from "@gyre/ai";
+import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
+import { Type } from "@sinclair/typebox";
+import { describe, expect, it } from "vitest";
+import { BUILT_IN_AGENTS } from "./agent-definitions.js";
+import { createSubagentTree, createTaskTool, type SubagentEvent } from "./task-tool.js";
+import { createTreeBudget } from "./tree-budget.js";
+
+const lastUserText = (context: Context) => {
+  const user = context.messages.find((message) => message.role === "user");
+  return typeof user?.content === "string" ? user.content : "";
+};
+
+/** A tool that records how many of its calls overlap, and which agent called it. */
+const probeParameters = Type.Object({ name: Type.String() });
+
+function createProbeTool(
+  log: { active: number; peak: number; calls: string[] },
+  gate?: Promise<void>,
+): AgentTool<typeof probeParameters> {
+  return {
+    name: "probe",
+    label: "Probe",
+    description: "probe",
+    parameters: probeParameters,
+    async execute(args, { signal }) {
+      log.active++;
+      log.peak = Math.max(log.peak, log.active);
+      log.calls.push(args.name);
+      try {
+        const aborted = new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        await Promise.race([gate ?? new Promise((resolve) => setTimeout(resolve, 30)), aborted]);
+        signal.throwIfAborted();
+        return { content: [{ type: "text", text: `probed ${args.name}` }] };
+      } finally {
+        log.active--;
+      }
+    },
+  };
+}
+
+/** A child model: calls probe once with the name from its prompt, then answers. */
+function createChildModel() {
+  return createFauxModel(
+    [
+      (context): FauxResponse => {
+        const name = lastUserText(context);
+        const probed = context.messages.some((message) => message.role === "toolResult");
+        if (!probed) return { content: [{ type: "toolCall", name: "probe", arguments: { name } }] };
+        return { content: [{ type: "text", text: `done with ${name}` }] };
+      },
+    ],
+    { whenExhausted: "repeat-last" },
+  );
+}
+
+function fanOut(count: number, agent = "general"): FauxResponse {
+  return {
+    content: Array.from({ length: count }, (_, n) => ({
+      type: "toolCall" as const,
+      name: "task",
+      arguments: { description: `part ${n}`, prompt: `part-${n}`, agent },
+    })),
+  };
+}
+
+function setup(
+  options: { parallel?: number; budget?: ReturnType<typeof createTreeBudget>; gate?: Promise<void> } = {},
+) {
+  const log = { active: 0, peak: 0, calls: [] as string[] };
+  const child = createChildModel();
+  const events: SubagentEvent[] = [];
+  const journals: Record<string, AgentMessage[]> = {};
+  const tree = createSubagentTree(options.budget ?? createTreeBudget(), { maxParallel: options.parallel ?? 4 });
+  const baseTools: AnyAgentTool[] = [createProbeTool(log, options.gate)];
+  const task = createTaskTool({
+    definitions: BUILT_IN_AGENTS.map((definition) => ({
+      ...definition,
+      tools: definition.name === "explore" ? ["read"] : undefined,
+    })),
+    tools: () => baseTools,
+    model: () => child.model,
+    tree,
+    onEvent: (event) => events.push(event),
+    openJournal: ({ parentToolCallId }) => {
+      const messages: AgentMessage[] = [];
+      journals[parentToolCallId] = messages;
+      return { path: `/sessions/${parentToolCallId}.jsonl`, append: (message) => messages.push(message) };
+    },
+  });
+  return { log, child, events, journals, tree, tools: [...baseTools, task] };
+}
+
+const results = (messages: readonly AgentMessage[]) =>
+  messages.filter((message): message is ToolResultMessage => message.role === "toolResult");
+const text = (result: ToolResultMessage | undefined) =>
+  result?.content[0]?.type === "text" ? result.content[0].text : "";
+
+describe("task tool", () => {
+  it("fans out five subagents in parallel under the cap and returns each final answer with its account", async () => {
+    const { log, events, journals, tree, tools } = setup({ parallel: 3 });
+    const parent = createFauxModel([fanOut(5), { content: [{ type: "text", text: "all parts done" }] }]);
+    const agent = new Agent({ model: parent.model, tools });
+    const run = await agent.prompt("split the work");
+    expect(run.reason).toBe("stop");
+    const taskResults = results(run.messages);
+    expect(taskResults).toHaveLength(5);
+    for (const [n, result] of taskResults.entries()) {
+      expect(result.isError).toBe(false);
+      expect(text(result)).toMatch(
+        new RegExp(
+          `^done with part-${n}\\n\\n\\[subagent general: 2 model calls, 1 tool call, \\d+ tokens, \\$0\\.0000; ended: stop\\]$`,
+        ),
+      );
+      expect(result.details).toMatchObject({
+        agent: "general",
+        turns: 2,
+        toolCalls: 1,
+        sessionFile: `/sessions/${result.toolCallId}.jsonl`,
+      });
+      expect(journals[result.toolCallId]?.map((message) => message.role)).toEqual([
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+      ]);
+    }
+    expect(log.peak).toBe(3);
+    expect(log.calls.sort()).toEqual(["part-0", "part-1", "part-2", "part-3", "part-4"]);
+    expect(tree.spawned).toBe(5);
+    expect(
+      tree.budget
+        .breakdown()
+        .map((entry) => entry.agent)
+        .sort(),
+    ).toEqual(["general#1", "general#2", "general#3", "general#4", "general#5"]);
+    const parents = new Set(events.map((event) => event.parentToolCallId));
+    expect([...parents].sort()).toEqual(taskResults.map((result) => result.toolCallId).sort());
+    expect(events.some((event) => event.event.type === "tool_execution_end")).toBe(true);
+  });
+
+  it("gives the read-only agent only its tools and refuses tools it does not have", async () => {
+    const { tools } = setup();
+    const parent = createFauxModel([
+      {
+        content: [
+          {
+            type: "toolCall",
+            name: "task",
+            arguments: { description: "look", prompt: "x", agent: "explore", tools: ["probe"] },
+          },
+        ],
+      },
+      {
+        content: [{ type: "toolCall", name: "task", arguments: { description: "look", prompt: "x", agent: "nobody" } }],
+      },
+      { content: [{ type: "text", text: "ok" }] },
+    ]);
+    const run = await new Agent({ model: parent.model, tools }).prompt("go");
+    const [restricted, unknown] = results(run.messages);
+    expect(restricted?.isError).toBe(true);
+    expect(text(restricted)).toMatch(/Agent "explore" cannot use probe; its tools are none\./);
+    expect(text(unknown)).toMatch(/There is no agent "nobody"\. Available agents: general, explore\./);
+  });
+
+  it("aborts every running subagent when the parent is aborted mid-fan-out", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { log, tools } = setup({ gate });
+    const parent = createFauxModel([fanOut(3), { content: [{ type: "text", text: "never" }] }]);
+    const agent = new Agent({ model: parent.model, tools });
+    agent.subscribe((event) => {
+      if (event.type === "tool_execution_update" && log.active === 3) agent.abort();
+    });
+    const running = agent.prompt("go");
+    const run = await running;
+    release();
+    expect(run.reason).toBe("aborted");
+    const taskResults = results(run.messages);
+    expect(taskResults).toHaveLength(3);
+    expect(taskResults.every((result) => result.isError)).toBe(true);
+    expect(log.active).toBe(0);
+  });
+
+  it("reports a subagent whose model fails as an error result the parent can act on", async () => {
+    const { tools } = setup();
+    const failing = createFauxModel([{ content: [{ type: "text", text: "half" }], error: "upstream exploded" }]);
+    const task = tools.find((tool) => tool.name === "task");
+    const withFailingChild = createTaskTool({
+      definitions: BUILT_IN_AGENTS,
+      tools: () => tools.filter((tool) => tool !== task),
+      model: () => failing.model,
+      tree: createSubagentTree(createTreeBudget()),
+    });
+    const parent = createFauxModel([fanOut(1), { content: [{ type: "text", text: "handled" }] }]);
+    const run = await new Agent({ model: parent.model, tools: [withFailingChild] }).prompt("go");
+    const [result] = results(run.messages);
+    expect(result?.isError).toBe(true);
+    expect(text(result)).toMatch(/^The subagent did not finish: .*upstream exploded/);
+    expect(run.reason).toBe("stop");
+  });
+
+  it("stops the children when the tree's turn budget is spent, and refuses new spawns", async () => {
+    const budget = createTreeBudget({ maxTurns: 2 });
+    const { tools, tree } = setup({ budget, parallel: 1 });
+    const parent = createFauxModel([fanOut(2), { content: [{ type: "text", text: "end" }] }]);
+    const agent = new Agent({ model: parent.model, tools });
+    agent.subscribe((event) => {
+      if (event.type === "message_end" && event.message.role === "assistant") budget.charge("main", event.message);
+    });
+    const run = await agent.prompt("go");
+    const [first, second] = results(run.messages);
+    expect(first?.isError).toBe(true);
+    expect(text(first)).toMatch(/The subagent did not finish: The turn budget of the agent tree is reached \(2 of 2\)/);
+    expect(text(second)).toMatch(/budget of the agent tree is reached.*No subagent was started\./);
+    expect(tree.spawned).toBe(1);
+    expect(budget.total().turns).toBe(3);
+    expect(budget.breakdown()).toEqual([
+      expect.objectContaining({ agent: "main", turns: 2 }),
+      expect.objectContaining({ agent: "general#1", turns: 1 }),
+    ]);
+  });
+
+  it("caps the depth and the number of spawns of a tree", async () => {
+    const child = createChildModel();
+    const tree = createSubagentTree(createTreeBudget(), { maxSpawns: 2, maxDepth: 1 });
+    const task = createTaskTool({ definitions: BUILT_IN_AGENTS, tools: () => [], model: () => child.model, tree });
+    const parent = createFauxModel([fanOut(3), { content: [{ type: "text", text: "end" }] }]);
+    const run = await new Agent({ model: parent.model, tools: [task] }).prompt("go");
+    const errors = results(run.messages).filter((result) => result.isError);
+    expect(errors.map(text)).toEqual([expect.stringMatching(/already started 2 subagents, the limit/)]);
+    const deep = createTaskTool({
+      definitions: BUILT_IN_AGENTS,
+      tools: () => [],
+      model: () => child.model,
+      tree,
+      depth: 1,
+    });
+    await expect(
+      deep.execute({ description: "d", prompt: "p" }, { toolCallId: "x", signal: new AbortController().signal }),
+    ).rejects.toThrow(/limited to a depth of 1/);
+  });
+});

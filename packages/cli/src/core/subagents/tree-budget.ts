@@ -1,0 +1,88 @@
+/**
+ * One budget for a whole tree of agents (DESIGN §11): every model call of the parent and of each
+ * subagent is charged here, so `--max-cost` and the others bound what the tree spends together,
+ * with a breakdown per agent for `/cost`, `get_session_stats` and the JSON `result` line.
+ * Limits can be raised while running (interactive mode pauses and asks).
+ */
+import type { AgentBudgets, BudgetName } from "@gyre/agent";
+import type { AssistantMessage } from "@gyre/ai";
+
+/** What one agent of the tree has used. */
+export type AgentSpend = { agent: string; turns: number; tokens: number; cost: number };
+
+/** A limit the tree reached. */
+export type TreeBudgetReached = { budget: BudgetName; limit: number; used: number; reason: string };
+
+export type TreeBudget = {
+  /** Charges one finished model call of `agent` (the parent is "main"). */
+  charge(agent: string, message: AssistantMessage): void;
+  /** The first limit reached, or undefined. */
+  check(): TreeBudgetReached | undefined;
+  /** Per-agent use, in the order agents first spent. */
+  breakdown(): AgentSpend[];
+  /** The whole tree's use. */
+  total(): Omit<AgentSpend, "agent"> & { durationMs: number };
+  /** Starts over: nothing spent, the clock from now, the same limits (a new user request). */
+  reset(): void;
+  /** Replaces some limits (a user who raised the budget); undefined removes a limit. */
+  raise(limits: Partial<AgentBudgets>): void;
+  readonly limits: Readonly<AgentBudgets>;
+};
+
+/** Creates a tree budget with `limits`, its wall clock starting now. */
+export function createTreeBudget(limits: AgentBudgets = {}, now: () => number = Date.now): TreeBudget {
+  const current: AgentBudgets = { ...limits };
+  const spend = new Map<string, AgentSpend>();
+  const totals = { turns: 0, tokens: 0, cost: 0 };
+  let startedAt = now();
+  return {
+    charge(agent, message) {
+      const entry = spend.get(agent) ?? { agent, turns: 0, tokens: 0, cost: 0 };
+      entry.turns++;
+      entry.tokens += message.usage.totalTokens;
+      entry.cost += message.usage.cost.total;
+      spend.set(agent, entry);
+      totals.turns++;
+      totals.tokens += message.usage.totalTokens;
+      totals.cost += message.usage.cost.total;
+    },
+    check() {
+      const { maxTurns, maxTotalTokens, maxCostUsd, maxWallTimeMs } = current;
+      if (maxTurns !== undefined && totals.turns >= maxTurns) return reached("turns", maxTurns, totals.turns);
+      if (maxTotalTokens !== undefined && totals.tokens >= maxTotalTokens)
+        return reached("tokens", maxTotalTokens, totals.tokens);
+      if (maxCostUsd !== undefined && totals.cost >= maxCostUsd) return reached("cost", maxCostUsd, totals.cost);
+      const elapsed = now() - startedAt;
+      if (maxWallTimeMs !== undefined && elapsed >= maxWallTimeMs) return reached("time", maxWallTimeMs, elapsed);
+      return undefined;
+    },
+    reset() {
+      spend.clear();
+      totals.turns = 0;
+      totals.tokens = 0;
+      totals.cost = 0;
+      startedAt = now();
+    },
+    breakdown: () => [...spend.values()].map((entry) => ({ ...entry })),
+    total: () => ({ ...totals, durationMs: now() - startedAt }),
+    raise(next) {
+      for (const [key, value] of Object.entries(next) as [keyof AgentBudgets, number | undefined][]) {
+        if (value === undefined) delete current[key];
+        else current[key] = value;
+      }
+    },
+    limits: current,
+  };
+}
+
+function reached(budget: BudgetName, limit: number, used: number): TreeBudgetReached {
+  const shown = (value: number) =>
+    budget === "cost" ? `$${value.toFixed(4)}` : budget === "time" ? `${Math.round(value / 1000)} s` : String(value);
+  const noun = { turns: "turn", tokens: "token", cost: "spend", time: "wall time" }[budget];
+  return {
+    budget,
+    limit,
+    used,
+    reason: `The ${noun} budget of the agent tree is reached (${shown(used)} of ${shown(limit)}).`,
+  };
+}
