@@ -23,6 +23,7 @@ const ORDER = [
   "streaming",
   "sessions",
   "tools",
+  "checkpoints",
   "sandbox",
   "providers",
   "tui",

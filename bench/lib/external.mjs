@@ -57,6 +57,24 @@ function parseSse(output) {
   ];
 }
 
+/** Rows from bench/checkpoints.mjs: the baseline is `git add -A && git commit` in a plain repository. */
+function parseCheckpoints(output) {
+  const files = /checkpoints: (\d+) files/.exec(output)?.[1] ?? "10000";
+  const gyre = /^snapshot after a small change \(median\)\s+([\d.]+) ms/m.exec(output);
+  const git = /^git add -A && git commit \(median\)\s+([\d.]+) ms/m.exec(output);
+  if (!gyre) return [];
+  return [
+    {
+      item: `checkpoints: snapshot, ${files} files, small change`,
+      unit: "ms",
+      gyre: one(num(gyre[1])),
+      pi: one(num(git?.[1])),
+      versus: "git add -A && git commit",
+      note: "targets ≤ 50 ms and ≤ 1.2x the plain git baseline (Pi has no checkpoints)",
+    },
+  ];
+}
+
 /** Rows from bench/tools.mjs: baselines are bare `bash -c` and raw `rg`, not Pi. */
 function parseTools(output) {
   const rows = [];
@@ -220,5 +238,6 @@ export const EXTERNAL_ITEMS = {
   providers: { script: "bench/sse-throughput.mjs", args: [], parse: parseSse, needs: "packages/ai/dist/index.js" },
   "loop-in-process": { script: "bench/agent-loop.mjs", args: [], parse: parseAgentLoop },
   tui: { script: "bench/tui.mjs", args: [], parse: parseTable },
+  checkpoints: { script: "bench/checkpoints.mjs", args: [], parse: parseCheckpoints },
   mcp: { script: "bench/mcp.mjs", args: ["--rounds", "5", "--calls", "200"], parse: parseMcp },
 };

@@ -55,6 +55,11 @@ export type CliArgs = {
   trust: boolean;
   /** Continue a session (`-c`/`--session`) in a new file that copies its current branch. */
   fork: boolean;
+  /** `--rewind <entryId>`: rewind the session (files and/or conversation) and exit. */
+  rewind?: string;
+  restore?: "both" | "code" | "conversation";
+  /** With --rewind: also overwrite files changed outside gyre since the checkpoint. */
+  force: boolean;
   /** Unknown `--flags` seen with `allowUnknownFlags` (extensions may register them). */
   unknownFlags: string[];
   /** Values of flags extensions registered (second parse, with `extensionFlags`). */
@@ -83,6 +88,8 @@ type ValueFlag =
   | "maxTurns"
   | "maxCost"
   | "session"
+  | "rewind"
+  | "restore"
   | "fauxScript"
   | "outputSchema"
   | "allowPath"
@@ -106,6 +113,8 @@ const valueFlags: Record<string, { key: ValueFlag; short?: string }> = {
   "max-turns": { key: "maxTurns" },
   "max-cost": { key: "maxCost" },
   session: { key: "session" },
+  rewind: { key: "rewind" },
+  restore: { key: "restore" },
   "faux-script": { key: "fauxScript" },
   "output-schema": { key: "outputSchema" },
   "allow-path": { key: "allowPath" },
@@ -130,6 +139,7 @@ const booleanFlags: Record<string, { field: SwitchField; short?: string }> = {
   "no-extensions": { field: "noExtensions" },
   "no-mcp": { field: "noMcp" },
   fork: { field: "fork" },
+  force: { field: "force" },
   "allow-network": { field: "allowNetwork" },
   plan: { field: "plan" },
   trust: { field: "trust" },
@@ -176,6 +186,7 @@ function createDefaults(): CliArgs {
     noMcp: false,
     trust: false,
     fork: false,
+    force: false,
     unknownFlags: [],
     extensionFlags: {},
     verbose: false,
@@ -294,6 +305,10 @@ function settle(args: CliArgs, explicitMode: Mode | undefined): ParseResult {
   if (args.fork && !args.continueSession && !args.session && !args.resume) {
     return { ok: false, error: "--fork copies an existing session; combine it with -c, -r or --session <id>." };
   }
+  if (args.rewind === undefined && (args.restore !== undefined || args.force))
+    return { ok: false, error: "--restore and --force go with --rewind <entryId>; add it or drop them." };
+  if (args.rewind !== undefined && !args.continueSession && !args.session)
+    return { ok: false, error: "--rewind needs the session to rewind: add --session <id> or -c." };
   if (args.noSession && (args.continueSession || args.resume || args.session)) {
     return { ok: false, error: "--no-session cannot be combined with --continue, --resume or --session; drop one." };
   }
@@ -372,6 +387,12 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
       }
       args.baseUrl = value;
       return undefined;
+    case "restore":
+      if (value !== "both" && value !== "code" && value !== "conversation")
+        return `${name} must be one of code, conversation, both; got "${value}".`;
+      args.restore = value;
+      return undefined;
+    case "rewind":
     case "provider":
     case "model":
     case "apiKey":

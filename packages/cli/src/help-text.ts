@@ -7,6 +7,7 @@ Usage:
   gyre --mode json -p "prompt"        one JSON line per event on stdout
   gyre --mode rpc                     JSONL commands on stdin, responses and events on stdout
   gyre mcp list|get|add|remove|serve  MCP servers (gyre mcp --help)
+  gyre doctor [session] [--fix]       check a session and its checkpoints; --fix repairs, keeping a backup
   echo text | gyre "prompt"           piped stdin is appended to the prompt (implies -p)
 
 Model:
@@ -47,6 +48,8 @@ Sessions:
   --session <path|id>        open a session file or id prefix
   --fork                     with -c or --session: continue in a new file copying that session
   --no-session               keep nothing on disk
+  --rewind <entryId>         with --session/-c: undo back to before that user message, print JSON, exit
+  --restore code|conversation|both   what --rewind restores (default both); --force overwrites conflicts
 
 Other:
   --output-schema <file>     print/json: the answer must be JSON matching this JSON Schema (asked to fix once, else exit 1)
@@ -61,5 +64,5 @@ Fleet (BullMQ on Redis; --redis or GYRE_REDIS_URL):
   gyre job <id> [--follow|--cancel|--session]       one job: state, live events, cancel, its session as JSONL
 
 Exit codes: 0 success, 1 the run failed (provider error, aborted, budget), 2 bad usage.
-Files: $GYRE_HOME (default ~/.gyre) holds settings.json, models.json, sessions/, extensions/.
+Files: $GYRE_HOME (default ~/.gyre) holds settings.json, models.json, sessions/, extensions/, checkpoints/.
 `;

@@ -43,6 +43,12 @@ async function main(argv: string[]): Promise<number> {
       cwd: process.cwd(),
     });
   }
+  if (argv[0] === "doctor") {
+    // `gyre doctor [session]` checks and repairs session files; loaded only for it.
+    const { runDoctorMode } = await import("./modes/doctor-mode.js");
+    const context = { cwd: process.cwd(), gyreHome: getGyreHome(process.env), stdout: process.stdout };
+    return runDoctorMode({ argv: argv.slice(1), ...context, stderr: process.stderr });
+  }
   if (argv[0] === "mcp") {
     // `gyre mcp …` manages MCP servers (packages/cli/src/commands/mcp); loaded only for it.
     const { runMcpCommand } = await import("./commands/mcp/run-mcp-command.js");
@@ -76,13 +82,14 @@ async function main(argv: string[]): Promise<number> {
   if (args.resume && args.mode !== "interactive") return failResumeHeadless(process.cwd());
 
   let piped = "";
-  if (args.mode !== "rpc" && !process.stdin.isTTY) {
+  if (args.mode !== "rpc" && args.rewind === undefined && !process.stdin.isTTY) {
     const read = await readPipedPrompt(process.stdin, process.stderr);
     if (!read.ok) throw new CliError("bad_usage", read.error);
     piped = read.text;
     if (piped.trim() && args.mode === "interactive") args.mode = "print";
   }
-  if (lacksPrompt(args, joinPrompt(args.prompt.join(" "), piped))) throw new CliError("bad_usage", noPromptMessage);
+  if (args.rewind === undefined && lacksPrompt(args, joinPrompt(args.prompt.join(" "), piped)))
+    throw new CliError("bad_usage", noPromptMessage);
   const outputSchema = await loadOutputSchemaFlag(args);
 
   const loud = args.verbose || !!process.stderr.isTTY;
@@ -104,8 +111,9 @@ async function main(argv: string[]): Promise<number> {
   // Extension flags may have taken words the first pass read as the prompt.
   args = reparseWithExtensionFlags(argv, args, base.resources.extensions);
   let prompt = joinPrompt(args.prompt.join(" "), piped);
-  if (lacksPrompt(args, prompt)) throw new CliError("bad_usage", noPromptMessage);
+  if (args.rewind === undefined && lacksPrompt(args, prompt)) throw new CliError("bad_usage", noPromptMessage);
   const runtime = await createRuntime(withSchemaPrompt(toRuntimeConfig(args), outputSchema), base, io);
+  if (args.rewind !== undefined) return runRewind(runtime, args, args.rewind);
   const { session } = runtime;
   // The interactive screen shows notices itself; printing them first would show them twice.
   if (args.mode !== "interactive") {
@@ -148,6 +156,17 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await session.dispose();
     await runtime.mcp?.close();
+  }
+}
+
+/** `--rewind <entryId>` for scripts: one rewind, its outcome as JSON, then exit. */
+async function runRewind(runtime: Runtime, args: CliArgs, entryId: string): Promise<number> {
+  const { runRewindMode } = await import("./modes/rewind-mode.js");
+  const options = { entryId, restore: args.restore ?? "both", force: args.force };
+  try {
+    return await runRewindMode(runtime, { ...options, stdout: process.stdout, stderr: process.stderr });
+  } finally {
+    await runtime.session.dispose();
   }
 }
 
@@ -247,6 +266,7 @@ async function runMode(
         env: process.env,
         stdin: process.stdin,
         stdout: process.stdout,
+        checkpoints: runtime.checkpoints,
         ...(rpcUi ? { ui: rpcUi } : {}),
         safety: runtime.safety,
       });

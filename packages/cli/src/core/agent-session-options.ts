@@ -8,6 +8,7 @@ import {
   type TurnEndContext,
 } from "@gyre/agent";
 import { describeError, type Model, type RetryOptions, type StreamFunction, type ThinkingLevel } from "@gyre/ai";
+import type { WorkspaceCheckpoints } from "./checkpoints/workspace-checkpoints.js";
 import type { AutoCompactionOptions } from "./compaction/auto-compaction.js";
 import { extensionAgentOptions } from "./extensions/extension-bridge.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
@@ -36,6 +37,8 @@ export type AgentSessionOptions = {
   /** Replaces @gyre/ai `stream` for every model call, summaries included (proxies, tests). */
   streamFn?: StreamFunction;
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+  /** Workspace checkpoints (DESIGN §10): taken before file-changing runs; `rewind` uses them. */
+  checkpoints?: WorkspaceCheckpoints;
   /** Extensions: their hooks run in the loop and every `SessionEvent` reaches their handlers. */
   extensions?: ExtensionRunner;
   /** Harness parts that report events of their own (subagents, the todo list); each gets the session's emit once. */

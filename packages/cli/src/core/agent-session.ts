@@ -2,6 +2,8 @@ import { dirname } from "node:path";
 import type { Agent, AgentEvent, AgentMessage, AgentRunResult, AnyAgentTool } from "@gyre/agent";
 import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
+import type { RewindResult } from "./checkpoints/rewind.js";
+import type { RewindRequest } from "./checkpoints/workspace-checkpoints.js";
 import { AutoCompaction } from "./compaction/auto-compaction.js";
 import { customBaseUrl } from "./config/resolve-model.js";
 import { bindExtensions, systemPromptForRun } from "./extensions/extension-bridge.js";
@@ -69,10 +71,14 @@ export class AgentSession {
       stopToCompact: (turn) =>
         (this.compactBeforeNextTurn = this.compaction.needsCompactionAfterTurn(turn, this.agent.state.model)),
     });
+    const { checkpoints } = options;
+    checkpoints?.bind({ store: () => this.store, notice: (text) => this.events.notice("session", text) });
     this.agent.subscribe(async (event) => {
       const flushed = this.onAgentEvent(event);
       await extensions?.emit(event);
       await flushed;
+      // After the session's own entries, so a run's end checkpoint follows its last message.
+      await checkpoints?.turns.handleEvent(event);
     });
     for (const attach of options.eventSources ?? []) attach((event) => this.events.emit(event));
     if (extensions)
@@ -226,6 +232,18 @@ export class AgentSession {
     const moved = moveLeaf(this.store, entryId);
     await this.switchTo(this.store, { closePrevious: false });
     return moved;
+  }
+
+  /**
+   * Back to before a user message (or to a checkpoint entry): files, conversation or both
+   * (DESIGN §10). Not while running; throws when the session has no checkpoints.
+   */
+  async rewind(request: RewindRequest): Promise<RewindResult> {
+    this.assertIdle("rewind");
+    if (!this.options.checkpoints) throw new Error("Rewind is not available in this session.");
+    const result = await this.options.checkpoints.rewind(request);
+    if (request.restore !== "code") await this.switchTo(this.store, { closePrevious: false });
+    return result;
   }
 
   /** Names the session (shown by /resume and in the footer). */

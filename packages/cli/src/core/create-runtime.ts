@@ -2,6 +2,7 @@ import type { AnyAgentTool } from "@gyre/agent";
 import type { Model, StreamFunction, ThinkingLevel } from "@gyre/ai";
 import { version } from "../version.js";
 import { AgentSession } from "./agent-session.js";
+import { WorkspaceCheckpoints } from "./checkpoints/workspace-checkpoints.js";
 import { readApiKeyFile } from "./config/api-key-file.js";
 import { getSessionsDir } from "./config/paths.js";
 import { resolveApiKey } from "./config/resolve-api-key.js";
@@ -68,6 +69,8 @@ export type RuntimeBase = {
 
 export type Runtime = {
   session: AgentSession;
+  /** Workspace checkpoints: rewind previews and /diff (the rewind itself goes through the session). */
+  checkpoints: WorkspaceCheckpoints;
   model: Model;
   cwd: string;
   gyreHome: string;
@@ -229,7 +232,9 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
           },
         ]
       : [];
+  const checkpoints = new WorkspaceCheckpoints({ gyreHome: home, workspace: io.cwd });
   session = new AgentSession({
+    checkpoints,
     model: model.model,
     apiKey: model.apiKey,
     systemPrompt,
@@ -247,7 +252,13 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     ...(io.streamFn ? { streamFn: io.streamFn } : {}),
     getApiKey: (provider) => resolveApiKey({ provider, env: io.env }),
     ...(extensions ? { extensions } : {}),
-    beforeToolCall: (input, signal) => safety.gate.beforeToolCall(input, signal),
+    // The safety gate decides first: a blocked call changes nothing, so it needs no checkpoint.
+    beforeToolCall: async (input, signal) => {
+      const verdict = await safety.gate.beforeToolCall(input, signal);
+      if (verdict?.block) return verdict;
+      await checkpoints.turns.beforeToolCall(input);
+      return verdict;
+    },
     resolveInput: createInputResolver({
       ...(extensions ? { extensions } : {}),
       templates: resources.templates,
@@ -273,6 +284,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   }
   return {
     session,
+    checkpoints,
     safety,
     model: model.model,
     cwd: io.cwd,

@@ -67,6 +67,20 @@ describe("gyre -p with the default sandbox", () => {
     expect(await readFile(join(cwd, ".git", "config"), "utf8")).toBe("[core]\n");
     await expect(stat(join(cwd, ".gyre", "settings.json"))).rejects.toThrow();
     await expect(stat(join(home, "escaped"))).rejects.toThrow();
+    // The gate decides before the checkpoint: calls it blocked change nothing, so none was taken.
+    await expect(stat(join(home, "checkpoints"))).rejects.toThrow();
+  });
+
+  it("takes a checkpoint before a file-changing call the gate allows", async () => {
+    const { cwd, home } = await createWorkspace();
+    const fake = await scripted({ name: "write", arguments: { path: "notes.txt", content: "new\n" } });
+    const result = await runCli(["-p", "--provider", "openai", "go"], {
+      cwd,
+      env: cliEnv(home, { OPENAI_BASE_URL: `${fake.url}/v1` }),
+    });
+    expect(result.code).toBe(0);
+    expect(await readFile(join(cwd, "notes.txt"), "utf8")).toBe("new\n");
+    expect((await stat(join(home, "checkpoints"))).isDirectory()).toBe(true);
   });
 
   it("applies a deny rule to every part of a compound command", async () => {

@@ -50,8 +50,8 @@ describe("createAgentSession", () => {
     expect(session.getLastAssistantText()).toBe("Replaced beta with gamma.");
     expect(stdout).not.toHaveBeenCalled();
     expect(stderr).not.toHaveBeenCalled();
-    // "memory" is the default: nothing under the home.
-    expect(await readdir(dirs.home)).toEqual([]);
+    // "memory" is the default: no session file; the edit's checkpoint (DESIGN §10) is all the home holds.
+    expect(await readdir(dirs.home)).toEqual(["checkpoints"]);
   });
 
   it("persists a new session under gyreHome and continues it in a second call", async () => {

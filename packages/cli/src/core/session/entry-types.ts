@@ -6,6 +6,7 @@
  */
 import type {
   BranchSummaryEntry,
+  CheckpointEntry,
   CompactionEntry,
   CustomEntry,
   LabelEntry,
@@ -48,6 +49,21 @@ export function isJsonObject(value: unknown): value is JsonObject {
 const roles = new Set(["user", "assistant", "toolResult", "custom"]);
 const thinkingLevels = new Set(["off", "low", "medium", "high"]);
 const isString = (value: unknown): value is string => typeof value === "string";
+const checkpointReasons = new Set(["turn", "turn_end", "rewind"]);
+
+function checkCheckpoint(value: JsonObject): string | undefined {
+  if (!isString(value.ref) || !/^[0-9a-f]{40,64}$/.test(value.ref)) return "checkpoint needs a tree id in ref";
+  if (!Array.isArray(value.files) || !value.files.every(isString)) return "checkpoint needs files as a list of paths";
+  if (!isString(value.reason) || !checkpointReasons.has(value.reason)) return "checkpoint has an unknown reason";
+  if (!isString(value.workspace)) return "checkpoint needs a workspace";
+  const skipped = value.skipped;
+  if (
+    skipped !== undefined &&
+    !(Array.isArray(skipped) && skipped.every((file) => isJsonObject(file) && isString(file.path)))
+  )
+    return "checkpoint's skipped must list objects with a path";
+  return undefined;
+}
 
 export const ENTRY_TYPES = defineEntryTypes({
   message: row<MessageEntry>({
@@ -103,6 +119,8 @@ export const ENTRY_TYPES = defineEntryTypes({
     lazy: true,
     check: (value) => (isString(value.customType) ? undefined : "custom needs a customType"),
   }),
+  // Eager: rewind, /diff and doctor look checkpoints up without building the context.
+  checkpoint: row<CheckpointEntry>({ lazy: false, check: checkCheckpoint }),
 });
 
 type EntryTable = typeof ENTRY_TYPES;

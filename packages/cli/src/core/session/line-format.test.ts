@@ -79,6 +79,16 @@ const generators: { [K in SessionEntryType]: (random: Random, ids: string[]) => 
     customType: random.text(10),
     ...(random.bool() ? { data: random.json() } : {}),
   }),
+  checkpoint: (random) => ({
+    type: "checkpoint",
+    ref: Array.from({ length: 5 }, () => random.hexId()).join(""),
+    files: Array.from({ length: random.int(4) }, () => random.text(12)),
+    reason: random.pick(["turn", "turn_end", "rewind"] as const),
+    workspace: random.text(20),
+    ...(random.bool()
+      ? { skipped: [{ path: random.text(12), bytes: random.int(1 << 30), reason: "file_too_large" as const }] }
+      : {}),
+  }),
 };
 
 function randomMessage(random: Random): AgentMessage {

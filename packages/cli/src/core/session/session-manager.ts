@@ -17,7 +17,9 @@ import { SessionFile } from "./session-file.js";
 import { newSessionPath } from "./session-paths.js";
 import { SessionTree, type SessionTreeNode } from "./session-tree.js";
 import {
+  type CheckpointEntry,
   type CompactionData,
+  type EntryBase,
   type NewEntry,
   type ReadProblem,
   SESSION_FORMAT_VERSION,
@@ -154,6 +156,11 @@ export class SessionManager {
   /** Extension data under the leaf; never sent to the model. */
   appendCustom(customType: string, data?: unknown): string {
     return this.append(data === undefined ? { type: "custom", customType } : { type: "custom", customType, data });
+  }
+
+  /** Records a workspace snapshot (see core/checkpoints) under the leaf. */
+  appendCheckpoint(checkpoint: Omit<CheckpointEntry, keyof EntryBase | "type">): string {
+    return this.append({ type: "checkpoint", ...checkpoint });
   }
 
   /** Labels an entry (bookmark); `undefined` or "" clears the label. */

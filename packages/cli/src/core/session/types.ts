@@ -4,6 +4,7 @@
  */
 import type { AgentMessage } from "@gyre/agent";
 import type { ThinkingLevel, Usage } from "@gyre/ai";
+import type { SkippedFile } from "../checkpoints/types.js";
 import type { EntryOfTable } from "./entry-types.js";
 
 /** The only format version this build writes and reads. */
@@ -64,6 +65,27 @@ export type LabelEntry = EntryBase & { type: "label"; targetId: string; label?: 
 export type SessionInfoEntry = EntryBase & { type: "session_info"; name: string };
 /** Extension data; never sent to the model. */
 export type CustomEntry = EntryBase & { type: "custom"; customType: string; data?: unknown };
+
+/** Why a checkpoint was taken. */
+export type CheckpointReason = "turn" | "turn_end" | "rewind";
+
+/**
+ * A snapshot of the workspace in its shadow repository (DESIGN §10). "turn": before the first
+ * file-changing tool of a run; "turn_end": when that run ended; "rewind": the state a rewind
+ * replaced, so the rewind can be undone.
+ */
+export type CheckpointEntry = EntryBase & {
+  type: "checkpoint";
+  /** The snapshot's tree id in the workspace's shadow repository. */
+  ref: string;
+  /** Paths recorded anew (changed since the workspace's previous snapshot), at most 200. */
+  files: string[];
+  reason: CheckpointReason;
+  /** The snapshotted directory. */
+  workspace: string;
+  /** Paths the snapshot left out (too large, nested repositories); a restore never touches them. */
+  skipped?: SkippedFile[];
+};
 
 /** Every entry type: derived from the table in entry-types.ts, where a new type gets its row. */
 export type SessionEntry = EntryOfTable;

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { getModel, getModels, getProvider, getProviders, type ThinkingLevel } from "@gyre/ai";
 import type { AgentSession } from "../../core/agent-session.js";
+import type { WorkspaceCheckpoints } from "../../core/checkpoints/workspace-checkpoints.js";
 import { resolveApiKey } from "../../core/config/resolve-api-key.js";
 import type { ApprovalAnswer, UserInterface } from "../../core/user-interface.js";
 import { readLines, tooLongResponse, writeJsonLine } from "./jsonl.js";
@@ -21,6 +22,8 @@ export type RpcModeOptions = {
   stdout: Writable;
   /** The interface extensions were given (from `createRpcUserInterface`); `ui_response` answers it. */
   ui?: RpcUserInterface;
+  /** Rewind previews come from here; without it `rewind` with `preview` fails with a clear error. */
+  checkpoints?: WorkspaceCheckpoints;
   /** Plan mode for `set_permission_mode`. */
   safety?: { setPlanMode(on: boolean): Promise<void> };
 };
@@ -264,6 +267,8 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
     }
     case "get_last_assistant_text":
       return { text: session.getLastAssistantText() ?? null };
+    case "rewind":
+      return handleRewind(command, options);
     case "ui_response":
       throw new Error(`No question with id "${command.requestId}" is waiting for an answer.`);
     case "approval_response":
@@ -273,6 +278,18 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
       throw new Error(`Unhandled command ${JSON.stringify(never)}`);
     }
   }
+}
+
+const restoreModes = ["both", "code", "conversation"] as const;
+
+async function handleRewind(command: Extract<RpcCommand, { type: "rewind" }>, options: RpcModeOptions) {
+  assertIdle(options.session, "rewind");
+  const restore = command.restore ?? "both";
+  if (!restoreModes.includes(restore)) throw new Error(`restore must be one of ${restoreModes.join(", ")}.`);
+  const request = { entryId: command.entryId, restore, force: command.force === true };
+  if (!command.preview) return options.session.rewind(request);
+  if (!options.checkpoints) throw new Error("Rewind is not available in this session.");
+  return options.checkpoints.preview(request);
 }
 
 function describeState(session: AgentSession) {

@@ -20,6 +20,15 @@ export type RpcCommand =
   | { id?: string; type: "fork"; entryId?: string }
   | { id?: string; type: "switch_session"; sessionPath: string }
   | { id?: string; type: "get_last_assistant_text" }
+  /** Back to before a user message (or to a checkpoint entry); `preview` only reports what would change. */
+  | {
+      id?: string;
+      type: "rewind";
+      entryId: string;
+      restore?: "both" | "code" | "conversation";
+      force?: boolean;
+      preview?: boolean;
+    }
   | { id?: string; type: "ui_response"; requestId: string; value?: unknown; cancelled?: boolean }
   /** DESIGN §8: answers the `approval_request` with this `id`; `reason` (with deny) reaches the model. */
   | { id: string; type: "approval_response"; decision: "allow" | "allow_always" | "deny"; reason?: string }
@@ -69,6 +78,7 @@ export const rpcCommandTypes: readonly RpcCommandType[] = [
   "fork",
   "switch_session",
   "get_last_assistant_text",
+  "rewind",
   "ui_response",
   "approval_response",
   "set_permission_mode",
@@ -109,6 +119,7 @@ export function parseRpcCommand(line: string): ParsedCommand {
     set_thinking_level: ["level"],
     switch_session: ["sessionPath"],
     ui_response: ["requestId"],
+    rewind: ["entryId"],
     approval_response: ["id", "decision"],
     set_permission_mode: ["mode"],
   };

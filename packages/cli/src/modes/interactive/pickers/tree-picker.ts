@@ -27,6 +27,8 @@ export function describeEntry(entry: SessionEntry): string | undefined {
       return "  [compaction]";
     case "branch_summary":
       return `  [branch summary] ${preview(entry.summary)}`;
+    case "checkpoint":
+      return entry.reason === "rewind" ? "  [rewind checkpoint]" : undefined;
     case "model_change":
     case "thinking_level_change":
     case "label":

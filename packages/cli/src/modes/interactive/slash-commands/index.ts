@@ -1,6 +1,7 @@
 import { compactCommand } from "./compact-command.js";
 import { copyCommand } from "./copy-command.js";
 import { costCommand } from "./cost-command.js";
+import { diffCommand } from "./diff-command.js";
 import { exportCommand } from "./export-command.js";
 import { forkCommand } from "./fork-command.js";
 import { helpCommand } from "./help-command.js";
@@ -9,6 +10,7 @@ import { nameCommand } from "./name-command.js";
 import { newCommand } from "./new-command.js";
 import { quitCommand } from "./quit-command.js";
 import { resumeCommand } from "./resume-command.js";
+import { rewindCommand } from "./rewind-command.js";
 import { sessionCommand } from "./session-command.js";
 import { settingsCommand } from "./settings-command.js";
 import { thinkingCommand } from "./thinking-command.js";
@@ -22,6 +24,8 @@ export const slashCommands: readonly SlashCommand[] = [
   newCommand,
   resumeCommand,
   treeCommand,
+  rewindCommand,
+  diffCommand,
   forkCommand,
   nameCommand,
   compactCommand,

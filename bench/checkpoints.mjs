@@ -1,0 +1,97 @@
+// Checkpoint snapshot time (issue 17): a 10,000-file workspace, one small change per round.
+//   gyre: ShadowRepository.snapshot() into its own GIT_DIR under a temp GYRE_HOME.
+//   baseline: `git add -A && git commit -q -m x` in a plain repository of the same files.
+// Targets: snapshot ≤ 50 ms; ≤ 1.2× the baseline. Medians of N rounds, after one warm-up each.
+// Usage: node bench/checkpoints.mjs [--files 10000] [--rounds 15]
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { parseOptions } from "./lib/item-main.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const options = parseOptions();
+const fileCount = options.files ?? 10_000;
+const rounds = options.rounds ?? 15;
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+async function loadCheckpoints(work) {
+  const outfile = path.join(work, "checkpoints.mjs");
+  await build({
+    entryPoints: [path.join(root, "packages/cli/src/core/checkpoints/shadow-repository.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    outfile,
+    logLevel: "error",
+  });
+  return import(pathToFileURL(outfile).href);
+}
+
+/** 100 folders of source-sized files, like a mid-sized project. */
+function createTree(dir) {
+  const perFolder = 100;
+  for (let folder = 0; folder < Math.ceil(fileCount / perFolder); folder++) {
+    mkdirSync(path.join(dir, `module-${folder}`), { recursive: true });
+    for (let file = 0; file < perFolder && folder * perFolder + file < fileCount; file++)
+      writeFileSync(
+        path.join(dir, `module-${folder}`, `file-${file}.ts`),
+        `export const value${file} = ${folder * file};\n`.repeat(20),
+      );
+  }
+  writeFileSync(path.join(dir, ".gitignore"), "node_modules/\n");
+}
+
+const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+const plainGit = (cwd, args) =>
+  execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", ...args], { cwd, env: gitEnv, stdio: "pipe" });
+
+/** Edits one file, then times `measure()`; the first round warms caches and is not counted. */
+async function timeRounds(dir, measure) {
+  const times = [];
+  for (let round = 0; round <= rounds; round++) {
+    writeFileSync(path.join(dir, "module-7", "file-7.ts"), `export const changed = ${round};\n`);
+    const started = performance.now();
+    await measure();
+    if (round > 0) times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+const work = mkdtempSync(path.join(tmpdir(), "gyre-bench-checkpoints-"));
+try {
+  const { ShadowRepository } = await loadCheckpoints(work);
+  const workspace = path.join(work, "workspace");
+  const plain = path.join(work, "plain");
+  createTree(workspace);
+  createTree(plain);
+  plainGit(plain, ["init", "-q"]);
+  plainGit(plain, ["add", "-A"]);
+  plainGit(plain, ["commit", "-q", "-m", "initial"]);
+
+  const repository = await ShadowRepository.open({ gyreHome: path.join(work, "home"), workspace });
+  const first = performance.now();
+  await repository.snapshot();
+  const firstMs = performance.now() - first;
+  const gyreMs = await timeRounds(workspace, () => repository.snapshot());
+  const gitMs = await timeRounds(plain, () => {
+    plainGit(plain, ["add", "-A"]);
+    plainGit(plain, ["commit", "-q", "-m", "x"]);
+  });
+  const ratio = gyreMs / gitMs;
+  console.log(`checkpoints: ${fileCount} files, ${rounds} rounds, one small change per round`);
+  console.log(`first snapshot (all files)             ${firstMs.toFixed(1)} ms`);
+  console.log(`snapshot after a small change (median) ${gyreMs.toFixed(1)} ms  (target ≤ 50 ms)`);
+  console.log(`git add -A && git commit (median)      ${gitMs.toFixed(1)} ms`);
+  console.log(`gyre ÷ git                              ${ratio.toFixed(2)}x  (target ≤ 1.2x)`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

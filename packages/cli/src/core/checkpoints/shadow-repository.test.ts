@@ -1,0 +1,164 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  symlink,
+  truncate,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createProject, hashDirectory, pictureOf } from "../../../test/checkpoints/workspace.js";
+import { ShadowRepository, workspaceId } from "./shadow-repository.js";
+
+const created: string[] = [];
+afterEach(async () => {
+  await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function setUp() {
+  const root = await mkdtemp(join(tmpdir(), "gyre-checkpoints-"));
+  created.push(root);
+  const [workspace, gyreHome, markers] = ["project", "home", "markers"].map((name) => join(root, name)) as [
+    string,
+    string,
+    string,
+  ];
+  await Promise.all([workspace, gyreHome, markers].map((dir) => mkdir(dir)));
+  createProject(workspace, markers);
+  return { workspace, gyreHome, markers };
+}
+
+/** The changes an agent typically makes: edits, a sed -i, rm, a rename, new files, mode and link changes. */
+async function mutate(workspace: string): Promise<void> {
+  await writeFile(join(workspace, "crlf.txt"), "one\ntwo changed\n");
+  execFileSync("sh", ["-c", "sed -i 's/hi/bye/' run.sh && rm doomed.txt && chmod -x run.sh"], { cwd: workspace });
+  await writeFile(join(workspace, "bom.txt"), "no bom now\n");
+  await rename(join(workspace, "src", "deep", "old-name.ts"), join(workspace, "src", "new-name.ts"));
+  await mkdir(join(workspace, "generated", "nested"), { recursive: true });
+  await writeFile(join(workspace, "generated", "nested", "out.js"), "made by the agent\n");
+  await unlink(join(workspace, "link-to-main"));
+  await symlink("crlf.txt", join(workspace, "link-to-main"));
+  await writeFile(join(workspace, "ignored.log"), "changed, but ignored\n");
+}
+
+describe("ShadowRepository", () => {
+  it("restores edits, sed -i, rm, renames, new files, modes and symlinks byte for byte", async () => {
+    const { workspace, gyreHome } = await setUp();
+    const before = pictureOf(workspace, { skip: [".git", "ignored.log"] });
+    const repository = await ShadowRepository.open({ gyreHome, workspace });
+    const checkpoint = await repository.snapshot();
+    await mutate(workspace);
+    expect(pictureOf(workspace, { skip: [".git", "ignored.log"] })).not.toEqual(before);
+
+    const current = await repository.snapshot();
+    const plan = await repository.planRestore(checkpoint, current);
+    expect(plan.changes.map((change) => `${change.status} ${change.path}`).sort()).toEqual([
+      "added doomed.txt",
+      "added src/deep/old-name.ts",
+      "deleted generated/nested/out.js",
+      "deleted src/new-name.ts",
+      "modified bom.txt",
+      "modified crlf.txt",
+      "modified link-to-main",
+      "modified run.sh",
+    ]);
+    await repository.restore(plan.changes);
+
+    expect(pictureOf(workspace, { skip: [".git", "ignored.log"] })).toEqual(before);
+    expect(await readlink(join(workspace, "link-to-main"))).toBe("src/main.ts");
+    expect(existsSync(join(workspace, "generated"))).toBe(false);
+    expect(await readdir(join(workspace, "src", "deep"))).toEqual(["old-name.ts"]);
+    // Ignored files are outside every snapshot: the restore leaves them as they are.
+    expect(await readFile(join(workspace, "ignored.log"), "utf8")).toBe("changed, but ignored\n");
+  });
+
+  it("never touches the project's .git and never runs its hooks", async () => {
+    const { workspace, gyreHome, markers } = await setUp();
+    const gitBefore = hashDirectory(join(workspace, ".git"));
+    const repository = await ShadowRepository.open({ gyreHome, workspace });
+    const checkpoint = await repository.snapshot();
+    await mutate(workspace);
+    const current = await repository.snapshot();
+    await repository.restore((await repository.planRestore(checkpoint, current)).changes);
+    await repository.prune();
+    expect(hashDirectory(join(workspace, ".git"))).toBe(gitBefore);
+    expect(await readdir(markers)).toEqual([]);
+    expect(repository.location.gitDir).toBe(join(gyreHome, "checkpoints", workspaceId(workspace), "git"));
+  });
+
+  it("skips a 200 MB sparse file and leaves it alone on restore", async () => {
+    const { workspace, gyreHome } = await setUp();
+    const big = join(workspace, "big.bin");
+    await (await open(big, "w")).close();
+    await truncate(big, 200 * 1024 * 1024);
+    const repository = await ShadowRepository.open({ gyreHome, workspace });
+    const checkpoint = await repository.snapshot();
+    expect(checkpoint.skipped).toEqual([{ path: "big.bin", bytes: 200 * 1024 * 1024, reason: "file_too_large" }]);
+    await rm(big);
+    await writeFile(join(workspace, "crlf.txt"), "changed\n");
+    const current = await repository.snapshot();
+    const plan = await repository.planRestore(checkpoint, current);
+    expect(plan.changes.map((change) => change.path)).toEqual(["crlf.txt"]);
+    await repository.restore(plan.changes);
+    expect(existsSync(big)).toBe(false);
+    expect(await repository.diskUse()).toBeLessThan(1024 * 1024);
+  });
+
+  it("skips the largest files beyond the per-snapshot cap", async () => {
+    const { workspace, gyreHome } = await setUp();
+    await writeFile(join(workspace, "a.bin"), Buffer.alloc(3000, 1));
+    await writeFile(join(workspace, "b.bin"), Buffer.alloc(6000, 2));
+    const repository = await ShadowRepository.open({
+      gyreHome,
+      workspace,
+      limits: { maxSnapshotBytes: 4000, maxFileBytes: 10_000 },
+    });
+    const snapshot = await repository.snapshot();
+    expect(snapshot.skipped).toEqual([{ path: "b.bin", bytes: 6000, reason: "snapshot_too_large" }]);
+    expect(snapshot.changed).toContain("a.bin");
+  });
+
+  it("prunes the least recently recorded snapshots beyond the disk cap", async () => {
+    const { workspace, gyreHome } = await setUp();
+    const repository = await ShadowRepository.open({
+      gyreHome,
+      workspace,
+      limits: { maxRepositoryBytes: 300 * 1024, maxFileBytes: 1024 * 1024 },
+    });
+    const trees: string[] = [];
+    for (let round = 0; round < 6; round++) {
+      // Random bytes do not compress, so each snapshot adds ~100 KB.
+      await writeFile(join(workspace, "data.bin"), execFileSync("head", ["-c", "102400", "/dev/urandom"]));
+      trees.push((await repository.snapshot()).tree);
+    }
+    expect(await repository.diskUse()).toBeGreaterThan(300 * 1024);
+    const dropped = await repository.prune();
+    expect(await repository.diskUse()).toBeLessThanOrEqual(300 * 1024);
+    expect(dropped.length).toBeGreaterThan(0);
+    expect(dropped).toEqual(trees.slice(0, dropped.length));
+    expect(await repository.hasTree(trees[0] as string)).toBe(false);
+    expect(await repository.hasTree(trees[5] as string)).toBe(true);
+  });
+
+  it("records an unchanged work tree as the same tree", async () => {
+    const { workspace, gyreHome } = await setUp();
+    const repository = await ShadowRepository.open({ gyreHome, workspace });
+    const first = await repository.snapshot();
+    const second = await repository.snapshot();
+    expect(second.tree).toBe(first.tree);
+    expect(second.changed).toEqual([]);
+    await chmod(join(workspace, "crlf.txt"), 0o755);
+    expect((await repository.snapshot()).changed).toEqual(["crlf.txt"]);
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * Takes checkpoints as a run goes: one snapshot before the first tool of a run that can change
+ * files (made durable in the session before the tool starts), and one when that run ends, so a
+ * rewind can tell gyre's changes from changes made outside it. Read-only tools never snapshot.
+ */
+import type { AgentEvent, BeforeToolCallInput, BeforeToolCallResult } from "@gyre/agent";
+import { describeError } from "@gyre/ai";
+import type { SessionManager } from "../session/session-manager.js";
+import type { CheckpointReason } from "../session/types.js";
+import type { ShadowRepository } from "./shadow-repository.js";
+import type { Snapshot } from "./types.js";
+
+/** Built-in tools that only read. Every other tool (bash, write, edit, MCP, extensions) may change files. */
+export const READ_ONLY_TOOL_NAMES: readonly string[] = ["read", "ls", "grep", "find"];
+
+/** Most paths one checkpoint entry lists; the snapshot itself has them all. */
+const MAX_LISTED_FILES = 200;
+
+export type TurnCheckpointsOptions = {
+  /** The workspace's shadow repository, opened on first use; undefined when git is unavailable. */
+  repository: () => Promise<ShadowRepository | undefined>;
+  /** Where checkpoint entries are appended (the current leaf). */
+  session: () => SessionManager;
+  /** Whether a call can change files. Default: any tool not in READ_ONLY_TOOL_NAMES. */
+  mayChangeFiles?: (toolName: string, args: Record<string, unknown>) => boolean;
+  /** Told once per problem (a failed snapshot, a skipped large file); never blocks a tool. */
+  onNotice?: (text: string) => void;
+};
+
+/**
+ * Appends a snapshot of the workspace to the session as a checkpoint entry (the caller flushes).
+ * Returns the entry id.
+ */
+export async function recordCheckpoint(
+  repository: ShadowRepository,
+  session: SessionManager,
+  reason: CheckpointReason,
+): Promise<{ entryId: string; snapshot: Snapshot }> {
+  const snapshot = await repository.snapshot();
+  const entryId = session.appendCheckpoint({
+    ref: snapshot.tree,
+    files: snapshot.changed.slice(0, MAX_LISTED_FILES),
+    reason,
+    workspace: repository.location.workTree,
+    ...(snapshot.skipped.length > 0 ? { skipped: snapshot.skipped } : {}),
+  });
+  return { entryId, snapshot };
+}
+
+/** The checkpoint hooks of one agent: wire `beforeToolCall` and `handleEvent` into it. */
+export class TurnCheckpoints {
+  /** The snapshot of the current run, once its first file-changing tool asked for it. */
+  private taken: Promise<unknown> | undefined;
+  private readonly noticed = new Set<string>();
+
+  constructor(private readonly options: TurnCheckpointsOptions) {}
+
+  /**
+   * Snapshots before the first file-changing call of the run; calls in the same batch wait for
+   * that one snapshot. Never blocks a call: a failed snapshot is reported and the tool runs.
+   */
+  beforeToolCall = async (input: BeforeToolCallInput): Promise<BeforeToolCallResult | undefined> => {
+    const mayChange = this.options.mayChangeFiles ?? ((name: string) => !READ_ONLY_TOOL_NAMES.includes(name));
+    if (!mayChange(input.toolCall.name, input.args)) return undefined;
+    this.taken ??= this.take("turn");
+    await this.taken;
+    return undefined;
+  };
+
+  private ending: Promise<void> = Promise.resolve();
+
+  /** Resolves once the end-of-run checkpoint (if one is being taken) is recorded. */
+  settled(): Promise<void> {
+    return this.ending;
+  }
+
+  /** Resets at each run's start; records the end state of a run that took a checkpoint. */
+  handleEvent = (event: AgentEvent): Promise<void> => {
+    if (event.type === "agent_end") this.ending = this.ending.then(() => this.endRun(event));
+    else if (event.type === "agent_start") this.taken = undefined;
+    return event.type === "agent_end" ? this.ending : Promise.resolve();
+  };
+
+  private endRun = async (event: AgentEvent): Promise<void> => {
+    if (event.type !== "agent_end" || this.taken === undefined) return;
+    this.taken = undefined;
+    const repository = await this.take("turn_end");
+    const dropped = (await repository?.prune().catch(() => [])) ?? [];
+    if (dropped.length > 0)
+      this.notify(`pruned:${dropped.length}`, `Pruned ${dropped.length} old checkpoint(s) to stay under the disk cap.`);
+  };
+
+  /** Returns the repository when the snapshot was recorded. */
+  private async take(reason: CheckpointReason): Promise<ShadowRepository | undefined> {
+    try {
+      const repository = await this.options.repository();
+      if (repository === undefined) return undefined;
+      const session = this.options.session();
+      const { snapshot } = await recordCheckpoint(repository, session, reason);
+      // Durable before the tool starts, so a crash never leaves a change without its checkpoint.
+      await session
+        .flush()
+        .catch((error: unknown) => this.notify("flush", `could not write the session file: ${describeError(error)}`));
+      for (const file of snapshot.skipped)
+        this.notify(
+          `skip:${file.path}`,
+          `Checkpoint skipped ${file.path} (${describeSkip(file.reason, file.bytes)}); rewind will leave it as it is.`,
+        );
+      return repository;
+    } catch (error) {
+      this.notify("failed", `Could not take a checkpoint: ${(error as Error).message}. Rewind may miss this turn.`);
+      return undefined;
+    }
+  }
+
+  private notify(key: string, text: string): void {
+    if (this.noticed.has(key)) return;
+    this.noticed.add(key);
+    this.options.onNotice?.(text);
+  }
+}
+
+function describeSkip(reason: string, bytes: number): string {
+  const size = `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (reason === "file_too_large") return `${size}, over the per-file limit`;
+  if (reason === "snapshot_too_large") return `${size}, over the per-snapshot limit`;
+  return "a nested git repository";
+}

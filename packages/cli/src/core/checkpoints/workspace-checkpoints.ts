@@ -1,0 +1,129 @@
+/**
+ * Checkpoints for one session's workspace, as the modes use them: hooks for the agent, and
+ * rewind/preview against the session's current store. The shadow repository is opened on first
+ * use (nothing on the start-up path); when git is missing it says so once and rewind covers the
+ * conversation only.
+ */
+import type { SessionManager } from "../session/session-manager.js";
+import { messageText } from "../session/switch-session.js";
+import { previewRewind, type RewindPlan, type RewindRestore, type RewindResult, rewind } from "./rewind.js";
+import { probeGit } from "./run-git.js";
+import { ShadowRepository } from "./shadow-repository.js";
+import { TurnCheckpoints } from "./turn-checkpoints.js";
+import type { CheckpointLimits, FileChange } from "./types.js";
+
+export type WorkspaceCheckpointsOptions = {
+  gyreHome: string;
+  workspace: string;
+  limits?: Partial<CheckpointLimits>;
+  gitBinary?: string;
+};
+
+/** What the owning session provides: its current store and a way to tell the user. */
+export type CheckpointHost = { store: () => SessionManager; notice: (text: string) => void };
+
+export type RewindRequest = { entryId: string; restore: RewindRestore; force?: boolean };
+
+/** Bound to its session by `bind` (AgentSession does this); until then it records nothing. */
+export class WorkspaceCheckpoints {
+  readonly turns: TurnCheckpoints;
+  private opened: Promise<ShadowRepository | undefined> | undefined;
+  private host: CheckpointHost | undefined;
+
+  constructor(private readonly options: WorkspaceCheckpointsOptions) {
+    this.turns = new TurnCheckpoints({
+      repository: () => (this.host ? this.repository() : Promise.resolve(undefined)),
+      session: () => this.store(),
+      onNotice: (text) => this.host?.notice(text),
+    });
+  }
+
+  /** Connects the checkpoints to the session whose entries they write. */
+  bind(host: CheckpointHost): void {
+    this.host = host;
+  }
+
+  private store(): SessionManager {
+    if (!this.host) throw new Error("Checkpoints are not bound to a session.");
+    return this.host.store();
+  }
+
+  /** The shadow repository; undefined (after one notice) when git cannot run or the set-up fails. */
+  repository(): Promise<ShadowRepository | undefined> {
+    this.opened ??= this.open();
+    return this.opened;
+  }
+
+  private async open(): Promise<ShadowRepository | undefined> {
+    const git = await probeGit(this.options.gitBinary);
+    if (!git.ok) {
+      this.host?.notice(`Checkpoints are off: ${git.reason}. Rewind can restore the conversation only.`);
+      return undefined;
+    }
+    try {
+      return await ShadowRepository.open({
+        gyreHome: this.options.gyreHome,
+        workspace: this.options.workspace,
+        ...(this.options.limits ? { limits: this.options.limits } : {}),
+        ...(this.options.gitBinary ? { gitBinary: this.options.gitBinary } : {}),
+      });
+    } catch (error) {
+      this.host?.notice(`Checkpoints are off: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  /** What a rewind would change, without changing anything. */
+  async preview(request: RewindRequest): Promise<RewindPlan> {
+    await this.turns.settled();
+    return previewRewind({ ...request, session: this.store(), repository: await this.repository() });
+  }
+
+  /**
+   * Rewinds the bound store (files and leaf). The caller reloads the conversation when it moved
+   * (AgentSession.rewind does) and makes sure no run is in progress.
+   */
+  async rewind(request: RewindRequest): Promise<RewindResult> {
+    await this.turns.settled();
+    return rewind({ ...request, session: this.store(), repository: await this.repository() });
+  }
+
+  /**
+   * What /rewind offers, newest first: undoing the last rewind (when there was one), then each
+   * user message of the current branch with its first line and full text.
+   */
+  rewindTargets(): { entryId: string; label: string; text?: string }[] {
+    const store = this.store();
+    const targets: { entryId: string; label: string; text?: string }[] = [];
+    const lastRewind = store
+      .getEntries()
+      .filter((entry) => entry.type === "checkpoint" && entry.reason === "rewind")
+      .pop();
+    if (lastRewind) targets.push({ entryId: lastRewind.id, label: "Undo the last rewind" });
+    for (const entry of store.getBranch().reverse()) {
+      if (entry.type !== "message" || entry.message.role !== "user") continue;
+      const text = messageText(entry.message);
+      targets.push({ entryId: entry.id, label: text.split("\n")[0]?.slice(0, 80) || "(empty)", text });
+    }
+    return targets;
+  }
+
+  /**
+   * What changed in the workspace since this session's first checkpoint (`/diff`): `added`
+   * means the file is new since then. `notice` says why there is nothing to compare.
+   */
+  async sessionChanges(): Promise<{ changes: FileChange[]; notice?: string }> {
+    await this.turns.settled();
+    const repository = await this.repository();
+    if (repository === undefined) return { changes: [], notice: "Checkpoints are off (git is not available)." };
+    const first = this.store()
+      .getEntries()
+      .find((entry) => entry.type === "checkpoint");
+    if (first?.type !== "checkpoint") return { changes: [], notice: "This session has not changed any files yet." };
+    if (!(await repository.hasTree(first.ref)))
+      return { changes: [], notice: "The session's first checkpoint was pruned to stay under the disk cap." };
+    const now = await repository.snapshot();
+    const differences = await repository.diff(first.ref, now.tree);
+    return { changes: differences.map(({ path, status }) => ({ path, status })) };
+  }
+}

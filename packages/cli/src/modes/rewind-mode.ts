@@ -1,0 +1,39 @@
+/**
+ * `gyre --session <id> --rewind <entryId> [--restore code|conversation|both] [--force]`: rewinds
+ * once for scripts and prints the outcome as one JSON line. Exit 0 when it rewound (conflicts,
+ * kept unless --force, are listed), 2 for an entry that is not in the session.
+ */
+import type { Writable } from "node:stream";
+import { GyreError } from "@gyre/ai";
+import type { Runtime } from "../core/create-runtime.js";
+
+export async function runRewindMode(
+  runtime: Runtime,
+  options: {
+    entryId: string;
+    restore: "both" | "code" | "conversation";
+    force: boolean;
+    stdout: Writable;
+    stderr: Writable;
+  },
+): Promise<number> {
+  try {
+    const result = await runtime.session.rewind({
+      entryId: options.entryId,
+      restore: options.restore,
+      force: options.force,
+    });
+    options.stdout.write(
+      `${JSON.stringify({ type: "rewind", sessionId: runtime.session.state.sessionId, ...result })}\n`,
+    );
+    if (result.conflicts.length > 0 && !options.force)
+      options.stderr.write(
+        `gyre: kept ${result.conflicts.length} file(s) changed outside gyre since the checkpoint (${result.conflicts.join(", ")}); add --force to restore them too.\n`,
+      );
+    if (result.notice) options.stderr.write(`gyre: ${result.notice}\n`);
+    return 0;
+  } catch (error) {
+    options.stderr.write(`gyre: ${(error as Error).message}\n`);
+    return error instanceof GyreError && error.code === "usage" ? 2 : 1;
+  }
+}

@@ -1,0 +1,177 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { RpcClient } from "../../src/modes/rpc/rpc-client.js";
+import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
+import { cliEnv, createWorkspace, gyreBin, runCli } from "../helpers/run-cli.js";
+import { createProject, hashDirectory, pictureOf } from "./workspace.js";
+
+let server: FakeModelServer | undefined;
+let client: RpcClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  await server?.close();
+  server = undefined;
+});
+
+type Line = { type: string; id?: string; message?: { role: string }; reason?: string };
+
+async function sessionLines(home: string): Promise<{ path: string; lines: Line[] }> {
+  const dir = join(home, "sessions");
+  const [folder] = await readdir(dir);
+  const [file] = (await readdir(join(dir, folder as string))).sort();
+  const path = join(dir, folder as string, file as string);
+  const text = await readFile(path, "utf8");
+  return {
+    path,
+    lines: text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Line),
+  };
+}
+
+const userEntryIds = (lines: Line[]) =>
+  lines.filter((line) => line.type === "message" && line.message?.role === "user").map((line) => line.id as string);
+
+async function setUp() {
+  const { cwd, home } = await createWorkspace();
+  const markers = join(home, "..", "markers");
+  await mkdir(markers);
+  createProject(cwd, markers);
+  return { cwd, home, markers, picture: () => pictureOf(cwd, { skip: [".git"] }) };
+}
+
+/** A model that runs `command` with bash on its first call of each prompt, then says it is done. */
+function bashThenDone(command: string) {
+  return startFakeModelServer({
+    respond: ({ body }) => {
+      const last = body.messages?.at(-1);
+      return last?.role === "user" ? { toolCalls: [{ name: "bash", arguments: { command } }] } : { text: "done" };
+    },
+  });
+}
+
+const args = ["--provider", "openai", "--model", "gpt-4o"];
+
+describe("rewind from RPC and the command line", () => {
+  it("previews and rewinds over RPC, then undoes the rewind", async () => {
+    const { cwd, home, markers, picture } = await setUp();
+    const gitBefore = hashDirectory(join(cwd, ".git"));
+    const before = picture();
+    server = await bashThenDone("sed -i 's/one/ONE/' crlf.txt && rm doomed.txt && echo new > new.txt");
+    client = new RpcClient({
+      command: gyreBin,
+      args,
+      cwd,
+      env: cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" }),
+    });
+    const ended = client.waitForEvent((event) => event.type === "agent_end");
+    await client.send({ type: "prompt", message: "change things" });
+    await ended;
+    const after = picture();
+    // The end-of-run checkpoint is recorded just after agent_end reaches the client.
+    let { lines } = await sessionLines(home);
+    for (let tries = 0; tries < 100 && !lines.some((line) => line.reason === "turn_end"); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ({ lines } = await sessionLines(home));
+    }
+    expect(lines.filter((line) => line.type === "checkpoint").map((line) => line.reason)).toEqual(["turn", "turn_end"]);
+    const [first] = userEntryIds(lines);
+
+    const preview = await client.send({ type: "rewind", entryId: first as string, preview: true });
+    expect(preview.success).toBe(true);
+    const changes = (preview.data as { changes: { path: string; status: string }[] }).changes;
+    expect(changes.map((change) => `${change.status} ${change.path}`).sort()).toEqual([
+      "added doomed.txt",
+      "deleted new.txt",
+      "modified crlf.txt",
+    ]);
+    expect(picture()).toEqual(after);
+
+    const rewound = await client.send({ type: "rewind", entryId: first as string, restore: "both" });
+    expect(rewound.success).toBe(true);
+    expect(picture()).toEqual(before);
+    expect(((await client.send({ type: "get_messages" })).data as { messages: unknown[] }).messages).toEqual([]);
+
+    const undo = (rewound.data as { undoEntryId: string }).undoEntryId;
+    expect((await client.send({ type: "rewind", entryId: undo })).success).toBe(true);
+    expect(picture()).toEqual(after);
+    expect(((await client.send({ type: "get_messages" })).data as { messages: unknown[] }).messages).toHaveLength(4);
+
+    const bad = await client.send({ type: "rewind", entryId: "ffffffff" });
+    expect(bad).toMatchObject({ success: false });
+    expect(bad.error).toContain("not a user message or checkpoint");
+    await client.close();
+    client = undefined;
+    expect(hashDirectory(join(cwd, ".git"))).toBe(gitBefore);
+    expect(await readdir(markers)).toEqual([]);
+  });
+
+  it("rewinds code with --session --rewind and keeps a file edited outside gyre unless --force", async () => {
+    const { cwd, home, picture } = await setUp();
+    const before = picture();
+    server = await bashThenDone("echo agent >> crlf.txt && echo agent >> bom.txt");
+    const env = cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" });
+    expect((await runCli([...args, "-p", "edit"], { cwd, env })).code).toBe(0);
+    await writeFile(join(cwd, "bom.txt"), "the user's version\n");
+    const { path, lines } = await sessionLines(home);
+    const [first] = userEntryIds(lines);
+
+    const kept = await runCli(["--session", path, "--rewind", first as string, "--restore", "code"], { cwd, env });
+    expect(kept.code).toBe(0);
+    expect(JSON.parse(kept.stdout)).toMatchObject({ type: "rewind", conflicts: ["bom.txt"] });
+    expect(kept.stderr).toContain("add --force");
+    expect(await readFile(join(cwd, "bom.txt"), "utf8")).toBe("the user's version\n");
+    expect(await readFile(join(cwd, "crlf.txt"), "utf8")).toBe("one\r\ntwo\r\nthree\r\n");
+
+    const forced = await runCli(["--session", path, "--rewind", first as string, "--restore", "code", "--force"], {
+      cwd,
+      env,
+    });
+    expect(forced.code).toBe(0);
+    expect(picture()).toEqual(before);
+    const unknown = await runCli(["--session", path, "--rewind", "ffffffff"], { cwd, env });
+    expect(unknown.code).toBe(2);
+    expect((await runCli(["--rewind", first as string], { cwd, env })).stderr).toContain("--session");
+  });
+
+  it("a kill -9 after the checkpoint, while the tool runs, leaves a session that --continue resumes and rewind undoes", async () => {
+    const { cwd, home, picture } = await setUp();
+    const before = picture();
+    server = await startFakeModelServer({
+      respond: ({ body }) => {
+        const text = JSON.stringify(body.messages?.at(-1)?.content ?? "");
+        if (text.includes("first"))
+          return { toolCalls: [{ name: "bash", arguments: { command: "echo x > started.txt; sleep 30" } }] };
+        return { text: "resumed" };
+      },
+    });
+    const env = cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" });
+    const child = spawn(process.execPath, [gyreBin, ...args, "-p", "first"], { cwd, env, stdio: "ignore" });
+    const deadline = Date.now() + 15_000;
+    while (!existsSync(join(cwd, "started.txt")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("close", resolve));
+    expect((await sessionLines(home)).lines.map((line) => line.reason ?? line.type).slice(-2)).toEqual([
+      "message",
+      "turn",
+    ]);
+
+    const resumed = await runCli([...args, "-c", "-p", "second"], { cwd, env });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("resumed");
+    const { path, lines } = await sessionLines(home);
+    const toolResults = lines.filter((line) => line.type === "message" && line.message?.role === "toolResult");
+    expect(toolResults).toHaveLength(1);
+    // The killed run never ended, so its change is not provably gyre's: a conflict until forced.
+    const [first] = userEntryIds(lines);
+    const kept = JSON.parse((await runCli(["--session", path, "--rewind", first as string], { cwd, env })).stdout);
+    expect(kept.conflicts).toEqual(["started.txt"]);
+    await runCli(["--session", path, "--rewind", first as string, "--force"], { cwd, env });
+    expect(picture()).toEqual(before);
+  });
+});

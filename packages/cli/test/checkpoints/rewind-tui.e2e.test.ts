@@ -1,0 +1,39 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { eventually, readSessionFiles, startGyre, stopGyres, submit } from "../interactive/gyre-in-tmux.js";
+
+afterEach(stopGyres);
+
+describe("/rewind and /diff in tmux", () => {
+  it("/diff lists the session's changes and /rewind shows them, then takes them back", async () => {
+    const { tmux, cwd, home } = await startGyre(({ body }) =>
+      body.messages?.at(-1)?.role === "user"
+        ? { toolCalls: [{ name: "bash", arguments: { command: "echo made > made-by-agent.txt" } }] }
+        : { text: "answer-done" },
+    );
+    await submit(tmux, "make a file");
+    await tmux.waitFor("answer-done");
+    expect(await readFile(join(cwd, "made-by-agent.txt"), "utf8")).toBe("made\n");
+
+    // The run ends just after its answer shows, with its end checkpoint; /diff waits for idle.
+    await eventually(async () => {
+      const [file] = await readSessionFiles(home);
+      return JSON.stringify(file?.entries ?? []).includes('"reason":"turn_end"') ? true : undefined;
+    }, "the run's end checkpoint");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await submit(tmux, "/diff");
+    await tmux.waitFor("added    made-by-agent.txt");
+
+    await submit(tmux, "/rewind");
+    await tmux.waitFor("Rewind to before which message?");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("Restore what?");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("Files: 1 deleted");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("Rewound: 1 deleted");
+    expect(existsSync(join(cwd, "made-by-agent.txt"))).toBe(false);
+  });
+});
