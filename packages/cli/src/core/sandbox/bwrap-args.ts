@@ -91,6 +91,10 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
   const expand = (path: string) => expandPath(path, policy);
   const args = [...BASE_BWRAP_FLAGS.filter((flag) => policy.network === false || flag !== "--unshare-net")];
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  // The supervisor runs on this Node: one installed under /tmp (a registry package unpacked into a
+  // temp dir) would vanish behind the private /tmp, so its install folder stays in view, read-only.
+  const runtime = dirname(dirname(await canonical(process.execPath)));
+  if (isInside(runtime, "/tmp")) args.push("--ro-bind", runtime, runtime);
 
   const writableRoots: string[] = [];
   if (policy.mode === "workspace-write") {
