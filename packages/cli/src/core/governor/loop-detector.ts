@@ -17,6 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import type { AssistantMessage, ToolResultMessage } from "@gyre/ai";
+import { answerText } from "../answer-text.js";
 
 export type LoopPattern = "repeated_call" | "repeated_failure" | "alternating_calls" | "repeated_text";
 
@@ -186,14 +187,6 @@ function describe(found: Detection): { pattern: LoopPattern; message: string; to
     repeated_text: "Your answer repeats the same text. Finish the answer without repeating yourself, or stop.",
   }[found.pattern];
   return { pattern: found.pattern, message, ...(found.toolName === undefined ? {} : { toolName: found.toolName }) };
-}
-
-function answerText(message: AssistantMessage): string {
-  return message.content
-    .filter((block) => block.type === "text")
-    .map((block) => block.text)
-    .join("\n")
-    .trim();
 }
 
 function normaliseText(text: string): string {

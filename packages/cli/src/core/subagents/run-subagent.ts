@@ -7,6 +7,7 @@
 import type { AgentMessage } from "@gyre/agent";
 import { Agent, type AgentEndReason, type AgentEvent, type AgentLoopConfig, type AnyAgentTool } from "@gyre/agent";
 import type { AssistantMessage, Model, ThinkingLevel } from "@gyre/ai";
+import { answerText } from "../answer-text.js";
 import type { TreeBudget, TreeBudgetReached } from "./tree-budget.js";
 
 /** Where a subagent's messages go (its own session file); `path` is linked from the parent's entry. */
@@ -90,12 +91,4 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
 
 function file(run: SubagentRun): { sessionFile?: string } {
   return run.journal?.path === undefined ? {} : { sessionFile: run.journal.path };
-}
-
-function answerText(message: AssistantMessage): string {
-  return message.content
-    .filter((block) => block.type === "text")
-    .map((block) => block.text)
-    .join("\n")
-    .trim();
 }
