@@ -88,10 +88,10 @@ const expectations: Record<string, Expected> = {
     rawStopReason: "tool_calls",
     usage: [124, 22, 0, 146],
   },
-  "ollama-qwen25coder-parallel-tool-calls.from-notes.sse": {
+  "ollama-parallel-tool-calls.gyre.sse": {
     toolCalls: [
-      ["call_wteop8bt", "run_command", { command: "ls" }],
-      ["call_rk2xye1l", "run_command", { command: "ls -l" }],
+      ["call_4k2m9x7q", "list_files", { path: "src" }],
+      ["call_p8v3n1zd", "list_files", { path: "test", recursive: true }],
     ],
     stopReason: "toolUse",
     rawStopReason: "tool_calls",
