@@ -40,7 +40,9 @@ export async function run({ pi, piLatest, rounds = 5, long = 1000, "long-rounds"
   const server = await startFakeModelServer({
     respond: ({ index }) =>
       index - script.first < script.turns
-        ? { toolCalls: [{ name: "read", arguments: { path: "small.txt" } }] }
+        ? // A different limit each turn: identical calls with identical results would (rightly)
+          // trip gyre's loop detector, and a real session's calls differ too.
+          { toolCalls: [{ name: "read", arguments: { path: "small.txt", limit: 10 + index - script.first } }] }
         : { text: "all done" },
   });
   const agents = createAgents({ serverUrl: server.url, piCli: peer?.cli, node: piLatest?.node });
