@@ -21,6 +21,7 @@ import { attachMcpTools, createMcpPromptExpander, startMcp } from "./mcp/start-m
 import { openSessionStore } from "./open-session.js";
 import { createSafety, PLAN_MODE_NOTE, type Safety } from "./permissions/create-safety.js";
 import type { RuntimeConfig } from "./runtime-config.js";
+import { createHostAllowlist } from "./sandbox/host-allowlist.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
 import type { SessionContext, SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
@@ -276,10 +277,11 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   // A problem, not a warning: quiet headless runs must hear it too (DESIGN §8: say so once at start-up).
   const unavailable = await sandboxNotice;
   if (unavailable) notices.push({ level: "problem", text: unavailable });
-  if ((settings.sandbox?.allowedDomains ?? []).length > 0) {
+  const invalidDomains = createHostAllowlist(settings.sandbox?.allowedDomains ?? []).invalid;
+  if (invalidDomains.length > 0) {
     notices.push({
       level: "warning",
-      text: "sandbox.allowedDomains is not enforced yet (no filtering proxy): the sandbox's network stays off unless sandbox.network or --allow-network turns it all on.",
+      text: `sandbox.allowedDomains entries that are not host names are ignored: ${invalidDomains.join("; ")}.`,
     });
   }
   return {

@@ -88,6 +88,7 @@ export function createSafety(options: SafetyOptions): Safety {
       protectedPaths: sandboxSettings.protectedPaths ?? [],
       denyRead: sandboxSettings.denyRead ?? [],
       network: config.allowNetwork === true || sandboxSettings.network === true,
+      allowedDomains: sandboxSettings.allowedDomains ?? [],
       gyreHome,
       homeDir,
       hostEnv: env,
