@@ -19,7 +19,8 @@ import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome }
 import type { McpManager } from "./mcp/mcp-manager.js";
 import { attachMcpTools, createMcpPromptExpander, startMcp } from "./mcp/start-mcp.js";
 import { openSessionStore } from "./open-session.js";
-import { createSafety, PLAN_MODE_NOTE, type Safety } from "./permissions/create-safety.js";
+import { createSafety, type Safety } from "./permissions/create-safety.js";
+import { PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { createHostAllowlist } from "./sandbox/host-allowlist.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
@@ -212,9 +213,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   const sandboxNotice = builtIn.some((tool) => tool.name === "bash") ? safety.startupWarning() : undefined;
   const tools = mergeTools(builtIn, extensionTools);
   const systemPrompt = await buildRuntimeSystemPrompt({
-    config: config.plan
-      ? { ...config, appendSystemPrompt: [config.appendSystemPrompt, PLAN_MODE_NOTE].filter(Boolean).join("\n\n") }
-      : config,
+    config,
     project,
     tools,
     extensionTools,
@@ -267,6 +266,12 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
     }),
   });
+  // Plan mode withholds tools and adds its note through the session, so switching it works mid-session.
+  const planned = session;
+  const applyMode = () =>
+    planned.setRestriction(safety.permissionMode() === "plan" ? PLAN_MODE_RESTRICTION : undefined);
+  safety.onModeChange(applyMode);
+  applyMode();
   if (mcp.manager) {
     attachMcpTools(session, tools, mcp.manager);
     reportMcp = (text, level = "warning") => session.notice("mcp", text, level);

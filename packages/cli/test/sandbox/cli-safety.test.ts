@@ -127,7 +127,7 @@ describe("gyre -p with the default sandbox", () => {
     }
   });
 
-  it("plans in --plan: write withheld, bash read-only, the model told", async () => {
+  it("plans in --plan: write not offered, bash read-only, the model told", async () => {
     const { cwd, home } = await createWorkspace();
     const fake = await scripted(
       { name: "write", arguments: { path: "a.txt", content: "x" } },
@@ -138,8 +138,13 @@ describe("gyre -p with the default sandbox", () => {
       env: cliEnv(home, { OPENAI_BASE_URL: `${fake.url}/v1` }),
     });
     expect(JSON.stringify(fake.requests[0]?.body.messages)).toContain("You are in plan mode");
+    // Withheld means not offered at all: the request lists no write or edit tool.
+    const offered = JSON.stringify((fake.requests[0]?.body as { tools?: unknown } | undefined)?.tools);
+    expect(offered).toContain('"bash"');
+    expect(offered).not.toContain('"write"');
+    expect(offered).not.toContain('"edit"');
     const [write, bash] = toolResults(fake.requests[1]?.body);
-    expect(write).toContain("Plan mode: write is withheld");
+    expect(write).toContain('Tool "write" does not exist. Available tools: "read", "bash"');
     expect(bash).toContain("Read-only file system");
     await expect(stat(join(cwd, "a.txt"))).rejects.toThrow();
   });
