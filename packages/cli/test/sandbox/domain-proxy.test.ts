@@ -3,6 +3,7 @@
  * and bash's /dev/tcp inside the real bubblewrap sandbox, reaching out only through gyre's
  * filtering proxy (Unix socket, bridged to 127.0.0.1 inside the sandbox's own network namespace).
  */
+import { stat } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -99,6 +100,27 @@ describe("the allowedDomains proxy", () => {
     const direct = await curl(byName, `http://localhost:${port}/direct`, "--noproxy '*'");
     expect(direct.output).toMatch(/Failed to connect|Couldn't connect/);
     expect(direct.output).not.toContain("hello from the host");
+  });
+});
+
+describe("the proxy's lifetime", () => {
+  it("starts with the sandbox and is gone, socket folder included, once the sandbox is disposed", async () => {
+    const sandbox = await startSandbox(policyFor(workspace, { allowedDomains: ["localhost"] }));
+    expect((await sh(sandbox, "true")).code).toBe(0);
+    const proxy = await sandbox.proxy();
+    if (!proxy) throw new Error("the sandbox started no proxy");
+    expect((await stat(proxy.socketPath)).isSocket()).toBe(true);
+    await sandbox.dispose();
+    await expect(stat(proxy.dir)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("starts no proxy without allowedDomains or with the network on", async () => {
+    for (const overrides of [{}, { allowedDomains: ["localhost"], network: true }]) {
+      const sandbox = await startSandbox(policyFor(workspace, overrides));
+      expect(await sandbox.proxy()).toBeUndefined();
+      expect((await sh(sandbox, 'echo "[$HTTP_PROXY]"')).output).toContain("[]");
+      await sandbox.dispose();
+    }
   });
 });
 

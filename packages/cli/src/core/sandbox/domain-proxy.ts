@@ -65,16 +65,23 @@ export async function startDomainProxy(domains: readonly string[]): Promise<Doma
     client.end(rawResponse(501, "gyre sandbox proxy: protocol upgrades are not supported; use CONNECT.\n"));
   });
   await listen(server, socketPath);
+  let closing: Promise<void> | undefined;
   return {
     dir,
     socketPath,
     allowlist,
     mark: () => seq,
     refusalsSince: (mark) => refusals.filter((refusal) => refusal.seq > mark),
-    close: async () => {
-      for (const socket of open) socket.destroy();
-      await new Promise<void>((done) => server.close(() => done()));
-      await rm(dir, { recursive: true, force: true });
+    close: () => {
+      closing ??= (async () => {
+        for (const socket of open) socket.destroy();
+        const closed = new Promise<void>((done) => server.close(() => done()));
+        // Keep-alive connections would hold close() open; the sandbox is gone, so drop them.
+        server.closeAllConnections();
+        await closed;
+        await rm(dir, { recursive: true, force: true });
+      })();
+      return closing;
     },
   };
 }

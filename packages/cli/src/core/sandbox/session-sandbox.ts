@@ -60,6 +60,8 @@ export function createSessionSandbox(options: { policy: SandboxPolicy; bwrapPath
     running ??= startSupervisor(options).then((state) => {
       state.child.once("exit", () => {
         running = undefined;
+        // A sandbox that died on its own takes its proxy with it; the next command starts both anew.
+        void state.proxy?.server.close();
         for (const pending of state.pending.values()) {
           pending.output.end("\n[the sandbox stopped while this command ran; it restarts with the next command]\n");
           pending.exit({ code: null, signal: "SIGKILL" });
@@ -220,6 +222,8 @@ async function startSupervisor(options: { policy: SandboxPolicy; bwrapPath: stri
     readMessages(state, (proxyPort) => {
       child.off("exit", onExit);
       if (proxy && proxyPort) state.proxy = { server: proxy, env: proxyEnvFor(proxyPort) };
+      // No bridge inside (it could not listen): commands just find no network, so drop the proxy.
+      else if (proxy) void proxy.close();
       ready();
     });
   });
