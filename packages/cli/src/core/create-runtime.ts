@@ -20,7 +20,7 @@ import type { McpManager } from "./mcp/mcp-manager.js";
 import { attachMcpTools, createMcpPromptExpander, startMcp } from "./mcp/start-mcp.js";
 import { openSessionStore } from "./open-session.js";
 import { createSafety, type Safety } from "./permissions/create-safety.js";
-import { PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
+import { isWithheldInPlanMode, PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { createHostAllowlist } from "./sandbox/host-allowlist.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
@@ -189,7 +189,11 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     cwd: io.cwd,
     home,
     trusted: project.trusted,
-    baseTools: () => tools.filter((tool) => tool.name !== "task"),
+    // A subagent started in plan mode is offered what the main agent is: no write/edit.
+    baseTools: () =>
+      tools.filter(
+        (tool) => tool.name !== "task" && !(safety.permissionMode() === "plan" && isWithheldInPlanMode(tool)),
+      ),
     model: () => session?.state.model ?? model.model,
     governor,
     sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,

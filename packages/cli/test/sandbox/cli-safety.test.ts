@@ -148,6 +148,27 @@ describe("gyre -p with the default sandbox", () => {
     expect(bash).toContain("Read-only file system");
     await expect(stat(join(cwd, "a.txt"))).rejects.toThrow();
   });
+  it("offers a subagent started in plan mode no write or edit either", async () => {
+    const { cwd, home } = await createWorkspace();
+    server = await startFakeModelServer({
+      respond: ({ index }) =>
+        index === 0
+          ? { toolCalls: [{ name: "task", arguments: { description: "look", prompt: "look around" } }] }
+          : { text: "done" },
+    });
+    await runCli(["-p", "--plan", "--tools", "read,write,edit,bash,task", "--provider", "openai", "go"], {
+      cwd,
+      env: cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1` }),
+    });
+    const sub = server.requests[1]?.body as
+      | { tools?: { function?: { name?: string } }[]; messages?: unknown[] }
+      | undefined;
+    expect(JSON.stringify(sub?.messages)).toContain("look around");
+    const names = (sub?.tools ?? []).map((tool) => tool.function?.name);
+    expect(names).toContain("read");
+    expect(names).not.toContain("write");
+    expect(names).not.toContain("edit");
+  });
 });
 
 describe("gyre --mode rpc approvals", () => {
