@@ -1,19 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { computeSessionStats } from "../../../core/session-stats.js";
 import { type FooterInfo, formatFooter } from "./footer-view.js";
 
 const info: FooterInfo = {
   cwd: "/home/ada/project",
   home: "/home/ada",
   sessionName: undefined,
-  stats: {
-    userMessages: 0,
-    assistantMessages: 0,
-    toolCalls: 0,
-    toolResults: 0,
-    tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    cost: 0,
-    contextTokens: 0,
-  },
+  stats: computeSessionStats([]),
   contextWindow: 128_000,
   model: "openai/gpt-4o",
   thinkingLevel: "off",
