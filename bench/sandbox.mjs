@@ -1,7 +1,8 @@
 // The cost of the bash sandbox per call, side by side (issue 15: target ≤ 10 ms over bare bash):
 //   bare `bash -c true`; Codex-style one bwrap start per call (the same mount plan gyre uses);
 //   gyre's bash tool on the host (--sandbox off) and in the session sandbox (one bwrap per session,
-//   a supervisor inside spawning each command). Medians of N interleaved calls.
+//   a supervisor inside spawning each command), also with `allowedDomains` (the filtering proxy and
+//   its bridge running; each command gets the proxy variables). Medians of N interleaved calls.
 // Usage: node bench/sandbox.mjs [--iterations 100]
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -82,6 +83,11 @@ try {
   const plan = await modules.buildBwrapArgs({ ...policy, mode: "workspace-write" });
   const sandbox = modules.createBashSandbox({ mode: "workspace-write", policy });
   const sandboxed = modules.createBashTool({ cwd, sandbox });
+  const proxiedSandbox = modules.createBashSandbox({
+    mode: "workspace-write",
+    policy: { ...policy, allowedDomains: ["registry.npmjs.org"] },
+  });
+  const proxied = modules.createBashTool({ cwd, sandbox: proxiedSandbox });
   const host = modules.createBashTool({ cwd });
   const context = () => ({ toolCallId: "bench", signal: new AbortController().signal });
   const cases = {
@@ -89,6 +95,7 @@ try {
     perCall: () => run(probe.bwrapPath, [...plan.args, "--", "bash", "-c", "true"], cwd),
     host: () => host.execute({ command: "true" }, context()),
     sandboxed: () => sandboxed.execute({ command: "true" }, context()),
+    proxied: () => proxied.execute({ command: "true" }, context()),
   };
   const times = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
   for (let index = 0; index < 10; index++) for (const fn of Object.values(cases)) await fn();
@@ -101,6 +108,7 @@ try {
     }
   }
   await sandbox.dispose();
+  await proxiedSandbox.dispose();
   const m = Object.fromEntries(Object.entries(times).map(([name, values]) => [name, median(values)]));
   const fmt = (value) => value.toFixed(2);
   console.log(`sandbox per call, ${iterations} calls (median ms)`);
@@ -108,6 +116,9 @@ try {
   console.log(`bwrap per call (Codex-style) ${fmt(m.perCall)}  ${(m.perCall / m.bare).toFixed(2)}x bare`);
   console.log(`gyre bash tool, host        ${fmt(m.host)}  ${(m.host / m.bare).toFixed(2)}x bare`);
   console.log(`gyre bash tool, sandboxed   ${fmt(m.sandboxed)}  ${(m.sandboxed / m.bare).toFixed(2)}x bare`);
+  console.log(
+    `gyre bash tool, sandboxed + allowedDomains proxy ${fmt(m.proxied)}  ${(m.proxied / m.bare).toFixed(2)}x bare`,
+  );
   console.log(
     `sandbox overhead over the host tool: ${fmt(m.sandboxed - m.host)} ms; over bare bash: ${fmt(m.sandboxed - m.bare)} ms`,
   );

@@ -257,6 +257,7 @@ async function runMode(
         stderr: process.stderr,
         redact: createRedactor({ env: process.env, secrets: args.apiKey ? [args.apiKey] : [] }),
         ...(options.outputSchema ? { outputSchema: options.outputSchema } : {}),
+        describeSandbox: () => runtime.safety.describeSandbox(),
       });
     case "rpc":
       return await (await import("./modes/rpc/rpc-mode.js")).runRpcMode({

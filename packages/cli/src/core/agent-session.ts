@@ -29,6 +29,9 @@ export type { AgentSessionOptions } from "./agent-session-options.js";
 export type { SessionEvent } from "./session-events.js";
 export type { SessionSnapshot } from "./session-snapshot.js";
 
+/** What `setRestriction` takes: which tools the model is not offered, and a system prompt note. */
+export type SessionRestriction = { withhold?: (tool: AnyAgentTool) => boolean; systemPromptNote?: string };
+
 /** What `prompt` resolves to: the messages the request added and why it ended (the agent's reasons, or `loop`). */
 export type SessionRunResult = { messages: AgentMessage[]; reason: SessionEndReason };
 
@@ -58,11 +61,15 @@ export class AgentSession {
   private disposed = false;
   /** Set when the last turn stopped the run so that it can compact before its next model call. */
   private compactBeforeNextTurn = false;
+  /** Every tool; the agent gets those `restriction` does not withhold. */
+  private allTools: AnyAgentTool[];
+  private restriction: SessionRestriction | undefined;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
     this.apiKey = options.apiKey;
     this.compaction = new AutoCompaction(options.compaction ?? {}, options.messages.length);
+    this.allTools = [...options.tools];
     const { extensions } = options;
     this.events = new SessionEventHub(extensions);
     this.agent = createSessionAgent(options, {
@@ -192,7 +199,29 @@ export class AgentSession {
 
   /** Replaces the tools; a run in progress gets them from its next turn (an MCP server's list changed). */
   setTools(tools: AnyAgentTool[]): void {
-    this.agent.setTools(tools);
+    this.allTools = [...tools];
+    this.applyRestriction();
+  }
+
+  /**
+   * Plan mode and the like: tools withheld from the model (not offered at all, so not callable)
+   * and a note appended to the system prompt. Tools change from the next model call, the prompt
+   * from the next run; `undefined` lifts it. The conversation is kept either way.
+   */
+  setRestriction(restriction: SessionRestriction | undefined): void {
+    this.restriction = restriction;
+    this.applyRestriction();
+  }
+
+  private applyRestriction(): void {
+    const withhold = this.restriction?.withhold;
+    this.agent.setTools(withhold ? this.allTools.filter((tool) => !withhold(tool)) : this.allTools);
+    this.agent.setSystemPrompt(this.baseSystemPrompt());
+  }
+
+  private baseSystemPrompt(): string {
+    const note = this.restriction?.systemPromptNote;
+    return note ? `${this.options.systemPrompt}\n\n${note}` : this.options.systemPrompt;
   }
 
   /** Tells the user something as a `notice` event (MCP servers restarting, failing to connect). */
@@ -325,12 +354,13 @@ export class AgentSession {
       await this.runCompaction("threshold", signal);
     if (signal.aborted) return { messages: [], reason: "aborted" };
     this.runs++;
+    const base = this.baseSystemPrompt();
     const systemPrompt = await systemPromptForRun(this.options.extensions, {
       prompt: text,
       images,
-      systemPrompt: this.options.systemPrompt,
+      systemPrompt: base,
     });
-    if (systemPrompt !== undefined) this.agent.setSystemPrompt(systemPrompt);
+    this.agent.setSystemPrompt(systemPrompt ?? base);
     this.compactBeforeNextTurn = false;
     let result = await start();
     // A long tool loop pauses between turns to compact, then goes on (if compaction cannot help,

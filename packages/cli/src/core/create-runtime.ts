@@ -19,8 +19,10 @@ import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome }
 import type { McpManager } from "./mcp/mcp-manager.js";
 import { attachMcpTools, createMcpPromptExpander, startMcp } from "./mcp/start-mcp.js";
 import { openSessionStore } from "./open-session.js";
-import { createSafety, PLAN_MODE_NOTE, type Safety } from "./permissions/create-safety.js";
+import { createSafety, type Safety } from "./permissions/create-safety.js";
+import { isWithheldInPlanMode, PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
 import type { RuntimeConfig } from "./runtime-config.js";
+import { createHostAllowlist } from "./sandbox/host-allowlist.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
 import type { SessionContext, SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
@@ -187,7 +189,11 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     cwd: io.cwd,
     home,
     trusted: project.trusted,
-    baseTools: () => tools.filter((tool) => tool.name !== "task"),
+    // A subagent started in plan mode is offered what the main agent is: no write/edit.
+    baseTools: () =>
+      tools.filter(
+        (tool) => tool.name !== "task" && !(safety.permissionMode() === "plan" && isWithheldInPlanMode(tool)),
+      ),
     model: () => session?.state.model ?? model.model,
     governor,
     sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
@@ -211,9 +217,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   const sandboxNotice = builtIn.some((tool) => tool.name === "bash") ? safety.startupWarning() : undefined;
   const tools = mergeTools(builtIn, extensionTools);
   const systemPrompt = await buildRuntimeSystemPrompt({
-    config: config.plan
-      ? { ...config, appendSystemPrompt: [config.appendSystemPrompt, PLAN_MODE_NOTE].filter(Boolean).join("\n\n") }
-      : config,
+    config,
     project,
     tools,
     extensionTools,
@@ -266,6 +270,12 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
     }),
   });
+  // Plan mode withholds tools and adds its note through the session, so switching it works mid-session.
+  const planned = session;
+  const applyMode = () =>
+    planned.setRestriction(safety.permissionMode() === "plan" ? PLAN_MODE_RESTRICTION : undefined);
+  safety.onModeChange(applyMode);
+  applyMode();
   if (mcp.manager) {
     attachMcpTools(session, tools, mcp.manager);
     reportMcp = (text, level = "warning") => session.notice("mcp", text, level);
@@ -276,10 +286,11 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   // A problem, not a warning: quiet headless runs must hear it too (DESIGN §8: say so once at start-up).
   const unavailable = await sandboxNotice;
   if (unavailable) notices.push({ level: "problem", text: unavailable });
-  if ((settings.sandbox?.allowedDomains ?? []).length > 0) {
+  const invalidDomains = createHostAllowlist(settings.sandbox?.allowedDomains ?? []).invalid;
+  if (invalidDomains.length > 0) {
     notices.push({
       level: "warning",
-      text: "sandbox.allowedDomains is not enforced yet (no filtering proxy): the sandbox's network stays off unless sandbox.network or --allow-network turns it all on.",
+      text: `sandbox.allowedDomains entries that are not host names are ignored: ${invalidDomains.join("; ")}.`,
     });
   }
   return {

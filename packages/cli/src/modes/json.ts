@@ -23,11 +23,15 @@ export async function runJsonMode(options: {
   redact?: Redactor;
   /** `--output-schema`: the answer must be JSON matching it (the result line carries it as `output`). */
   outputSchema?: Record<string, unknown>;
+  /** The active sandbox level (`workspace-write, network off`), added to the header line as `sandbox`. */
+  describeSandbox?: () => Promise<string>;
 }): Promise<number> {
   const { session, stdout } = options;
   const redact = options.redact ?? createRedactor({ env: process.env });
   const writeLine = (value: unknown) => stdout.write(`${redact(JSON.stringify(value))}\n`);
-  writeLine(session.state.header);
+  // The sandbox level rides on the header line so a log shows what confined the run.
+  const sandbox = options.describeSandbox ? { sandbox: await options.describeSandbox() } : {};
+  writeLine({ ...session.state.header, ...sandbox });
   const unsubscribe = session.subscribe((event) => writeLine(event));
   try {
     const startedAt = Date.now();

@@ -127,7 +127,7 @@ describe("gyre -p with the default sandbox", () => {
     }
   });
 
-  it("plans in --plan: write withheld, bash read-only, the model told", async () => {
+  it("plans in --plan: write not offered, bash read-only, the model told", async () => {
     const { cwd, home } = await createWorkspace();
     const fake = await scripted(
       { name: "write", arguments: { path: "a.txt", content: "x" } },
@@ -138,10 +138,36 @@ describe("gyre -p with the default sandbox", () => {
       env: cliEnv(home, { OPENAI_BASE_URL: `${fake.url}/v1` }),
     });
     expect(JSON.stringify(fake.requests[0]?.body.messages)).toContain("You are in plan mode");
+    // Withheld means not offered at all: the request lists no write or edit tool.
+    const offered = JSON.stringify((fake.requests[0]?.body as { tools?: unknown } | undefined)?.tools);
+    expect(offered).toContain('"bash"');
+    expect(offered).not.toContain('"write"');
+    expect(offered).not.toContain('"edit"');
     const [write, bash] = toolResults(fake.requests[1]?.body);
-    expect(write).toContain("Plan mode: write is withheld");
+    expect(write).toContain('Tool "write" does not exist. Available tools: "read", "bash"');
     expect(bash).toContain("Read-only file system");
     await expect(stat(join(cwd, "a.txt"))).rejects.toThrow();
+  });
+  it("offers a subagent started in plan mode no write or edit either", async () => {
+    const { cwd, home } = await createWorkspace();
+    server = await startFakeModelServer({
+      respond: ({ index }) =>
+        index === 0
+          ? { toolCalls: [{ name: "task", arguments: { description: "look", prompt: "look around" } }] }
+          : { text: "done" },
+    });
+    await runCli(["-p", "--plan", "--tools", "read,write,edit,bash,task", "--provider", "openai", "go"], {
+      cwd,
+      env: cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1` }),
+    });
+    const sub = server.requests[1]?.body as
+      | { tools?: { function?: { name?: string } }[]; messages?: unknown[] }
+      | undefined;
+    expect(JSON.stringify(sub?.messages)).toContain("look around");
+    const names = (sub?.tools ?? []).map((tool) => tool.function?.name);
+    expect(names).toContain("read");
+    expect(names).not.toContain("write");
+    expect(names).not.toContain("edit");
   });
 });
 

@@ -40,6 +40,14 @@ export function normalizeInputSchema(schema: Tool["inputSchema"] | undefined): R
   return { ...rest, type: "object", properties: rest.properties ?? {} };
 }
 
+/** The wrapped tools whose server marks them read-only (`readOnlyHint`); plan mode keeps only these. */
+const readOnlyTools = new WeakSet<AnyAgentTool>();
+
+/** Whether `tool` is an MCP tool its server declared read-only. */
+export function isReadOnlyMcpTool(tool: AnyAgentTool): boolean {
+  return readOnlyTools.has(tool);
+}
+
 /** Wraps one tool of `connection`. `timeoutMs` overrides the server's per-call timeout. */
 export function createMcpAgentTool(
   connection: McpConnection,
@@ -48,7 +56,7 @@ export function createMcpAgentTool(
 ): AnyAgentTool {
   const name = mcpToolName(connection.name, tool.name);
   const title = tool.title ?? tool.annotations?.title;
-  return {
+  const wrapped: AnyAgentTool = {
     name,
     label: `${connection.name}: ${title ?? tool.name}`,
     description: tool.description?.trim() || `The ${tool.name} tool of the MCP server ${connection.name}.`,
@@ -81,6 +89,8 @@ export function createMcpAgentTool(
       return { content: converted.content, details: converted.details satisfies McpToolDetails };
     },
   };
+  if (tool.annotations?.readOnlyHint === true) readOnlyTools.add(wrapped);
+  return wrapped;
 }
 
 /** One sentence for the model: what failed and what it can do next. */

@@ -6,6 +6,7 @@
 import type { BeforeToolCallInput, BeforeToolCallResult } from "@gyre/agent";
 import type { ApprovalAnswer, ApprovalRequest } from "../user-interface.js";
 import type { RuleSet } from "./permission-rules.js";
+import { PLAN_WITHHELD_TOOLS } from "./plan-mode.js";
 import { describeProtectedFile, type ProtectedFileOptions } from "./protected-files.js";
 
 export type ApprovalMode = "ask" | "deny" | "allow";
@@ -26,7 +27,7 @@ export type ApprovalGate = {
   setPlanMode(on: boolean): void;
 };
 
-const WRITING_TOOLS = new Set(["write", "edit"]);
+const WRITING_TOOLS = PLAN_WITHHELD_TOOLS;
 
 /** The rule "yes, always" adds: the exact bash command, the exact file, or the tool. */
 export function suggestAllowRule(toolName: string, args: Record<string, unknown>): string {
@@ -65,9 +66,9 @@ export function createApprovalGate(options: ApprovalGateOptions, planMode = fals
     async beforeToolCall(input, signal) {
       const toolName = input.toolCall.name;
       const args = input.args;
-      if (plan && WRITING_TOOLS.has(toolName)) {
+      if (plan && (WRITING_TOOLS.has(toolName) || (toolName === "bash" && args.escalate === true))) {
         return block(
-          `Plan mode: ${toolName} is withheld and bash is read-only. Finish the plan and present it; the user leaves plan mode to apply it.`,
+          `Plan mode: ${toolName === "bash" ? "escalation" : toolName} is withheld and bash is read-only. Finish the plan and present it; the user leaves plan mode to apply it.`,
         );
       }
       const verdict = await options.rules.evaluate(toolName, args);

@@ -20,9 +20,18 @@ export type Safety = {
   approval: ApprovalMode;
   /** Leaves or enters plan mode: read-only sandbox and write/edit withheld, or back to the chosen mode. */
   setPlanMode(on: boolean): Promise<void>;
+  /** "plan" or "default". */
+  permissionMode(): PermissionMode;
+  /** Called after each switch of plan mode (the session withholds tools, the footer redraws). Returns the unsubscribe. */
+  onModeChange(listener: (mode: PermissionMode) => void): () => void;
+  /** The sandbox level in one line, for the footer, the JSON header and RPC state. */
+  describeSandbox(): Promise<string>;
   /** The start-up notice when the sandbox cannot run, else undefined. */
   startupWarning(): Promise<string | undefined>;
 };
+
+/** The permission modes Shift+Tab cycles through and `set_permission_mode` sets. */
+export type PermissionMode = "default" | "plan";
 
 export type SafetyOptions = {
   config: RuntimeConfig;
@@ -34,11 +43,6 @@ export type SafetyOptions = {
   /** Extra writable roots (`--allow-path`, `allowedPaths`). */
   allowPaths: readonly string[];
 };
-
-/** The system prompt note in plan mode. */
-export const PLAN_MODE_NOTE =
-  "You are in plan mode: investigate with the read-only tools and bash (its sandbox is read-only), then present a " +
-  "step-by-step plan. Do not try to change files; write and edit are withheld until the user leaves plan mode.";
 
 function defaultApproval(mode: RuntimeConfig["mode"]): ApprovalMode {
   return mode === "print" || mode === "json" ? "deny" : "ask";
@@ -88,6 +92,7 @@ export function createSafety(options: SafetyOptions): Safety {
       protectedPaths: sandboxSettings.protectedPaths ?? [],
       denyRead: sandboxSettings.denyRead ?? [],
       network: config.allowNetwork === true || sandboxSettings.network === true,
+      allowedDomains: sandboxSettings.allowedDomains ?? [],
       gyreHome,
       homeDir,
       hostEnv: env,
@@ -106,6 +111,8 @@ export function createSafety(options: SafetyOptions): Safety {
     },
     config.plan === true,
   );
+  const listeners = new Set<(mode: PermissionMode) => void>();
+  const permissionMode = (): PermissionMode => (gate.isPlanMode() ? "plan" : "default");
   return {
     gate,
     sandbox,
@@ -113,7 +120,14 @@ export function createSafety(options: SafetyOptions): Safety {
     setPlanMode: async (on) => {
       gate.setPlanMode(on);
       await sandbox.setMode(on ? "read-only" : chosen);
+      for (const listener of listeners) listener(permissionMode());
     },
+    permissionMode,
+    onModeChange: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    describeSandbox: () => sandbox.describe(),
     startupWarning: async () => {
       const probe = await sandbox.availability();
       if (!probe || probe.available) return undefined;

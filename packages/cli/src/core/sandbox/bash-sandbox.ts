@@ -4,7 +4,7 @@
  * falls back to running unconfined: when the sandbox cannot run, `prepare` says why and how to fix it.
  */
 import { type Launcher, launchOnHost } from "../tools/run-command.js";
-import { type DenialContext, explainDenial } from "./explain-denial.js";
+import { type DenialContext, explainDenial, explainProxyRefusals } from "./explain-denial.js";
 import { probeSandbox } from "./probe-sandbox.js";
 import { createSessionSandbox, type SessionSandbox } from "./session-sandbox.js";
 import type { SandboxAvailability, SandboxMode, SandboxPolicy } from "./types.js";
@@ -51,13 +51,22 @@ export function createBashSandbox(options: BashSandboxOptions): BashSandbox {
     const current = sandbox;
     const plan = await current.plan().catch((error: Error) => error);
     if (plan instanceof Error) return { ok: false, error: `The command was not run: ${plan.message}` };
+    const proxy = await current.proxy().catch(() => undefined);
     const context: DenialContext = {
       cwd: policy.cwd,
       writableRoots: plan.writableRoots,
       protectedPaths: plan.protectedPaths,
       network: policy.network,
+      allowedDomains: proxy ? (policy.allowedDomains ?? []) : [],
     };
-    return { ok: true, launch: current.launch, explain: (output) => explainDenial(output, context) };
+    // Refusals are counted from here: a command running at the same time may add to them (rare; they are named).
+    const mark = proxy?.mark() ?? 0;
+    const explain = (output: string) => {
+      const hints = [explainProxyRefusals(proxy?.refusalsSince(mark) ?? []), explainDenial(output, context)];
+      const text = hints.filter((hint) => hint !== undefined).join("\n");
+      return text === "" ? undefined : text;
+    };
+    return { ok: true, launch: current.launch, explain };
   };
 
   return {
@@ -75,7 +84,7 @@ export function createBashSandbox(options: BashSandboxOptions): BashSandbox {
       if (mode === "off") return "off (bash runs unconfined)";
       const probe = await availability();
       if (probe && !probe.available) return `${mode} unavailable: ${probe.cause}`;
-      return `${mode}, network ${options.policy.network ? "on" : "off"}`;
+      return `${mode}, ${describeNetwork(options.policy)}`;
     },
     dispose: async () => {
       const old = sandbox;
@@ -83,4 +92,12 @@ export function createBashSandbox(options: BashSandboxOptions): BashSandbox {
       await old?.dispose();
     },
   };
+}
+
+/** "network on", "network off", or "network: 2 allowed domains (proxy)". */
+export function describeNetwork(policy: Pick<SandboxPolicy, "network" | "allowedDomains">): string {
+  if (policy.network) return "network on";
+  const count = policy.allowedDomains?.length ?? 0;
+  if (count === 0) return "network off";
+  return `network: ${count} allowed domain${count === 1 ? "" : "s"} (proxy)`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { explainDenial, findReadOnlyPaths } from "./explain-denial.js";
+import { explainDenial, explainProxyRefusals, findReadOnlyPaths } from "./explain-denial.js";
 
 const context = {
   cwd: "/w",
@@ -26,6 +26,14 @@ describe("explainDenial", () => {
     expect(explainDenial(output, { ...context, network: true })).toBeUndefined();
   });
 
+  it("points at the proxy and its hosts when allowedDomains are set", () => {
+    const hint = explainDenial("curl: (6) Could not resolve host: example.com\n", {
+      ...context,
+      allowedDomains: ["registry.npmjs.org"],
+    });
+    expect(hint).toContain("except through gyre's proxy (HTTP_PROXY/HTTPS_PROXY, already set) to registry.npmjs.org");
+  });
+
   it("stays silent on ordinary failures", () => {
     expect(explainDenial("grep: nothing: No such file or directory\n", context)).toBeUndefined();
   });
@@ -36,5 +44,15 @@ describe("findReadOnlyPaths", () => {
     const output =
       "mkdir: cannot create directory ‘/etc/x’: Read-only file system\nsh: 1: out.txt: Read-only file system\n";
     expect(findReadOnlyPaths(output, "/w")).toEqual(["/etc/x", "/w/out.txt"]);
+  });
+});
+
+describe("explainProxyRefusals", () => {
+  it("names up to three refused targets and counts the rest", () => {
+    const refusals = ["a", "b", "c", "d"].map((host) => ({ target: `${host}.test:443`, reason: `${host} not listed` }));
+    const hint = explainProxyRefusals(refusals);
+    expect(hint).toContain("The network proxy refused a.test:443: a not listed; b.test:443");
+    expect(hint).toContain("(and 1 more)");
+    expect(explainProxyRefusals([])).toBeUndefined();
   });
 });

@@ -9,6 +9,8 @@ export type DenialContext = {
   writableRoots: readonly string[];
   protectedPaths: readonly string[];
   network: boolean;
+  /** Hosts reachable through the proxy while the network is off. */
+  allowedDomains?: readonly string[];
 };
 
 const READ_ONLY = /Read-only file system|EROFS/;
@@ -52,10 +54,27 @@ export function explainDenial(output: string, context: DenialContext): string | 
     if (hints.length === 0) hints.push(`A write was refused: only ${roots} are writable.`);
     hints.push(`To write there anyway, ${ESCALATE}; otherwise work inside the project.`);
   }
-  if (!context.network && NETWORK.test(output)) {
+  const listed = context.allowedDomains ?? [];
+  if (!context.network && listed.length > 0 && NETWORK.test(output)) {
+    hints.push(
+      `Networking is off in the sandbox except through gyre's proxy (HTTP_PROXY/HTTPS_PROXY, already set) to ${listed.join(", ")}. ` +
+        `Use a tool that honours the proxy variables; for other hosts, ask the user to add them to sandbox.allowedDomains, or ${ESCALATE}.`,
+    );
+  } else if (!context.network && NETWORK.test(output)) {
     hints.push(
       `Networking is off in the sandbox. If the command needs the network, ${ESCALATE}, or ask the user to restart gyre with --allow-network.`,
     );
   }
   return hints.length === 0 ? undefined : `[sandbox] ${hints.join(" ")}`;
+}
+
+/** Explains the proxy's refusals during one command, or undefined when there were none. */
+export function explainProxyRefusals(refusals: readonly { target: string; reason: string }[]): string | undefined {
+  if (refusals.length === 0) return undefined;
+  const shown = refusals.slice(0, 3).map((refusal) => `${refusal.target}: ${refusal.reason}`);
+  const more = refusals.length > 3 ? ` (and ${refusals.length - 3} more)` : "";
+  return (
+    `[sandbox] The network proxy refused ${shown.join("; ")}${more}. Only the hosts in sandbox.allowedDomains are ` +
+    `reachable; ask the user to add the host there if the task needs it, or ${ESCALATE}.`
+  );
 }

@@ -5,17 +5,18 @@
  * process group, cwd and environment. Ending the session (or gyre) ends every process inside.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { rmdirSync } from "node:fs";
+import { rmdirSync, rmSync } from "node:fs";
 import { rmdir } from "node:fs/promises";
 import { PassThrough } from "node:stream";
 import type { LaunchedCommand, LaunchRequest } from "../tools/run-command.js";
 import { type BwrapPlan, buildBwrapArgs } from "./bwrap-args.js";
+import { type DomainProxy, PROXY_SOCKET_NAME, startDomainProxy } from "./domain-proxy.js";
 import { createPidsCgroup, type PidsCgroup } from "./pids-cgroup.js";
 import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
 import type { SandboxPolicy } from "./types.js";
 
 type SupervisorMessage =
-  | { t: "ready" }
+  | { t: "ready"; proxyPort?: number }
   | { t: "out"; id: number; d: string }
   | { t: "eof"; id: number }
   | { t: "exit"; id: number; code: number | null; signal: NodeJS.Signals | null }
@@ -34,6 +35,8 @@ type Running = {
   plan: BwrapPlan;
   cgroup: PidsCgroup | undefined;
   pending: Map<number, Pending>;
+  /** The filtering proxy for `allowedDomains` and the port its bridge listens on inside. */
+  proxy: { server: DomainProxy; env: NodeJS.ProcessEnv } | undefined;
   /** Removes the created mount points if gyre exits without disposing (bwrap dies with it). */
   onProcessExit: () => void;
 };
@@ -43,6 +46,8 @@ export type SessionSandbox = {
   launch(request: LaunchRequest): LaunchedCommand;
   /** The mount plan, once the sandbox has started. */
   plan(): Promise<BwrapPlan>;
+  /** The `allowedDomains` proxy (started with the sandbox), or undefined when there is none. */
+  proxy(): Promise<DomainProxy | undefined>;
   /** Ends the sandbox and every process in it; removes mount points it created. Idempotent. */
   dispose(): Promise<void>;
 };
@@ -55,6 +60,8 @@ export function createSessionSandbox(options: { policy: SandboxPolicy; bwrapPath
     running ??= startSupervisor(options).then((state) => {
       state.child.once("exit", () => {
         running = undefined;
+        // A sandbox that died on its own takes its proxy with it; the next command starts both anew.
+        void state.proxy?.server.close();
         for (const pending of state.pending.values()) {
           pending.output.end("\n[the sandbox stopped while this command ran; it restarts with the next command]\n");
           pending.exit({ code: null, signal: "SIGKILL" });
@@ -83,7 +90,8 @@ export function createSessionSandbox(options: { policy: SandboxPolicy; bwrapPath
         }
         state = started;
         started.pending.set(id, { output, exit, fail });
-        write(started, { t: "run", id, ...request });
+        const env = started.proxy ? withProxyEnv(request.env, started.proxy.env) : request.env;
+        write(started, { t: "run", id, ...request, env });
       }, fail);
     });
     return {
@@ -108,6 +116,7 @@ export function createSessionSandbox(options: { policy: SandboxPolicy; bwrapPath
   return {
     launch,
     plan: async () => (await start()).plan,
+    proxy: async () => (await start()).proxy?.server,
     dispose: async () => {
       const current = running;
       running = undefined;
@@ -134,18 +143,52 @@ async function stopSupervisor(state: Running): Promise<void> {
   clearTimeout(timer);
   process.off("exit", state.onProcessExit);
   await state.cgroup?.remove();
+  await state.proxy?.server.close();
   // Only the empty directories made as mount points; anything the user put there stays.
   for (const dir of state.plan.createdMountPoints.reverse()) await rmdir(dir).catch(() => undefined);
+}
+
+/** Where the proxy's directory appears inside the sandbox (on its private /tmp). */
+const PROXY_DIR_INSIDE = "/tmp/.gyre-proxy";
+
+/** The proxy variables each command gets; NO_PROXY is dropped so nothing tries to go around it. */
+function withProxyEnv(env: NodeJS.ProcessEnv, proxyEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { NO_PROXY: _upper, no_proxy: _lower, ...rest } = env;
+  return { ...rest, ...proxyEnv };
+}
+
+function proxyEnvFor(port: number): NodeJS.ProcessEnv {
+  const url = `http://127.0.0.1:${port}`;
+  // NODE_USE_ENV_PROXY: Node 24's fetch and http honour the variables only when asked to.
+  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NODE_USE_ENV_PROXY: "1" };
+}
+
+async function startProxy(policy: SandboxPolicy): Promise<DomainProxy | undefined> {
+  if (policy.network || (policy.allowedDomains ?? []).length === 0) return undefined;
+  return startDomainProxy(policy.allowedDomains ?? []);
 }
 
 async function startSupervisor(options: { policy: SandboxPolicy; bwrapPath: string }): Promise<Running> {
   const { policy } = options;
   const plan = await buildBwrapArgs(policy);
   const cgroup = await createPidsCgroup(policy.maxProcesses);
+  const proxy = await startProxy(policy);
   // Limits are set by a shell before exec'ing the supervisor, so they bind every command and
   // cannot be raised from inside (hard and soft both; no CAP_SYS_RESOURCE in the sandbox).
-  const limits = `ulimit -u ${policy.maxProcesses} 2>/dev/null; ulimit -d ${policy.maxMemoryMb * 1024}; exec "$0" -e "$1"`;
-  const inner = [...plan.args, "--", "/bin/sh", "-c", limits, process.execPath, SUPERVISOR_SOURCE];
+  const limits = `ulimit -u ${policy.maxProcesses} 2>/dev/null; ulimit -d ${policy.maxMemoryMb * 1024}; exec "$0" -e "$1" "$2"`;
+  const proxyMount = proxy ? ["--ro-bind", proxy.dir, PROXY_DIR_INSIDE] : [];
+  const bridgeTo = proxy ? `${PROXY_DIR_INSIDE}/${PROXY_SOCKET_NAME}` : "";
+  const inner = [
+    ...plan.args,
+    ...proxyMount,
+    "--",
+    "/bin/sh",
+    "-c",
+    limits,
+    process.execPath,
+    SUPERVISOR_SOURCE,
+    bridgeTo,
+  ];
   const [file, args] = cgroup
     ? ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, options.bwrapPath, ...inner]]
     : [options.bwrapPath, inner];
@@ -158,9 +201,10 @@ async function startSupervisor(options: { policy: SandboxPolicy; bwrapPath: stri
         // Not empty or already gone: leave it.
       }
     }
+    if (proxy) rmSync(proxy.dir, { recursive: true, force: true });
   };
   process.once("exit", onProcessExit);
-  const state: Running = { child, plan, cgroup, pending: new Map(), onProcessExit };
+  const state: Running = { child, plan, cgroup, pending: new Map(), onProcessExit, proxy: undefined };
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString("utf8")).slice(-4000);
@@ -170,19 +214,23 @@ async function startSupervisor(options: { policy: SandboxPolicy; bwrapPath: stri
       process.off("exit", onProcessExit);
       onProcessExit();
       void cgroup?.remove();
+      void proxy?.close();
       fail(new Error(`The sandbox could not start (bwrap exited with ${code}): ${stderr.trim() || "no message"}`));
     };
     child.once("exit", onExit);
     child.once("error", (error) => fail(new Error(`The sandbox could not start: ${error.message}`)));
-    readMessages(state, () => {
+    readMessages(state, (proxyPort) => {
       child.off("exit", onExit);
+      if (proxy && proxyPort) state.proxy = { server: proxy, env: proxyEnvFor(proxyPort) };
+      // No bridge inside (it could not listen): commands just find no network, so drop the proxy.
+      else if (proxy) void proxy.close();
       ready();
     });
   });
   return state;
 }
 
-function readMessages(state: Running, onReady: () => void): void {
+function readMessages(state: Running, onReady: (proxyPort: number | undefined) => void): void {
   const stdout = state.child.stdout;
   if (!stdout) return;
   let buffer = "";
@@ -193,7 +241,7 @@ function readMessages(state: Running, onReady: () => void): void {
       const line = buffer.slice(0, at);
       buffer = buffer.slice(at + 1);
       const message = JSON.parse(line) as SupervisorMessage;
-      if (message.t === "ready") onReady();
+      if (message.t === "ready") onReady(message.proxyPort);
       else dispatch(state, message);
     }
   });

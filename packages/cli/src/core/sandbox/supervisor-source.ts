@@ -8,10 +8,15 @@
  * supervisor → gyre: {t:"ready"} | {t:"out",id,d:base64} | {t:"eof",id} | {t:"exit",id,code,signal}
  *                    | {t:"killed",id,signal,survivors} | {t:"error",id,message}
  * When its stdin ends it kills every group and exits; the PID namespace takes the rest with it.
+ *
+ * Its one argument, when not empty, is the path of gyre's filtering proxy socket: the supervisor
+ * then listens on 127.0.0.1:<random port> of the sandbox's own (otherwise empty) network namespace
+ * and pipes each connection to that socket, and reports the port in "ready".
  */
 export const SUPERVISOR_SOURCE = String.raw`"use strict";
 const cp = require("node:child_process");
 const fs = require("node:fs");
+const net = require("node:net");
 const calls = new Map();
 let paused = false;
 const streamsOf = (call) => [call.child.stdout, call.child.stderr].filter(Boolean);
@@ -98,5 +103,19 @@ process.stdin.on("end", () => {
   for (const call of calls.values()) signalGroup(call.child.pid, "SIGKILL");
   process.exit(0);
 });
-send({ t: "ready" });
+function startBridge(socketPath, done) {
+  if (!socketPath) return done(undefined);
+  const server = net.createServer((client) => {
+    const upstream = net.connect(socketPath);
+    const close = () => { client.destroy(); upstream.destroy(); };
+    client.on("error", close);
+    upstream.on("error", close);
+    client.on("close", close);
+    upstream.on("close", close);
+    client.pipe(upstream).pipe(client);
+  });
+  server.on("error", () => done(undefined));
+  server.listen(0, "127.0.0.1", () => done(server.address().port));
+}
+startBridge(process.argv[1], (proxyPort) => send({ t: "ready", proxyPort }));
 `;

@@ -20,6 +20,11 @@ export type SandboxPolicy = {
   /** Masked: an empty directory or an empty file in their place. */
   denyRead: readonly string[];
   network: boolean;
+  /**
+   * With `network` off, hosts still reachable through gyre's filtering proxy (HTTP_PROXY and
+   * HTTPS_PROXY inside the sandbox point at it). Exact names, listed IPs, or `*.domain`.
+   */
+  allowedDomains?: readonly string[];
   gyreHome: string;
   homeDir: string;
   /** Where the host's agent sockets are named (`SSH_AUTH_SOCK`…); read, never passed on. */

@@ -22,6 +22,8 @@ export class InteractiveController {
   /** Extension commands, prompt templates and skills: `/name` goes to the session, which resolves it. */
   private readonly runtimeCommands: RuntimeCommand[];
   private readonly progress: RunProgress;
+  /** The sandbox level for the footer; read once at start and after each plan-mode switch. */
+  private sandboxText: string | undefined;
   private readonly context: CommandContext;
   private exitResolve: ((code: number) => void) | undefined;
   private commandRunning = false;
@@ -53,7 +55,10 @@ export class InteractiveController {
       followUp: (text) => this.queue("followUp", text),
       exit: () => this.exit(),
       notify: (text) => layout.status.set(style.gray(text)),
+      cyclePermissionMode: () => void this.cyclePermissionMode(),
     });
+    this.runtime.safety.onModeChange(() => void this.refreshSandbox());
+    void this.refreshSandbox();
     layout.editor.setAutocompleteProvider(
       new FileAutocompleteProvider(
         [...slashCommands, ...this.runtimeCommands].map((command) => ({
@@ -254,6 +259,28 @@ export class InteractiveController {
     this.layout.render();
   }
 
+  /** Shift+Tab: default → plan → default. Plan mode withholds write/edit and makes bash read-only. */
+  private async cyclePermissionMode(): Promise<void> {
+    const { safety } = this.runtime;
+    // Switching restarts the sandbox, which would kill a command in flight.
+    if (this.isWorking())
+      return this.notify("The permission mode changes once the run ends (Esc stops it).", "warning");
+    const plan = safety.permissionMode() !== "plan";
+    await safety.setPlanMode(plan);
+    this.notify(
+      plan
+        ? "Plan mode: bash is read-only and write/edit are withheld; Shift+Tab leaves it."
+        : "Plan mode left: the tools are back and the plan stays in the conversation.",
+    );
+  }
+
+  private async refreshSandbox(): Promise<void> {
+    this.sandboxText = await this.runtime.safety
+      .describeSandbox()
+      .catch((error: Error) => `unknown (${error.message})`);
+    this.refreshInfo();
+  }
+
   private refreshInfo(): void {
     const { session, runtime, layout } = this;
     const { model, thinkingLevel, sessionName, stats } = session.state;
@@ -268,6 +295,8 @@ export class InteractiveController {
       thinkingLevel,
       reasoning: model.reasoning,
       gitBranch: readGitBranch(runtime.cwd),
+      permissionMode: runtime.safety.permissionMode(),
+      sandbox: this.sandboxText,
     });
     layout.render();
   }

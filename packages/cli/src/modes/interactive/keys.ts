@@ -8,6 +8,8 @@ export type KeyActions = {
   followUp(text: string): void;
   exit(): void;
   notify(text: string): void;
+  /** Shift+Tab: the next permission mode (default → plan → default). */
+  cyclePermissionMode?(): void;
 };
 
 /** Second Ctrl+C within this window exits. */
@@ -53,6 +55,10 @@ export function installKeyHandlers(layout: Layout, actions: KeyActions): () => v
     }
     if (matchesKey(data, "ctrl+d") && editor.getText() === "") {
       actions.exit();
+      return { consume: true };
+    }
+    if (matchesKey(data, "shift+tab") && actions.cyclePermissionMode) {
+      actions.cyclePermissionMode();
       return { consume: true };
     }
     if (matchesKey(data, "ctrl+o")) {

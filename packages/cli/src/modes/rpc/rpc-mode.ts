@@ -25,7 +25,11 @@ export type RpcModeOptions = {
   /** Rewind previews come from here; without it `rewind` with `preview` fails with a clear error. */
   checkpoints?: WorkspaceCheckpoints;
   /** Plan mode for `set_permission_mode`. */
-  safety?: { setPlanMode(on: boolean): Promise<void> };
+  safety?: {
+    setPlanMode(on: boolean): Promise<void>;
+    permissionMode?(): "default" | "plan";
+    describeSandbox?(): Promise<string>;
+  };
 };
 
 type UiAnswer = { value?: unknown; cancelled?: boolean };
@@ -218,8 +222,14 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
     case "abort":
       await session.abort();
       return undefined;
-    case "get_state":
-      return describeState(session);
+    case "get_state": {
+      const safety = options.safety;
+      return {
+        ...describeState(session),
+        ...(safety?.permissionMode ? { permissionMode: safety.permissionMode() } : {}),
+        ...(safety?.describeSandbox ? { sandbox: await safety.describeSandbox() } : {}),
+      };
+    }
     case "set_permission_mode":
       if (command.mode !== "plan" && command.mode !== "default") throw new Error('"mode" must be "plan" or "default".');
       if (!options.safety) throw new Error("This run has no permission modes.");

@@ -16,6 +16,10 @@ export type FooterInfo = {
   reasoning?: boolean;
   /** The git branch of the cwd, when it is a repository. */
   gitBranch?: string | undefined;
+  /** "plan" shows plan mode (Shift+Tab leaves it). */
+  permissionMode?: "default" | "plan";
+  /** The active sandbox level, e.g. "workspace-write, network off". */
+  sandbox?: string | undefined;
 };
 
 /** `~/project` for paths under the home folder. */
@@ -38,6 +42,10 @@ export function formatFooter(info: FooterInfo): [string, string] {
     shortenPath(info.cwd, info.home) +
     (info.gitBranch ? ` (${info.gitBranch})` : "") +
     (info.sessionName ? ` · ${info.sessionName}` : "");
+  const safety = [
+    info.permissionMode === "plan" ? "⏸ plan mode (shift+tab to leave)" : undefined,
+    info.sandbox ? `sandbox ${info.sandbox}` : undefined,
+  ].filter((part) => part !== undefined);
   const percent = info.contextWindow > 0 ? (stats.contextTokens / info.contextWindow) * 100 : 0;
   const usage = [
     `↑${formatTokens(stats.tokens.input)}`,
@@ -51,7 +59,7 @@ export function formatFooter(info: FooterInfo): [string, string] {
     info.thinkingLevel === "off"
       ? "thinking off"
       : `thinking ${info.thinkingLevel}${info.reasoning === false ? " (not supported by this model)" : ""}`;
-  return [where, `${usage}  ${info.model} · ${thinking}`];
+  return [[where, ...safety].join(" · "), `${usage}  ${info.model} · ${thinking}`];
 }
 
 /**
