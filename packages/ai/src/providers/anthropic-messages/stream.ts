@@ -2,6 +2,7 @@ import { GyreError } from "../../errors.js";
 import type { AssistantMessageEventStream } from "../../event-stream.js";
 import { parseJsonData, readSse } from "../../transport/sse.js";
 import type { Context, Model, StreamFunction, StreamOptions, Usage } from "../../types.js";
+import { throwIfRetryableStreamError } from "../in-stream-error.js";
 import type { MessageBuilder } from "../message-builder.js";
 import { postProviderRequest } from "../post-provider-request.js";
 import { runProvider } from "../run-provider.js";
@@ -100,8 +101,7 @@ class AnthropicStreamReader {
         const kind = event.error?.type ? ` (${event.error.type})` : "";
         const message = `Anthropic stream error${kind}: ${event.error?.message ?? "no details"}`;
         // Thrown with the status the same error has before the headers, so it is retried alike.
-        const status = inStreamErrorStatus[event.error?.type ?? ""];
-        if (status !== undefined) throw new GyreError("http", message, { status });
+        throwIfRetryableStreamError(message, { status: inStreamErrorStatus[event.error?.type ?? ""], text: kind });
         this.builder.fail(message);
         return;
       }

@@ -1,4 +1,5 @@
 import { GyreError } from "../../errors.js";
+import { throwIfRetryableStreamError } from "../in-stream-error.js";
 import type { MessageBuilder } from "../message-builder.js";
 import { generatedToolCallIdPrefix } from "./convert-messages.js";
 import { mapGeminiFinishReason } from "./map-stop-reason.js";
@@ -33,8 +34,11 @@ export class GeminiStreamReader {
 
   handle(chunk: GeminiChunk): void {
     if (chunk.error) {
-      const status = chunk.error.status ? ` (${chunk.error.status})` : "";
-      throw new GyreError("http", `Gemini stream error${status}: ${chunk.error.message ?? "no details"}`);
+      const { code, status, message } = chunk.error;
+      const text = `Gemini stream error${status ? ` (${status})` : ""}: ${message ?? "no details"}`;
+      // A 429/503 inside the stream is retried like the same status before the headers.
+      throwIfRetryableStreamError(text, { status: code, text: `${status ?? ""} ${message ?? ""}` });
+      throw new GyreError("http", text, code === undefined ? {} : { status: code });
     }
     if (chunk.responseId) this.builder.message.responseId = chunk.responseId;
     if (chunk.usageMetadata) this.applyUsage(chunk.usageMetadata);

@@ -1,4 +1,5 @@
 import type { Usage } from "../../types.js";
+import { throwIfRetryableStreamError } from "../in-stream-error.js";
 import type { MessageBuilder } from "../message-builder.js";
 import { createStrictNullRemover } from "../openai-shared.js";
 import { mapResponsesStopReason } from "./map-stop-reason.js";
@@ -170,13 +171,19 @@ export class ResponsesEventParser {
       message.errorMessage = response.error
         ? formatResponsesError(response.error)
         : `The response ended with status "${status}"${reason ? ` (${reason})` : ""}.`;
+      // A `response.failed` for a rate limit or overload is retried like its HTTP status.
+      if (response.error)
+        throwIfRetryableStreamError(message.errorMessage, { text: describeErrorWords(response.error) });
     }
     this.builder.finish(stopReason, reason ?? status);
   }
 
   private fail(error: ResponsesErrorBody): void {
     this.done = true;
-    this.builder.message.errorMessage = formatResponsesError(error);
+    const errorMessage = formatResponsesError(error);
+    // Thrown with the status the same error has before the headers, so `runProvider` retries it alike.
+    throwIfRetryableStreamError(errorMessage, { text: describeErrorWords(error) });
+    this.builder.message.errorMessage = errorMessage;
     this.builder.finish("error");
   }
 }
@@ -188,6 +195,11 @@ export function applyResponsesUsage(raw: ResponsesUsage, usage: Usage): void {
   usage.input = Math.max(0, (raw.input_tokens ?? 0) - cached);
   usage.output = raw.output_tokens ?? 0;
   usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+}
+
+/** The words of an error body the retry classification reads: its code, type and message. */
+function describeErrorWords(error: ResponsesErrorBody): string {
+  return `${error.code ?? ""} ${error.type ?? ""} ${error.message ?? ""}`;
 }
 
 function formatResponsesError(error: ResponsesErrorBody): string {
