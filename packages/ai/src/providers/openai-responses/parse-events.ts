@@ -4,6 +4,7 @@ import type { MessageBuilder } from "../message-builder.js";
 import { createStrictNullRemover } from "../openai-shared.js";
 import { mapResponsesStopReason } from "./map-stop-reason.js";
 import type {
+  ResponsesAnnotation,
   ResponsesErrorBody,
   ResponsesEvent,
   ResponsesOutputItem,
@@ -11,12 +12,14 @@ import type {
   ResponsesUsage,
 } from "./wire.js";
 
-type ItemState = { type: string; key: string; streamed: boolean; summaryIndex: number };
+type ItemState = { type: string; key: string; streamed: boolean; summaryIndex: number; cited?: boolean };
 
 /**
  * Folds Responses API stream events into a `MessageBuilder`. Items are correlated by
  * `output_index`, never by id (GitHub Copilot rotates item ids between events of one item);
- * events of item types gyre does not model (web search calls…) are ignored; the stream is
+ * a finished `web_search_call` item becomes a server tool call (the item kept verbatim) and its
+ * result (the pages, when `action.sources` was asked for); `url_citation` annotations become
+ * citations on the text; events of other item types are ignored; the stream is
  * complete only with `response.completed`/`incomplete`/`failed` or an `error` event.
  */
 export class ResponsesEventParser {
@@ -58,6 +61,9 @@ export class ResponsesEventParser {
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
         this.appendReasoning(index, event.delta, type.includes("summary") ? event.summary_index : undefined);
+        return;
+      case "response.output_text.annotation.added":
+        if (event.annotation) this.addCitation(index, event.annotation);
         return;
       case "response.function_call_arguments.delta":
         this.appendArguments(index, event.delta);
@@ -112,6 +118,40 @@ export class ResponsesEventParser {
     this.builder.text(state.key, delta);
   }
 
+  private addCitation(index: number, annotation: ResponsesAnnotation): void {
+    const state = this.items.get(index);
+    if (state?.type !== "message" || annotation.type !== "url_citation" || !annotation.url) return;
+    state.cited = true;
+    this.builder.citation(state.key, {
+      url: annotation.url,
+      ...(annotation.title ? { title: annotation.title } : {}),
+      ...(annotation.start_index !== undefined ? { startIndex: annotation.start_index } : {}),
+      ...(annotation.end_index !== undefined ? { endIndex: annotation.end_index } : {}),
+    });
+  }
+
+  /** A finished `web_search_call` item: the call (with the item itself, to send back) and its result. */
+  private addWebSearch(item: ResponsesOutputItem): void {
+    const id = item.id ?? "";
+    const action = item.action ?? {};
+    const input: Record<string, unknown> = {};
+    if (action.query !== undefined) input.query = action.query;
+    else if (action.queries !== undefined) input.queries = action.queries;
+    else if (action.url !== undefined) input.url = action.url;
+    const raw = { ...item, type: "web_search_call", id };
+    this.builder.serverToolCallComplete({ type: "serverToolCall", id, name: "web_search", input, raw });
+    const results = (action.sources ?? []).flatMap((source) =>
+      source.url ? [{ url: source.url, ...(source.title ? { title: source.title } : {}) }] : [],
+    );
+    this.builder.serverToolResult({
+      type: "serverToolResult",
+      toolCallId: id,
+      name: "web_search",
+      results,
+      ...(item.status === "failed" ? { errorMessage: "the search failed" } : {}),
+    });
+  }
+
   private appendReasoning(index: number, delta: string | undefined, summaryIndex: number | undefined): void {
     const state = this.stateFor(index, "reasoning");
     if (state.type !== "reasoning" || !delta) return;
@@ -150,6 +190,13 @@ export class ResponsesEventParser {
         const text = (item.content ?? []).map((part) => part.text ?? part.refusal ?? "").join("");
         this.appendText(index, "message", text);
       }
+      if (!state.cited) {
+        for (const annotation of item.content?.flatMap((part) => part.annotations ?? []) ?? []) {
+          this.addCitation(index, annotation);
+        }
+      }
+    } else if (state.type === "web_search_call") {
+      this.addWebSearch(item);
     } else if (state.type === "function_call") {
       this.builder.toolCallStart(state.key, item.call_id ?? "", item.name ?? "");
       if (!state.streamed) this.appendArguments(index, item.arguments);
