@@ -27,10 +27,7 @@ export class AssistantMessageView implements Component {
   setMessage(message: AssistantMessage): void {
     this.message = message;
     let index = 0;
-    for (const part of message.content) {
-      if (part.type === "toolCall" || part.type === "serverToolCall" || part.type === "serverToolResult") continue;
-      const kind = part.type === "text" ? "text" : "thinking";
-      const text = part.type === "text" ? part.text : part.redacted ? "[redacted thinking]" : part.thinking;
+    for (const { kind, text } of joinTextRuns(message)) {
       let block = this.blocks[index];
       if (!block || block.kind !== kind) {
         block =
@@ -97,4 +94,20 @@ export class AssistantMessageView implements Component {
     if (message.stopReason === "length") return [`  ${style.yellow("… stopped at the output token limit")}`];
     return [];
   }
+}
+
+/**
+ * The message's text and thinking in order, consecutive text blocks joined: Anthropic splits an
+ * answer into a block per cited span, which must read as one paragraph, not one line each.
+ */
+function joinTextRuns(message: AssistantMessage): { kind: Block["kind"]; text: string }[] {
+  const runs: { kind: Block["kind"]; text: string }[] = [];
+  for (const part of message.content) {
+    if (part.type === "toolCall" || part.type === "serverToolCall" || part.type === "serverToolResult") continue;
+    const text = part.type === "text" ? part.text : part.redacted ? "[redacted thinking]" : part.thinking;
+    const last = runs.at(-1);
+    if (part.type === "text" && last?.kind === "text") last.text += text;
+    else runs.push({ kind: part.type, text });
+  }
+  return runs;
 }
