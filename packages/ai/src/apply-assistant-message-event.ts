@@ -23,7 +23,11 @@ export function applyAssistantMessageEvent(message: AssistantMessage, event: Ass
       if (block?.type === "text") block.text += event.delta;
       return;
     case "text_end":
-      content[index] = { type: "text", text: event.content };
+      content[index] = {
+        type: "text",
+        text: event.content,
+        ...(event.citations !== undefined ? { citations: event.citations } : {}),
+      };
       return;
     case "thinking_start":
       content[index] = { type: "thinking", thinking: "" };
@@ -47,6 +51,16 @@ export function applyAssistantMessageEvent(message: AssistantMessage, event: Ass
       return;
     case "toolcall_end":
       content[index] = event.toolCall;
+      return;
+    case "server_tool_call_start":
+      content[index] = { type: "serverToolCall", id: event.id, name: event.name, input: {} };
+      return;
+    case "server_tool_result_start":
+      content[index] = { type: "serverToolResult", toolCallId: event.toolCallId, name: event.name, results: [] };
+      return;
+    case "server_tool_call_end":
+    case "server_tool_result_end":
+      content[index] = event.content;
       return;
     default: {
       const never: never = event;

@@ -31,12 +31,15 @@ export {
   streamOpenAICompletions,
   streamOpenAIResponses,
 } from "./providers/register-built-ins.js";
+export { convertServerToolBlockToText, describeServerToolQuery } from "./server-tool-text.js";
 export { sanitizeToolCallId } from "./tool-call-ids.js";
 export { type TransformOptions, transformMessages } from "./transform-messages.js";
 export type {
   Api,
+  AssistantContent,
   AssistantMessage,
   AssistantMessageEvent,
+  Citation,
   Context,
   ImageContent,
   KnownApi,
@@ -46,6 +49,8 @@ export type {
   ModelCost,
   RetryInfo,
   RetryOptions,
+  ServerToolCall,
+  ServerToolResult,
   StopReason,
   StreamFunction,
   StreamOptions,
@@ -57,6 +62,8 @@ export type {
   ToolResultMessage,
   Usage,
   UserMessage,
+  WebSearchOptions,
+  WebSearchResult,
 } from "./types.js";
 export { isThinkingLevel, THINKING_LEVELS } from "./types.js";
 export { calculateCost, createEmptyUsage } from "./usage.js";

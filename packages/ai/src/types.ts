@@ -11,7 +11,58 @@ export type TextContent = {
   text: string;
   /** Opaque provider data that must be echoed back with this text (e.g. Gemini thought signatures). */
   signature?: string;
+  /** The sources a server-side web search gave for this text, when the provider cites them. */
+  citations?: Citation[];
 };
+
+/**
+ * A source the model cited for (part of) a text block: Anthropic `web_search_result_location`,
+ * Responses `url_citation` annotations, Gemini grounding supports.
+ */
+export type Citation = {
+  url: string;
+  title?: string;
+  /** The quoted passage of the source, when the provider sends it. */
+  citedText?: string;
+  /** Character offsets of the cited span in the text block (or message), when the provider gives them. */
+  startIndex?: number;
+  endIndex?: number;
+  /** Opaque provider data that must be echoed back unchanged (Anthropic `encrypted_index`). */
+  signature?: string;
+};
+
+/**
+ * A tool the provider ran on its own servers during the response (web search), as the model
+ * asked for it. Nothing for gyre to execute: its result comes in the same message. `raw` is the
+ * provider's own item, sent back verbatim to the API that made it (Anthropic and Responses
+ * reject a history that drops or alters it); every other API gets it as text.
+ */
+export type ServerToolCall = {
+  type: "serverToolCall";
+  id: string;
+  /** `web_search` on every API; other server tools keep the provider's name. */
+  name: string;
+  /** What the model asked: `{ query }`, or `{ queries }` when the provider lists several. */
+  input: Record<string, unknown>;
+  raw?: Record<string, unknown>;
+};
+
+/** One page a server-side web search returned. */
+export type WebSearchResult = { url: string; title?: string; pageAge?: string };
+
+/** The result of a `ServerToolCall` (same `id` in `toolCallId`), as the provider reported it. */
+export type ServerToolResult = {
+  type: "serverToolResult";
+  toolCallId: string;
+  name: string;
+  results: WebSearchResult[];
+  /** Set when the search failed (e.g. Anthropic `max_uses_exceeded`). */
+  errorMessage?: string;
+  raw?: Record<string, unknown>;
+};
+
+/** A block of an assistant message. */
+export type AssistantContent = TextContent | ThinkingContent | ToolCall | ServerToolCall | ServerToolResult;
 export type ThinkingContent = { type: "thinking"; thinking: string; signature?: string; redacted?: boolean };
 export type ImageContent = { type: "image"; data: string /* base64 */; mimeType: string };
 /**
@@ -49,7 +100,7 @@ export type UserMessage = {
 
 export type AssistantMessage = {
   role: "assistant";
-  content: (TextContent | ThinkingContent | ToolCall)[];
+  content: AssistantContent[];
   api: string;
   provider: string;
   model: string;
@@ -167,6 +218,19 @@ export type StreamOptions = {
   onRetry?: (info: RetryInfo) => void;
   /** Prompt-cache / session key for providers that support one. */
   sessionId?: string;
+  /**
+   * Lets the model search the web with the provider's own server-side tool: Anthropic
+   * `web_search_20250305`, Responses `web_search`, Gemini `googleSearch`. Ignored by Chat
+   * Completions and faux, which have none. Results and citations come back as content.
+   */
+  webSearch?: boolean | WebSearchOptions;
+};
+
+export type WebSearchOptions = {
+  /** Searches allowed per response (Anthropic `max_uses`). */
+  maxUses?: number;
+  /** Only these domains (Anthropic `allowed_domains`, Responses `filters.allowed_domains`). */
+  allowedDomains?: string[];
 };
 
 /** Provider stream events (DESIGN §3). Deltas carry only the delta; see `applyAssistantMessageEvent`. */
@@ -174,13 +238,17 @@ export type AssistantMessageEvent =
   | { type: "start"; message: AssistantMessage }
   | { type: "text_start"; contentIndex: number }
   | { type: "text_delta"; contentIndex: number; delta: string }
-  | { type: "text_end"; contentIndex: number; content: string }
+  | { type: "text_end"; contentIndex: number; content: string; citations?: Citation[] }
   | { type: "thinking_start"; contentIndex: number }
   | { type: "thinking_delta"; contentIndex: number; delta: string }
   | { type: "thinking_end"; contentIndex: number; content: string; signature?: string; redacted?: boolean }
   | { type: "toolcall_start"; contentIndex: number; id: string; name: string }
   | { type: "toolcall_delta"; contentIndex: number; delta: string }
   | { type: "toolcall_end"; contentIndex: number; toolCall: ToolCall }
+  | { type: "server_tool_call_start"; contentIndex: number; id: string; name: string }
+  | { type: "server_tool_call_end"; contentIndex: number; content: ServerToolCall }
+  | { type: "server_tool_result_start"; contentIndex: number; toolCallId: string; name: string }
+  | { type: "server_tool_result_end"; contentIndex: number; content: ServerToolResult }
   | { type: "done"; reason: "stop" | "length" | "toolUse"; message: AssistantMessage }
   | { type: "error"; reason: "error" | "aborted"; message: AssistantMessage };
 

@@ -10,7 +10,9 @@ type Expected =
   | { text: string | { prefix: string; length: number } }
   | { thinking: { prefix: string; length: number } | string; signatureLength: number }
   | { redactedDataLength: number }
-  | { toolCall: { id: string; name: string; args: Record<string, unknown> } };
+  | { toolCall: { id: string; name: string; args: Record<string, unknown> } }
+  | { serverToolCall: { id: string; query: string } }
+  | { serverToolResult: { toolCallId: string } };
 
 type Case = {
   file: string;
@@ -125,9 +127,11 @@ const cases: Case[] = [
     usage: { input: 424, output: 119, cacheRead: 0, cacheWrite: 0 },
   },
   {
-    // server_tool_use and web_search_tool_result (wire blocks 0 and 1) are skipped: 13 text blocks remain.
+    // The search call and its result are kept (wire blocks 0 and 1), then 13 text blocks.
     file: "sonnet4-web-search-citations.sse",
     content: [
+      { serverToolCall: { id: "srvtoolu_01KYmV1c6SjLeWGNcNG4p2yi", query: "Tokyo population 2026 current" } },
+      { serverToolResult: { toolCallId: "srvtoolu_01KYmV1c6SjLeWGNcNG4p2yi" } },
       {
         text: "Based on the search results, the current population of Tokyo depends on which definition is used:\n\n**Greater Tokyo Metropolitan Area**: ",
       },
@@ -135,7 +139,7 @@ const cases: Case[] = [
       { text: " according to World Population Review. The United Nations also estimates " },
       { text: "the total population at 36,954,512" },
     ],
-    count: 13,
+    count: 15,
     last: {
       text: "\n\n**Sources**: World Population Review, United Nations World Urbanization Prospects, and Wikipedia Demographics of Tokyo page.",
     },
@@ -144,7 +148,7 @@ const cases: Case[] = [
     usage: { input: 13520, output: 415, cacheRead: 0, cacheWrite: 0 },
   },
   {
-    // Thinking and three text blocks survive; the other 21 are server tool blocks.
+    // Thinking, text, then search calls and results; the last call has no result (the turn paused).
     file: "sonnet45-pause-turn-web-search.sse",
     content: [
       {
@@ -155,10 +159,17 @@ const cases: Case[] = [
         signatureLength: 1688,
       },
       { text: "I'll run these searches one at a time as requested. Let me start:" },
-      // Wire blocks 18 and 23, inside the README's "… (18 more blocks) …".
-      { text: "Let me continue with the remaining searches you requested:" },
-      { text: "Now continuing with the remaining searches:" },
+      { serverToolCall: { id: "srvtoolu_01FGPZ2P6yPXWdiD1Cxjpix3", query: "San Francisco weather today" } },
+      { serverToolResult: { toolCallId: "srvtoolu_01FGPZ2P6yPXWdiD1Cxjpix3" } },
+      { serverToolCall: { id: "srvtoolu_01FFhqUX7uk2uakLEqo1v9D2", query: "San Francisco sunrise time today" } },
     ],
+    count: 25,
+    last: {
+      serverToolCall: {
+        id: "srvtoolu_01NKrV3hGbcHeBVtaTKBHRuA",
+        query: "latest news on the air quality in San Francisco today",
+      },
+    },
     stopReason: "stop",
     raw: "pause_turn",
     usage: { input: 404500, output: 943, cacheRead: 0, cacheWrite: 0 },
@@ -291,6 +302,19 @@ function checkBlock(actual: AssistantMessage["content"][number] | undefined, exp
   } else if ("redactedDataLength" in expected) {
     expect(actual).toMatchObject({ type: "thinking", thinking: "", redacted: true });
     if (actual?.type === "thinking") expect(actual.signature?.length).toBe(expected.redactedDataLength);
+  } else if ("serverToolCall" in expected) {
+    const { id, query } = expected.serverToolCall;
+    const raw = { type: "server_tool_use", id, name: "web_search", input: { query } };
+    expect(actual).toEqual({ type: "serverToolCall", id, name: "web_search", input: { query }, raw });
+  } else if ("serverToolResult" in expected) {
+    expect(actual).toMatchObject({ type: "serverToolResult", toolCallId: expected.serverToolResult.toolCallId });
+    if (actual?.type !== "serverToolResult") return;
+    // Every page is listed, and the wire block is kept whole, encrypted content included.
+    expect(actual.results.length).toBeGreaterThan(0);
+    const raw = actual.raw as { type: string; content: { url: string; encrypted_content: string }[] };
+    expect(raw.type).toBe("web_search_tool_result");
+    expect(raw.content.map((item) => item.url)).toEqual(actual.results.map((result) => result.url));
+    expect(raw.content.every((item) => item.encrypted_content.length > 0)).toBe(true);
   } else {
     expect(actual).toEqual({
       type: "toolCall",

@@ -13,6 +13,8 @@ type Case = {
   thinking?: Long;
   text?: Long;
   calls?: Call[];
+  /** Google Search grounding: a web_search call and its result follow the other blocks. */
+  grounded?: boolean;
   /** Content indices that must carry a thought signature (all others must not). */
   signed: number[];
   finish: string;
@@ -64,6 +66,7 @@ const cases: Case[] = [
         "### Weather in San Francisco is Mild and Partly Cloudy Today\n\n**San Francisco, CA** - Today's weather in San Francisco is partly cloudy with temperatures ranging from the high 50s to the low 80s, according to various weather reports.\n\nAs of",
       length: 926,
     },
+    grounded: true,
     signed: [],
     finish: "STOP",
     stopReason: "stop",
@@ -274,6 +277,7 @@ describe("google-gemini replays every recorded stream", () => {
         ...(entry.thinking ? ["thinking"] : []),
         ...(entry.text ? ["text"] : []),
         ...(entry.calls ?? []).map(() => "toolCall"),
+        ...(entry.grounded ? ["serverToolCall", "serverToolResult"] : []),
       ];
       expect(message.content.map((block) => block.type)).toEqual(kinds);
       const thinking = message.content.find((block) => block.type === "thinking");

@@ -40,7 +40,19 @@ const anthropicOk = () =>
   loadFixtureBody("anthropic-messages/sonnet45-short-text-padded-json.sse", "anthropic-messages");
 const completionsOk = () =>
   loadFixtureBody("openai-completions/openai-gpt5-simple-text-usage.sse", "openai-completions");
+const responsesOk = () =>
+  loadFixtureBody("openai-responses/openai-gpt5-reasoning-summary-text.sse", "openai-responses");
+const geminiOk = () => loadFixtureBody("google-gemini/gemini25pro-thought-summary-text.sse", "google-gemini");
 const fast = { baseDelayMs: 1, maxRetries: 3 };
+
+/** Serves `first`, then a good answer; returns the server, the final message and the retries. */
+async function retryOnce(api: WireApi, first: Buffer, ok: Buffer) {
+  const server = await serveInTurn([first, ok]);
+  const retries: RetryInfo[] = [];
+  const model = createTestModel(api, api === "google-gemini" ? server.url : `${server.url}/v1`);
+  const { message } = await run(model, { apiKey: "k", retry: fast, onRetry: (info) => retries.push(info) });
+  return { server, message, retries };
+}
 
 describe("faults after the headers", () => {
   it("retries an Anthropic overloaded_error event that came before any output, then answers", async () => {
@@ -100,6 +112,53 @@ describe("faults after the headers", () => {
     expect(message.stopReason).toBe("error");
     expect(message.content).toEqual([]);
     expect(message.errorMessage).toContain("overloaded_error");
+    expect(message.errorMessage).toContain("gave up after 3 attempts");
+  });
+
+  it("retries an OpenAI Responses error event with a rate-limit code that came before any output", async () => {
+    const first = quirk("openai-responses", "rate-limit-error-event-after-200.sse");
+    const { server, message, retries } = await retryOnce("openai-responses", first, responsesOk());
+    expect(server.requests).toHaveLength(2);
+    expect(retries).toHaveLength(1);
+    expect(retries[0]?.reason).toContain("rate_limit_exceeded");
+    expect(message.stopReason).toBe("stop");
+    expect(message.content.some((block) => block.type === "text" && block.text.length > 0)).toBe(true);
+  });
+
+  it("retries an OpenAI Responses response.failed with server_error that came before any output", async () => {
+    const first = quirk("openai-responses", "response-failed-server-error-after-200.sse");
+    const { server, message, retries } = await retryOnce("openai-responses", first, responsesOk());
+    expect(server.requests).toHaveLength(2);
+    expect(retries[0]?.reason).toContain("server_error");
+    expect(message.stopReason).toBe("stop");
+  });
+
+  it("does not retry an OpenAI Responses response.failed that no retry can fix", async () => {
+    const first = quirk("openai-responses", "response-failed-invalid-prompt.sse");
+    const { server, message, retries } = await retryOnce("openai-responses", first, responsesOk());
+    expect(server.requests).toHaveLength(1);
+    expect(retries).toHaveLength(0);
+    expect(message.stopReason).toBe("error");
+    expect(message.errorMessage).toContain("invalid_prompt");
+  });
+
+  it("retries a Gemini UNAVAILABLE error object in the stream that came before any output", async () => {
+    const first = quirk("google-gemini", "unavailable-error-after-200.sse");
+    const { server, message, retries } = await retryOnce("google-gemini", first, geminiOk());
+    expect(server.requests).toHaveLength(2);
+    expect(retries[0]?.reason).toContain("UNAVAILABLE");
+    expect(message.stopReason).toBe("stop");
+    expect(message.content.some((block) => block.type === "text" && block.text.length > 0)).toBe(true);
+  });
+
+  it("retries a Gemini RESOURCE_EXHAUSTED error object in the stream, and gives up after maxRetries", async () => {
+    const server = await serveInTurn([quirk("google-gemini", "resource-exhausted-error-after-200.sse")]);
+    const model = createTestModel("google-gemini", server.url);
+    const { message } = await run(model, { apiKey: "k", retry: { baseDelayMs: 1, maxRetries: 2 } });
+    expect(server.requests).toHaveLength(3);
+    expect(message.stopReason).toBe("error");
+    expect(message.content).toEqual([]);
+    expect(message.errorMessage).toContain("RESOURCE_EXHAUSTED");
     expect(message.errorMessage).toContain("gave up after 3 attempts");
   });
 });

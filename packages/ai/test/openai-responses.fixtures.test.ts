@@ -17,7 +17,7 @@ type Expected = {
   encrypted?: boolean;
   toolCalls?: [id: string, name: string, args: Record<string, unknown>][];
   /** Content block types in order. */
-  blocks: ("text" | "thinking" | "toolCall")[];
+  blocks: AssistantMessage["content"][number]["type"][];
   stopReason: AssistantMessage["stopReason"];
   /** input = input_tokens − cached, output = output_tokens (incl. reasoning), cacheRead = cached, total. */
   usage?: [input: number, output: number, cacheRead: number, total: number];
@@ -132,7 +132,8 @@ const expectations: Record<string, Expected> = {
         "Here is the most recent and reliable official estimate for the population of Tokyo:\n\nAs of **May 1, 2026**, the **Tokyo Metropolitan Government** reports that the total population of Tokyo (the entire prefecture) is **14,328,115** people. (",
       length: 631,
     },
-    blocks: ["text"],
+    // The web_search_call item: a server tool call and its result, then the cited answer.
+    blocks: ["serverToolCall", "serverToolResult", "text"],
     stopReason: "stop",
     usage: [17407, 164, 0, 17571],
   },

@@ -43,6 +43,8 @@ export type CliArgs = {
   sandbox?: "workspace-write" | "read-only" | "off";
   /** `--allow-network`: network inside the sandbox. */
   allowNetwork: boolean;
+  /** `--web-search`: let the model search the web with the provider's own server-side tool. */
+  webSearch: boolean;
   /** `--approval`: who decides calls that need more than the sandbox gives. */
   approval?: "ask" | "deny" | "allow";
   /** `--plan`: read-only sandbox, write/edit withheld. */
@@ -141,6 +143,7 @@ const booleanFlags: Record<string, { field: SwitchField; short?: string }> = {
   fork: { field: "fork" },
   force: { field: "force" },
   "allow-network": { field: "allowNetwork" },
+  "web-search": { field: "webSearch" },
   plan: { field: "plan" },
   trust: { field: "trust" },
   verbose: { field: "verbose" },
@@ -179,6 +182,7 @@ function createDefaults(): CliArgs {
     noSession: false,
     allowPaths: [],
     allowNetwork: false,
+    webSearch: false,
     plan: false,
     extensions: [],
     noExtensions: false,

@@ -28,6 +28,7 @@ export function toRuntimeConfig(args: CliArgs): RuntimeConfig {
     ...(args.sandbox !== undefined ? { sandbox: args.sandbox } : {}),
     ...(args.approval !== undefined ? { approval: args.approval } : {}),
     allowNetwork: args.allowNetwork,
+    webSearch: args.webSearch,
     plan: args.plan,
   };
 }

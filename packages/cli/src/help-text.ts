@@ -27,6 +27,8 @@ Tools and context:
   --allow-path <dir>         let file tools reach outside the workspace (repeatable)
   --sandbox <mode>           bash under bubblewrap: workspace-write (default), read-only, off
   --allow-network            network inside the sandbox (default off)
+  --web-search               let the model search the web with the provider's own tool
+                             (Anthropic, OpenAI Responses, Gemini; setting "webSearch")
   --approval <who>           calls needing more than the sandbox or matching an "ask" rule:
                              ask (interactive default), deny (print/json default), allow
   --plan                     plan mode: read-only sandbox, write and edit withheld

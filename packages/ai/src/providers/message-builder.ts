@@ -1,11 +1,28 @@
 import { createAssistantMessage } from "../create-assistant-message.js";
 import type { AssistantMessageEventStream } from "../event-stream.js";
 import { freezeJson } from "../frozen-json.js";
-import type { AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
+import type {
+  AssistantMessage,
+  Citation,
+  Model,
+  ServerToolCall,
+  ServerToolResult,
+  StopReason,
+  ToolCall,
+} from "../types.js";
 import { calculateCost, createEmptyUsage } from "../usage.js";
 
 type OpenBlock =
-  | { kind: "text"; index: number; parts: string[] }
+  | { kind: "text"; index: number; parts: string[]; citations?: Citation[] }
+  | {
+      kind: "serverToolCall";
+      index: number;
+      parts: string[];
+      id: string;
+      name: string;
+      /** The provider's item for this call, built once its input is complete. */
+      createRaw?: (input: Record<string, unknown>) => Record<string, unknown>;
+    }
   | { kind: "thinking"; index: number; parts: string[]; signature?: string; redacted?: boolean }
   | {
       kind: "toolCall";
@@ -106,7 +123,7 @@ export class MessageBuilder {
   /** Sets (or, with `append`, extends) the signature of the open thinking or tool-call block `key`. */
   signature(key: string, signature: string, append = false): void {
     const block = this.open.get(key);
-    if (!block || block.kind === "text") return;
+    if (block?.kind !== "thinking" && block?.kind !== "toolCall") return;
     block.signature = append ? (block.signature ?? "") + signature : signature;
   }
 
@@ -161,6 +178,63 @@ export class MessageBuilder {
     this.stream.push({ type: "toolcall_delta", contentIndex: block.index, delta });
   }
 
+  /** The text block `key` has received so far ("" when `key` is no open text block). */
+  textSoFar(key: string): string {
+    const block = this.open.get(key);
+    return block?.kind === "text" ? block.parts.join("") : "";
+  }
+
+  /** Adds a citation to the open text block `key` (it goes out with the block's `text_end`). */
+  citation(key: string, citation: Citation): void {
+    const block = this.open.get(key);
+    if (block?.kind !== "text") return;
+    block.citations ??= [];
+    block.citations.push(citation);
+  }
+
+  /**
+   * Opens a server-side tool call (web search) as block `key`; its input JSON arrives through
+   * `serverToolCallInput` and is parsed at `end`. `createRaw` builds the provider's own item from
+   * the final input, kept so the same API gets it back verbatim.
+   */
+  serverToolCallStart(
+    key: string,
+    id: string,
+    name: string,
+    createRaw?: (input: Record<string, unknown>) => Record<string, unknown>,
+  ): void {
+    if (this.open.has(key)) this.end(key);
+    const index = this.message.content.length;
+    this.message.content.push({ type: "serverToolCall", id, name, input: {} });
+    this.open.set(key, { kind: "serverToolCall", index, parts: [], id, name, ...(createRaw ? { createRaw } : {}) });
+    this.stream.push({ type: "server_tool_call_start", contentIndex: index, id, name });
+  }
+
+  /** Appends input JSON text to the open server tool call `key`. UIs see the input only at its end. */
+  serverToolCallInput(key: string, delta: string): void {
+    const block = this.open.get(key);
+    if (block?.kind === "serverToolCall" && delta !== "") block.parts.push(delta);
+  }
+
+  /** Adds a complete server-side tool call (for APIs that send it whole). */
+  serverToolCallComplete(call: ServerToolCall): void {
+    const index = this.message.content.length;
+    const content = freezeJson(structuredClone(call));
+    this.message.content.push(content);
+    this.stream.push({ type: "server_tool_call_start", contentIndex: index, id: call.id, name: call.name });
+    this.stream.push({ type: "server_tool_call_end", contentIndex: index, content });
+  }
+
+  /** Adds the complete result of a server-side tool call. */
+  serverToolResult(result: ServerToolResult): void {
+    const index = this.message.content.length;
+    const content = freezeJson(structuredClone(result));
+    this.message.content.push(content);
+    const start = { contentIndex: index, toolCallId: result.toolCallId, name: result.name };
+    this.stream.push({ type: "server_tool_result_start", ...start });
+    this.stream.push({ type: "server_tool_result_end", contentIndex: index, content });
+  }
+
   /** Closes block `key`, emitting its `*_end` event. Unknown keys are ignored. */
   end(key: string): void {
     const block = this.open.get(key);
@@ -169,8 +243,18 @@ export class MessageBuilder {
     const joined = block.parts.join("");
     switch (block.kind) {
       case "text": {
-        this.message.content[block.index] = { type: "text", text: joined };
-        this.stream.push({ type: "text_end", contentIndex: block.index, content: joined });
+        const citations = block.citations ? { citations: block.citations } : {};
+        this.message.content[block.index] = { type: "text", text: joined, ...citations };
+        this.stream.push({ type: "text_end", contentIndex: block.index, content: joined, ...citations });
+        return;
+      }
+      case "serverToolCall": {
+        const input = createToolCall(block.id, block.name, joined).arguments;
+        const call: ServerToolCall = { type: "serverToolCall", id: block.id, name: block.name, input };
+        if (block.createRaw) call.raw = block.createRaw(input);
+        const content = freezeJson(call);
+        this.message.content[block.index] = content;
+        this.stream.push({ type: "server_tool_call_end", contentIndex: block.index, content });
         return;
       }
       case "thinking": {

@@ -31,6 +31,8 @@ export type AgentSessionOptions = {
   retry?: RetryOptions;
   /** A model stream that sends nothing for this long fails (default: the provider layer's 120 s). */
   idleTimeoutMs?: number;
+  /** Adds the provider's server-side web search to every model call of the agent (not to summaries). */
+  webSearch?: boolean;
   /** Resolves a key for another provider after `setModel`. */
   getApiKey?: (provider: string) => string | undefined;
   compaction?: AutoCompactionOptions;
@@ -74,6 +76,7 @@ export function createSessionAgent(
     streamOptions: {
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+      ...(options.webSearch ? { webSearch: true } : {}),
     },
     getApiKey: (provider) => (provider === agent.state.model.provider ? hooks.apiKey() : options.getApiKey?.(provider)),
     ...extensionAgentOptions(options.extensions, options.beforeToolCall),

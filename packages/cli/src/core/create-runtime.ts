@@ -252,6 +252,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     eventSources: [(emit) => attachHarnessEvents(harness, emit)],
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
+    ...(config.webSearch || settings.webSearch ? { webSearch: true } : {}),
     ...(settings.compaction ? { compaction: settings.compaction } : {}),
     ...(io.streamFn ? { streamFn: io.streamFn } : {}),
     getApiKey: (provider) => resolveApiKey({ provider, env: io.env }),

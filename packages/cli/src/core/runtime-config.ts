@@ -56,6 +56,8 @@ export type RuntimeConfig = {
   sandbox?: SandboxMode;
   /** Network inside the sandbox. */
   allowNetwork?: boolean;
+  /** Adds the provider's server-side web search tool to model calls (`--web-search`). */
+  webSearch?: boolean;
   /** Who decides calls needing approval; default ask (interactive, rpc) or deny (print, json). */
   approval?: ApprovalMode;
   /** Start in plan mode: read-only sandbox, write/edit withheld. */

@@ -5,6 +5,7 @@ import { createRedactor, type Redactor } from "../core/session/redact-secrets.js
 import { describeAnswerProblem } from "./answer-notice.js";
 import { sanitizeText } from "./interactive/sanitize-text.js";
 import { describeRunFailure } from "./run-outcome.js";
+import { describeWebSearches } from "./web-search-lines.js";
 
 export type PrintModeOptions = {
   session: AgentSession;
@@ -21,7 +22,8 @@ export type PrintModeOptions = {
 /**
  * Print mode: runs one request and writes only the final assistant text to stdout. Failures
  * (provider error, abort, budget) and an answer that is empty, only reasoning, or cut at the
- * output limit go to stderr as one sentence, with exit code 1; returns the exit code.
+ * output limit go to stderr as one sentence, with exit code 1; returns the exit code. The
+ * provider's web searches (query, result count, cited URLs) are reported on stderr.
  */
 export async function runPrintMode(options: PrintModeOptions): Promise<number> {
   const { session, stderr } = options;
@@ -29,6 +31,10 @@ export async function runPrintMode(options: PrintModeOptions): Promise<number> {
   const unsubscribe = session.subscribe((event) => {
     if (options.verbose) writeProgress(stderr, event);
     else if (event.type === "retry") writeRetry(stderr, event);
+    // What the provider searched, and the pages the answer cites, go with the progress lines.
+    if (event.type === "message_end" && event.message.role === "assistant") {
+      for (const line of describeWebSearches(event.message)) stderr.write(`gyre: ${prepareForStdout(line, stderr)}\n`);
+    }
   });
   try {
     const answer = await answerWithSchema({

@@ -1,6 +1,6 @@
-import type { Context, Model, StreamOptions, ThinkingLevel } from "../../types.js";
+import type { Context, Model, StreamOptions, ThinkingLevel, WebSearchOptions } from "../../types.js";
 import { convertAnthropicMessages, convertAnthropicTools } from "./convert-messages.js";
-import type { AnthropicRequest } from "./wire.js";
+import type { AnthropicRequest, AnthropicWebSearchTool } from "./wire.js";
 
 /** Extended-thinking budgets in tokens per level (Anthropic's minimum is 1024). */
 export const anthropicThinkingBudgets: Record<Exclude<ThinkingLevel, "off">, number> = {
@@ -10,7 +10,7 @@ export const anthropicThinkingBudgets: Record<Exclude<ThinkingLevel, "off">, num
 };
 
 /**
- * Builds the `/v1/messages` request body. `max_tokens` is required by the API: options first,
+ * Builds the `/v1/messages` request body; `webSearch` adds the `web_search_20250305` server tool. `max_tokens` is required by the API: options first,
  * then the model's limit. Thinking is enabled only for reasoning models when a level other than
  * `off` is asked for; then `temperature` is omitted (the API rejects it with thinking), and
  * `max_tokens` is raised (within the model's limit) so the budget leaves room for the answer.
@@ -28,6 +28,7 @@ export function buildAnthropicRequest(model: Model, context: Context, options: S
   }
   const tools = convertAnthropicTools(context);
   if (tools) request.tools = tools;
+  if (options.webSearch) request.tools = [...(request.tools ?? []), createWebSearchTool(options.webSearch)];
   const level = options.thinking;
   if (model.reasoning && level && level !== "off") {
     let budget = anthropicThinkingBudgets[level];
@@ -42,4 +43,13 @@ export function buildAnthropicRequest(model: Model, context: Context, options: S
     request.temperature = options.temperature;
   }
   return request;
+}
+
+/** Anthropic's server-side web search tool, with the caller's limits. */
+function createWebSearchTool(options: true | WebSearchOptions): AnthropicWebSearchTool {
+  const tool: AnthropicWebSearchTool = { type: "web_search_20250305", name: "web_search" };
+  if (options === true) return tool;
+  if (options.maxUses !== undefined) tool.max_uses = options.maxUses;
+  if (options.allowedDomains && options.allowedDomains.length > 0) tool.allowed_domains = options.allowedDomains;
+  return tool;
 }

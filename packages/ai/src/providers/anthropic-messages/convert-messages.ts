@@ -5,9 +5,11 @@ import type {
   AnthropicAssistantBlock,
   AnthropicImageBlock,
   AnthropicMessageParam,
+  AnthropicServerToolBlock,
   AnthropicTextBlock,
   AnthropicTool,
   AnthropicUserBlock,
+  AnthropicWebSearchCitation,
 } from "./wire.js";
 
 /** Anthropic accepts tool-use ids matching `^[a-zA-Z0-9_-]+$`, at most 64 characters. */
@@ -21,7 +23,8 @@ export function normalizeAnthropicToolCallId(id: string): string {
  * same-role turns are merged, so consecutive tool results become one user message of
  * `tool_result` blocks), thinking echoed with its signature, redacted thinking as
  * `redacted_thinking`, empty text dropped (the API rejects it). The last block gets a
- * `cache_control` breakpoint so the conversation prefix is cached between turns.
+ * `cache_control` breakpoint so the conversation prefix is cached between turns. Server tool
+ * blocks (web search) and their citations go back exactly as Anthropic sent them.
  */
 export function convertAnthropicMessages(context: Context, model: Model): AnthropicMessageParam[] {
   const messages = transformMessages(context.messages, model, { normalizeToolCallId: normalizeAnthropicToolCallId });
@@ -97,7 +100,10 @@ function convertAssistantContent(message: AssistantMessage): AnthropicAssistantB
   const blocks: AnthropicAssistantBlock[] = [];
   for (const block of message.content) {
     if (block.type === "text") {
-      if (block.text.trim() !== "") blocks.push({ type: "text", text: block.text });
+      if (block.text.trim() !== "") blocks.push(convertAssistantText(block));
+    } else if (block.type === "serverToolCall" || block.type === "serverToolResult") {
+      // `transformMessages` left only blocks Anthropic made, with their own item: sent back unchanged.
+      if (block.raw) blocks.push(block.raw as AnthropicServerToolBlock);
     } else if (block.type === "thinking") {
       if (block.redacted) {
         if (block.signature) blocks.push({ type: "redacted_thinking", data: block.signature });
@@ -112,6 +118,22 @@ function convertAssistantContent(message: AssistantMessage): AnthropicAssistantB
     }
   }
   return blocks;
+}
+
+/** A text block with the web search citations Anthropic gave it (only those carry an `encrypted_index`). */
+function convertAssistantText(block: TextContent): AnthropicTextBlock {
+  const citations: AnthropicWebSearchCitation[] = [];
+  for (const citation of block.citations ?? []) {
+    if (citation.signature === undefined) continue;
+    citations.push({
+      type: "web_search_result_location",
+      url: citation.url,
+      title: citation.title ?? null,
+      cited_text: citation.citedText ?? "",
+      encrypted_index: citation.signature,
+    });
+  }
+  return citations.length > 0 ? { type: "text", text: block.text, citations } : { type: "text", text: block.text };
 }
 
 function convertToolResult(message: ToolResultMessage, model: Model): AnthropicUserBlock {

@@ -1,7 +1,8 @@
 import { GyreError } from "../../errors.js";
 import type { AssistantMessageEventStream } from "../../event-stream.js";
 import { parseJsonData, readSse } from "../../transport/sse.js";
-import type { Context, Model, StreamFunction, StreamOptions, Usage } from "../../types.js";
+import type { Context, Model, ServerToolResult, StreamFunction, StreamOptions, Usage } from "../../types.js";
+import { throwIfRetryableStreamError } from "../in-stream-error.js";
 import type { MessageBuilder } from "../message-builder.js";
 import { postProviderRequest } from "../post-provider-request.js";
 import { runProvider } from "../run-provider.js";
@@ -17,8 +18,10 @@ const defaultBaseUrl = "https://api.anthropic.com";
  * errors, a mid-stream `error` event, a stream without `message_stop`, idle timeouts and aborts
  * all end the stream with `error`, keeping whatever content arrived.
  *
- * Server-side tool blocks (`server_tool_use`, `web_search_tool_result`, `compaction`…) and
- * citations are not part of gyre's message model and are skipped.
+ * Server-side tool blocks become content kept with their wire item: `server_tool_use` a
+ * `serverToolCall`, `web_search_tool_result` (and other `*_tool_result` blocks) a
+ * `serverToolResult`; `citations_delta` becomes citations on the text block. Other block types
+ * (`compaction`…) are skipped.
  */
 export const streamAnthropicMessages: StreamFunction = (
   model: Model,
@@ -60,7 +63,7 @@ function createHeaders(model: Model, options: StreamOptions): Record<string, str
 /** The HTTP status Anthropic gives each retryable error type when it is sent before the stream. */
 const inStreamErrorStatus: Record<string, number> = { overloaded_error: 529, rate_limit_error: 429, api_error: 500 };
 
-type BlockKind = "text" | "thinking" | "toolCall" | "ignored";
+type BlockKind = "text" | "thinking" | "toolCall" | "serverToolCall" | "ignored";
 
 /** Applies stream events to a `MessageBuilder`. Synchronous: one event in, builder calls out. */
 class AnthropicStreamReader {
@@ -100,8 +103,7 @@ class AnthropicStreamReader {
         const kind = event.error?.type ? ` (${event.error.type})` : "";
         const message = `Anthropic stream error${kind}: ${event.error?.message ?? "no details"}`;
         // Thrown with the status the same error has before the headers, so it is retried alike.
-        const status = inStreamErrorStatus[event.error?.type ?? ""];
-        if (status !== undefined) throw new GyreError("http", message, { status });
+        throwIfRetryableStreamError(message, { status: inStreamErrorStatus[event.error?.type ?? ""], text: kind });
         this.builder.fail(message);
         return;
       }
@@ -134,12 +136,28 @@ class AnthropicStreamReader {
       case "tool_use":
         this.kinds.set(index, "toolCall");
         this.builder.toolCallStart(key, block.id ?? "", block.name ?? "");
-        if (block.input && typeof block.input === "object" && Object.keys(block.input).length > 0) {
-          this.startInputs.set(index, JSON.stringify(block.input));
-        }
+        this.keepStartInput(index, block.input);
         return;
+      case "server_tool_use": {
+        this.kinds.set(index, "serverToolCall");
+        const id = block.id ?? "";
+        const name = block.name ?? "";
+        // The item as the API takes it back; response-only fields (`caller`) stay out.
+        this.builder.serverToolCallStart(key, id, name, (input) => ({ type: "server_tool_use", id, name, input }));
+        this.keepStartInput(index, block.input);
+        return;
+      }
       default:
         this.kinds.set(index, "ignored");
+        if (block?.type.endsWith("_tool_result") && typeof block.tool_use_id === "string") {
+          this.builder.serverToolResult(convertServerToolResult(block, block.tool_use_id));
+        }
+    }
+  }
+
+  private keepStartInput(index: number, input: unknown): void {
+    if (input && typeof input === "object" && Object.keys(input).length > 0) {
+      this.startInputs.set(index, JSON.stringify(input));
     }
   }
 
@@ -154,13 +172,27 @@ class AnthropicStreamReader {
     } else if (delta.type === "input_json_delta" && kind === "toolCall") {
       this.deltaSeen.add(index);
       this.builder.toolCallDelta(key, delta.partial_json ?? "");
+    } else if (delta.type === "input_json_delta" && kind === "serverToolCall") {
+      this.deltaSeen.add(index);
+      this.builder.serverToolCallInput(key, delta.partial_json ?? "");
+    } else if (delta.type === "citations_delta" && kind === "text" && delta.citation?.url) {
+      const { url, title, cited_text: citedText, encrypted_index: signature } = delta.citation;
+      this.builder.citation(key, {
+        url,
+        ...(title ? { title } : {}),
+        ...(citedText !== undefined ? { citedText } : {}),
+        ...(signature !== undefined ? { signature } : {}),
+      });
     }
   }
 
   private stopBlock(index: number): void {
     const key = String(index);
     const startInput = this.startInputs.get(index);
-    if (startInput !== undefined && !this.deltaSeen.has(index)) this.builder.toolCallDelta(key, startInput);
+    if (startInput !== undefined && !this.deltaSeen.has(index)) {
+      if (this.kinds.get(index) === "serverToolCall") this.builder.serverToolCallInput(key, startInput);
+      else this.builder.toolCallDelta(key, startInput);
+    }
     this.builder.end(key);
   }
 
@@ -175,6 +207,36 @@ class AnthropicStreamReader {
     }
     this.builder.finish(stopReason, raw);
   }
+}
+
+/**
+ * A `*_tool_result` block as a `serverToolResult`, the block itself kept verbatim as `raw`:
+ * its `encrypted_content` must go back unaltered. Web search results list their pages; an
+ * error object (`web_search_tool_result_error`) gives its `error_code`.
+ */
+function convertServerToolResult(block: AnthropicStreamBlock, toolCallId: string): ServerToolResult {
+  const result: ServerToolResult = {
+    type: "serverToolResult",
+    toolCallId,
+    name: block.type.replace(/_tool_result$/, ""),
+    results: [],
+    raw: block as Record<string, unknown>,
+  };
+  const content = block.content;
+  if (Array.isArray(content)) {
+    for (const item of content as Record<string, unknown>[]) {
+      if (typeof item?.url !== "string") continue;
+      result.results.push({
+        url: item.url,
+        ...(typeof item.title === "string" ? { title: item.title } : {}),
+        ...(typeof item.page_age === "string" ? { pageAge: item.page_age } : {}),
+      });
+    }
+  } else if (content && typeof content === "object") {
+    const code = (content as Record<string, unknown>).error_code;
+    result.errorMessage = typeof code === "string" ? code : "the search failed";
+  }
+  return result;
 }
 
 /** Overrides `usage` field by field with the values present in `wire` (message_delta over message_start). */

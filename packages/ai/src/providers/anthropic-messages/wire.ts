@@ -6,7 +6,23 @@
 
 export type AnthropicCacheControl = { type: "ephemeral" };
 
-export type AnthropicTextBlock = { type: "text"; text: string; cache_control?: AnthropicCacheControl };
+/** A web search citation as sent back; `encrypted_index` must be the one Anthropic gave. */
+export type AnthropicWebSearchCitation = {
+  type: "web_search_result_location";
+  url: string;
+  title: string | null;
+  cited_text: string;
+  encrypted_index: string;
+};
+
+export type AnthropicTextBlock = {
+  type: "text";
+  text: string;
+  citations?: AnthropicWebSearchCitation[];
+  cache_control?: AnthropicCacheControl;
+};
+/** A server tool block (`server_tool_use`, `web_search_tool_result`…) echoed back verbatim. */
+export type AnthropicServerToolBlock = { type: string; [field: string]: unknown };
 export type AnthropicImageBlock = {
   type: "image";
   source: { type: "base64"; media_type: string; data: string };
@@ -34,7 +50,8 @@ export type AnthropicAssistantBlock =
   | AnthropicTextBlock
   | AnthropicThinkingBlock
   | AnthropicRedactedThinkingBlock
-  | AnthropicToolUseBlock;
+  | AnthropicToolUseBlock
+  | AnthropicServerToolBlock;
 
 export type AnthropicMessageParam =
   | { role: "user"; content: AnthropicUserBlock[] }
@@ -47,12 +64,20 @@ export type AnthropicTool = {
   cache_control?: AnthropicCacheControl;
 };
 
+/** The server-side web search tool (https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool). */
+export type AnthropicWebSearchTool = {
+  type: "web_search_20250305";
+  name: "web_search";
+  max_uses?: number;
+  allowed_domains?: string[];
+};
+
 export type AnthropicRequest = {
   model: string;
   max_tokens: number;
   messages: AnthropicMessageParam[];
   system?: AnthropicTextBlock[];
-  tools?: AnthropicTool[];
+  tools?: (AnthropicTool | AnthropicWebSearchTool)[];
   temperature?: number;
   thinking?: { type: "enabled"; budget_tokens: number };
   stream: true;
@@ -76,6 +101,9 @@ export type AnthropicStreamBlock = {
   id?: string;
   name?: string;
   input?: unknown;
+  /** Server tool result blocks: the call they answer and their content (results or an error). */
+  tool_use_id?: string;
+  content?: unknown;
 };
 
 export type AnthropicStreamDelta = {
@@ -84,6 +112,14 @@ export type AnthropicStreamDelta = {
   thinking?: string;
   signature?: string;
   partial_json?: string;
+  /** `citations_delta`: one citation of the text block. */
+  citation?: {
+    type?: string;
+    url?: string;
+    title?: string | null;
+    cited_text?: string;
+    encrypted_index?: string;
+  };
 };
 
 /** One `data:` payload of the stream, discriminated by `type`; unlisted types are ignored. */

@@ -10,7 +10,7 @@ export const geminiThinkingBudgets: Record<Exclude<ThinkingLevel, "off">, number
 };
 
 /**
- * Builds the `streamGenerateContent` request body. Reasoning models get thought summaries
+ * Builds the `streamGenerateContent` request body. `webSearch` adds the `googleSearch` tool. Reasoning models get thought summaries
  * (`includeThoughts`) unless thinking is `off`; `off` asks for a zero budget, except on Pro
  * models, which cannot stop thinking and get their minimum (128) instead.
  */
@@ -19,6 +19,8 @@ export function buildGeminiRequest(model: Model, context: Context, options: Stre
   if (context.systemPrompt) request.systemInstruction = { parts: [{ text: context.systemPrompt }] };
   const tools = convertGeminiTools(context);
   if (tools) request.tools = tools;
+  // Google Search grounding is a tool of its own; results come back as `groundingMetadata`.
+  if (options.webSearch) request.tools = [...(request.tools ?? []), { googleSearch: {} }];
   const generationConfig: NonNullable<GeminiRequest["generationConfig"]> = {
     maxOutputTokens: options.maxTokens ?? model.maxTokens,
   };

@@ -1,3 +1,4 @@
+import { convertServerToolBlockToText } from "../../server-tool-text.js";
 import { transformMessages } from "../../transform-messages.js";
 import type { AssistantMessage, Context, ImageContent, Model, TextContent, ToolResultMessage } from "../../types.js";
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiPart } from "./wire.js";
@@ -97,6 +98,9 @@ function convertAssistant(message: AssistantMessage, model: Model): GeminiPart[]
       if (block.thinking !== "" || (sameModel && block.signature)) {
         parts.push(signed({ text: block.thinking, thought: true }, block.signature));
       }
+    } else if (block.type === "serverToolCall" || block.type === "serverToolResult") {
+      // Grounding is not part of Gemini's history format; what was searched goes back as text.
+      parts.push({ text: convertServerToolBlockToText(block) });
     } else {
       const call = {
         name: block.name,

@@ -1,9 +1,17 @@
 import { GyreError } from "../../errors.js";
+import { throwIfRetryableStreamError } from "../in-stream-error.js";
 import type { MessageBuilder } from "../message-builder.js";
 import { generatedToolCallIdPrefix } from "./convert-messages.js";
+import { convertGrounding, hasGrounding } from "./grounding.js";
 import { mapGeminiFinishReason } from "./map-stop-reason.js";
 import { applyPartialArgument } from "./streamed-arguments.js";
-import type { GeminiChunk, GeminiFunctionCall, GeminiPart, GeminiUsageMetadata } from "./wire.js";
+import type {
+  GeminiChunk,
+  GeminiFunctionCall,
+  GeminiGroundingMetadata,
+  GeminiPart,
+  GeminiUsageMetadata,
+} from "./wire.js";
 
 type OpenBlock = { kind: "text" | "thinking"; key: string; index: number };
 type StreamedCall = { key: string; args: Record<string, unknown> };
@@ -14,9 +22,10 @@ type StreamedCall = { key: string; args: Record<string, unknown> };
  * goes to the block its part belongs to (an empty text part's signature to the open block, or
  * else the last one). `functionCall` parts are complete calls, except Vertex streamed arguments,
  * rebuilt from `partialArgs` until a part without `willContinue` or the finishing chunk.
- * Code-execution parts (`executableCode`, `codeExecutionResult`) and grounding data are not
- * gyre content: they are skipped, and they close the open text block so text on either side of
- * them stays separate.
+ * Code-execution parts (`executableCode`, `codeExecutionResult`) are not gyre content: they are
+ * skipped, and they close the open text block so text on either side of them stays separate.
+ * Google Search grounding (the last non-empty `groundingMetadata`) becomes, at the end, a
+ * `web_search` server tool call and result after the text, and citations on the last text block.
  */
 export class GeminiStreamReader {
   private open: OpenBlock | undefined;
@@ -28,13 +37,17 @@ export class GeminiStreamReader {
   private blockReason: string | undefined;
   private blockReasonMessage: string | undefined;
   private readonly textSignatures = new Map<string, string>();
+  private grounding: GeminiGroundingMetadata | undefined;
 
   constructor(private readonly builder: MessageBuilder) {}
 
   handle(chunk: GeminiChunk): void {
     if (chunk.error) {
-      const status = chunk.error.status ? ` (${chunk.error.status})` : "";
-      throw new GyreError("http", `Gemini stream error${status}: ${chunk.error.message ?? "no details"}`);
+      const { code, status, message } = chunk.error;
+      const text = `Gemini stream error${status ? ` (${status})` : ""}: ${message ?? "no details"}`;
+      // A 429/503 inside the stream is retried like the same status before the headers.
+      throwIfRetryableStreamError(text, { status: code, text: `${status ?? ""} ${message ?? ""}` });
+      throw new GyreError("http", text, code === undefined ? {} : { status: code });
     }
     if (chunk.responseId) this.builder.message.responseId = chunk.responseId;
     if (chunk.usageMetadata) this.applyUsage(chunk.usageMetadata);
@@ -44,6 +57,7 @@ export class GeminiStreamReader {
     }
     const candidate = chunk.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) this.handlePart(part);
+    if (hasGrounding(candidate?.groundingMetadata)) this.grounding = candidate.groundingMetadata;
     if (candidate?.finishReason) {
       this.finishReason = candidate.finishReason;
       this.finishMessage = candidate.finishMessage;
@@ -54,6 +68,7 @@ export class GeminiStreamReader {
   /** Call when the body has ended: finishes the message, or leaves it unfinished when no finish reason came. */
   end(): void {
     this.closeStreamedCall();
+    this.addGrounding();
     this.closeOpen();
     if (this.blockReason) {
       const detail = this.blockReasonMessage ? `: ${this.blockReasonMessage}` : "";
@@ -67,6 +82,23 @@ export class GeminiStreamReader {
     const stop = mapGeminiFinishReason(this.finishReason, hasToolCalls, this.finishMessage);
     if (stop.errorMessage) this.builder.message.errorMessage = stop.errorMessage;
     this.builder.finish(stop.stopReason, this.finishReason);
+  }
+
+  /** Adds the search the grounding reports; call before the open block closes, so its text_end carries the citations. */
+  private addGrounding(): void {
+    const grounding = this.grounding;
+    if (!grounding) return;
+    const id = `grounding_${this.builder.message.responseId ?? "x"}`;
+    const open = this.open?.kind === "text" ? this.open : undefined;
+    const closed = this.builder.message.content.findLast((block) => block.type === "text");
+    const text = open ? { type: "text" as const, text: this.builder.textSoFar(open.key) } : closed;
+    const { call, result, citations } = convertGrounding(grounding, id, text);
+    if (open) for (const citation of citations) this.builder.citation(open.key, citation);
+    // A block closed before the grounding arrived (a function call came after it) gets its citations late.
+    else if (closed && citations.length > 0) closed.citations = citations;
+    this.closeOpen();
+    this.builder.serverToolCallComplete(call);
+    this.builder.serverToolResult(result);
   }
 
   private handlePart(part: GeminiPart): void {
@@ -153,7 +185,7 @@ export class GeminiStreamReader {
     }
     const last = this.builder.message.content.at(-1);
     if (last?.type === "text") last.signature ??= signature;
-    else if (last) last.signature ??= signature;
+    else if (last?.type === "thinking" || last?.type === "toolCall") last.signature ??= signature;
   }
 
   private applyUsage(metadata: GeminiUsageMetadata): void {

@@ -52,7 +52,7 @@ export type GeminiThinkingConfig = { includeThoughts?: boolean; thinkingBudget?:
 export type GeminiRequest = {
   contents: GeminiContent[];
   systemInstruction?: { parts: { text: string }[] };
-  tools?: { functionDeclarations: GeminiFunctionDeclaration[] }[];
+  tools?: ({ functionDeclarations: GeminiFunctionDeclaration[] } | { googleSearch: Record<string, never> })[];
   generationConfig?: {
     maxOutputTokens?: number;
     temperature?: number;
@@ -69,8 +69,19 @@ export type GeminiUsageMetadata = {
   totalTokenCount?: number;
 };
 
+/** Google Search grounding of a candidate (`googleSearch` tool). */
+export type GeminiGroundingMetadata = {
+  webSearchQueries?: string[];
+  groundingChunks?: { web?: { uri?: string; title?: string } }[];
+  groundingSupports?: {
+    segment?: { startIndex?: number; endIndex?: number; text?: string };
+    groundingChunkIndices?: number[];
+  }[];
+};
+
 export type GeminiCandidate = {
   content?: { role?: string; parts?: GeminiPart[] };
+  groundingMetadata?: GeminiGroundingMetadata;
   finishReason?: string;
   finishMessage?: string;
 };

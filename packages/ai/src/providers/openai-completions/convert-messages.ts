@@ -1,4 +1,5 @@
 import { freezeJson, isFrozenJson } from "../../frozen-json.js";
+import { convertServerToolBlockToText } from "../../server-tool-text.js";
 import { transformMessages } from "../../transform-messages.js";
 import { stringifyRequest } from "../../transport/request-json.js";
 import type { AssistantMessage, Context, ImageContent, Message, Model, TextContent } from "../../types.js";
@@ -180,6 +181,10 @@ function readSource(message: Message, out: SourceCheck): void {
         out.push(block.rawArguments);
         out.push(isFrozenJson(block.arguments) ? block.arguments : JSON.stringify(block.arguments));
         break;
+      case "serverToolCall":
+      case "serverToolResult":
+        out.push(JSON.stringify(block));
+        break;
       default: {
         // Not a known block: compared as the object itself.
         const never: never = block;
@@ -210,6 +215,9 @@ function convertAssistant(message: AssistantMessage, compat: ResolvedCompat): Ch
   for (const block of message.content) {
     if (block.type === "text") text.push(block.text);
     else if (block.type === "thinking") thinking.push(block.thinking);
+    // Only reachable for a history that bypassed `transformMessages`: this API has no server tools.
+    else if (block.type === "serverToolCall" || block.type === "serverToolResult")
+      text.push(convertServerToolBlockToText(block));
     else
       toolCalls.push({
         id: block.id,

@@ -1,4 +1,5 @@
 import type { Usage } from "../../types.js";
+import { retryableStreamErrorStatus } from "../in-stream-error.js";
 import type { MessageBuilder } from "../message-builder.js";
 import { createStrictNullRemover } from "../openai-shared.js";
 import { mapCompletionsStopReason } from "./map-stop-reason.js";
@@ -62,9 +63,7 @@ export class CompletionsChunkParser {
   private recordError(error: ChatError | string): void {
     this.errorMessage = formatChatError(error);
     const text = typeof error === "string" ? error : `${error.code ?? ""} ${error.type ?? ""} ${error.message ?? ""}`;
-    if (/rate.?limit|too many requests|\b429\b/i.test(text)) this.errorStatus = 429;
-    else if (/overload|capacity|\b529\b/i.test(text)) this.errorStatus = 529;
-    else if (/server_error|unavailable|\b50[0234]\b/i.test(text)) this.errorStatus = 503;
+    this.errorStatus = retryableStreamErrorStatus({ text });
   }
 
   /**

@@ -3,14 +3,19 @@ import { transformMessages } from "../../transform-messages.js";
 import { stringifyRequest } from "../../transport/request-json.js";
 import type { AssistantMessage, ImageContent, Message, Model, TextContent } from "../../types.js";
 import { convertToolResultText } from "../openai-shared.js";
-import type { ResponsesInputContent, ResponsesInputItem, ResponsesReasoningItem } from "./wire.js";
+import type {
+  ResponsesInputContent,
+  ResponsesInputItem,
+  ResponsesReasoningItem,
+  ResponsesWebSearchCallItem,
+} from "./wire.js";
 
 /**
  * Converts a gyre history into Responses API input items for `model`. The history is first made
  * valid (`transformMessages`; call ids cut to 64 characters). Same-model reasoning items are sent
  * back (with their `encrypted_content`) only in front of the function calls they led to — the
  * API rejects a function call item without its reasoning item and vice versa — and function-call
- * item ids (`fc_…`) only for the model that made them. Tool results become
+ * item ids (`fc_…`) only for the model that made them; `web_search_call` items go back verbatim. Tool results become
  * `function_call_output` items; their images follow as one user message.
  */
 export function convertResponsesMessages(model: Model, messages: Message[]): ResponsesInputItem[] {
@@ -74,7 +79,8 @@ function toImagePart(image: ImageContent): ResponsesInputContent {
 
 function convertAssistant(message: AssistantMessage, model: Model): ResponsesInputItem[] {
   const sameModel = message.provider === model.provider && message.model === model.id;
-  const hasToolCalls = message.content.some((block) => block.type === "toolCall");
+  // A web search call item needs its reasoning item as much as a function call does.
+  const hasToolCalls = message.content.some((block) => block.type === "toolCall" || block.type === "serverToolCall");
   const items: ResponsesInputItem[] = [];
   let text = "";
   const flushText = () => {
@@ -90,6 +96,12 @@ function convertAssistant(message: AssistantMessage, model: Model): ResponsesInp
         flushText();
         items.push(reasoning);
       }
+    } else if (block.type === "serverToolCall") {
+      // `transformMessages` left only items this API made: the `web_search_call` goes back as it came.
+      flushText();
+      if (block.raw) items.push(block.raw as ResponsesWebSearchCallItem);
+    } else if (block.type === "serverToolResult") {
+      // Part of its call's item: nothing of its own to send.
     } else {
       flushText();
       const itemId = sameModel && block.signature?.startsWith("fc") ? block.signature : undefined;

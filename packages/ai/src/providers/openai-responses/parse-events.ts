@@ -1,8 +1,10 @@
 import type { Usage } from "../../types.js";
+import { throwIfRetryableStreamError } from "../in-stream-error.js";
 import type { MessageBuilder } from "../message-builder.js";
 import { createStrictNullRemover } from "../openai-shared.js";
 import { mapResponsesStopReason } from "./map-stop-reason.js";
 import type {
+  ResponsesAnnotation,
   ResponsesErrorBody,
   ResponsesEvent,
   ResponsesOutputItem,
@@ -10,12 +12,14 @@ import type {
   ResponsesUsage,
 } from "./wire.js";
 
-type ItemState = { type: string; key: string; streamed: boolean; summaryIndex: number };
+type ItemState = { type: string; key: string; streamed: boolean; summaryIndex: number; cited?: boolean };
 
 /**
  * Folds Responses API stream events into a `MessageBuilder`. Items are correlated by
  * `output_index`, never by id (GitHub Copilot rotates item ids between events of one item);
- * events of item types gyre does not model (web search calls…) are ignored; the stream is
+ * a finished `web_search_call` item becomes a server tool call (the item kept verbatim) and its
+ * result (the pages, when `action.sources` was asked for); `url_citation` annotations become
+ * citations on the text; events of other item types are ignored; the stream is
  * complete only with `response.completed`/`incomplete`/`failed` or an `error` event.
  */
 export class ResponsesEventParser {
@@ -57,6 +61,9 @@ export class ResponsesEventParser {
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
         this.appendReasoning(index, event.delta, type.includes("summary") ? event.summary_index : undefined);
+        return;
+      case "response.output_text.annotation.added":
+        if (event.annotation) this.addCitation(index, event.annotation);
         return;
       case "response.function_call_arguments.delta":
         this.appendArguments(index, event.delta);
@@ -111,6 +118,40 @@ export class ResponsesEventParser {
     this.builder.text(state.key, delta);
   }
 
+  private addCitation(index: number, annotation: ResponsesAnnotation): void {
+    const state = this.items.get(index);
+    if (state?.type !== "message" || annotation.type !== "url_citation" || !annotation.url) return;
+    state.cited = true;
+    this.builder.citation(state.key, {
+      url: annotation.url,
+      ...(annotation.title ? { title: annotation.title } : {}),
+      ...(annotation.start_index !== undefined ? { startIndex: annotation.start_index } : {}),
+      ...(annotation.end_index !== undefined ? { endIndex: annotation.end_index } : {}),
+    });
+  }
+
+  /** A finished `web_search_call` item: the call (with the item itself, to send back) and its result. */
+  private addWebSearch(item: ResponsesOutputItem): void {
+    const id = item.id ?? "";
+    const action = item.action ?? {};
+    const input: Record<string, unknown> = {};
+    if (action.query !== undefined) input.query = action.query;
+    else if (action.queries !== undefined) input.queries = action.queries;
+    else if (action.url !== undefined) input.url = action.url;
+    const raw = { ...item, type: "web_search_call", id };
+    this.builder.serverToolCallComplete({ type: "serverToolCall", id, name: "web_search", input, raw });
+    const results = (action.sources ?? []).flatMap((source) =>
+      source.url ? [{ url: source.url, ...(source.title ? { title: source.title } : {}) }] : [],
+    );
+    this.builder.serverToolResult({
+      type: "serverToolResult",
+      toolCallId: id,
+      name: "web_search",
+      results,
+      ...(item.status === "failed" ? { errorMessage: "the search failed" } : {}),
+    });
+  }
+
   private appendReasoning(index: number, delta: string | undefined, summaryIndex: number | undefined): void {
     const state = this.stateFor(index, "reasoning");
     if (state.type !== "reasoning" || !delta) return;
@@ -149,6 +190,13 @@ export class ResponsesEventParser {
         const text = (item.content ?? []).map((part) => part.text ?? part.refusal ?? "").join("");
         this.appendText(index, "message", text);
       }
+      if (!state.cited) {
+        for (const annotation of item.content?.flatMap((part) => part.annotations ?? []) ?? []) {
+          this.addCitation(index, annotation);
+        }
+      }
+    } else if (state.type === "web_search_call") {
+      this.addWebSearch(item);
     } else if (state.type === "function_call") {
       this.builder.toolCallStart(state.key, item.call_id ?? "", item.name ?? "");
       if (!state.streamed) this.appendArguments(index, item.arguments);
@@ -170,13 +218,19 @@ export class ResponsesEventParser {
       message.errorMessage = response.error
         ? formatResponsesError(response.error)
         : `The response ended with status "${status}"${reason ? ` (${reason})` : ""}.`;
+      // A `response.failed` for a rate limit or overload is retried like its HTTP status.
+      if (response.error)
+        throwIfRetryableStreamError(message.errorMessage, { text: describeErrorWords(response.error) });
     }
     this.builder.finish(stopReason, reason ?? status);
   }
 
   private fail(error: ResponsesErrorBody): void {
     this.done = true;
-    this.builder.message.errorMessage = formatResponsesError(error);
+    const errorMessage = formatResponsesError(error);
+    // Thrown with the status the same error has before the headers, so `runProvider` retries it alike.
+    throwIfRetryableStreamError(errorMessage, { text: describeErrorWords(error) });
+    this.builder.message.errorMessage = errorMessage;
     this.builder.finish("error");
   }
 }
@@ -188,6 +242,11 @@ export function applyResponsesUsage(raw: ResponsesUsage, usage: Usage): void {
   usage.input = Math.max(0, (raw.input_tokens ?? 0) - cached);
   usage.output = raw.output_tokens ?? 0;
   usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+}
+
+/** The words of an error body the retry classification reads: its code, type and message. */
+function describeErrorWords(error: ResponsesErrorBody): string {
+  return `${error.code ?? ""} ${error.type ?? ""} ${error.message ?? ""}`;
 }
 
 function formatResponsesError(error: ResponsesErrorBody): string {

@@ -25,7 +25,7 @@ export function convertResponsesTools(tools: Tool[], supportsStrict: boolean): R
 
 /**
  * Builds the streaming request body for `POST {baseUrl}/responses`. Nothing is stored server
- * side (`store: false`); for reasoning models the encrypted reasoning is requested so it can be
+ * side (`store: false`); `webSearch` adds the built-in `web_search` tool; for reasoning models the encrypted reasoning is requested so it can be
  * sent back with the next turn's function call outputs.
  */
 export function buildResponsesRequest(model: Model, context: Context, options: StreamOptions): ResponsesRequest {
@@ -45,6 +45,16 @@ export function buildResponsesRequest(model: Model, context: Context, options: S
   if (context.tools && context.tools.length > 0) {
     const supportsStrict = model.compat?.supportsStrictTools ?? isOpenAIHost(model.baseUrl);
     request.tools = convertResponsesTools(context.tools, supportsStrict);
+  }
+  if (options.webSearch) {
+    const domains = options.webSearch === true ? [] : (options.webSearch.allowedDomains ?? []);
+    const tool: ResponsesTool = {
+      type: "web_search",
+      ...(domains.length > 0 ? { filters: { allowed_domains: domains } } : {}),
+    };
+    request.tools = [...(request.tools ?? []), tool];
+    // The pages searched come only when asked for; without them a result lists only the cited ones.
+    request.include = [...(request.include ?? []), "web_search_call.action.sources"];
   }
   if (options.sessionId && isOpenAIHost(model.baseUrl)) request.prompt_cache_key = options.sessionId;
   return request;

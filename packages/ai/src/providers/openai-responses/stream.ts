@@ -22,7 +22,8 @@ export const streamOpenAIResponses: StreamFunction = (
 ): AssistantMessageEventStream =>
   runProvider(model, options, async (builder) => {
     const request = buildResponsesRequest(model, context, options);
-    const strictSchemas = collectStrictSchemas(request.tools ?? [], context.tools);
+    const functions = (request.tools ?? []).flatMap((tool) => (tool.type === "function" ? [tool] : []));
+    const strictSchemas = collectStrictSchemas(functions, context.tools);
     // Error messages name the provider the user configured ("openai-responses", "azure"…).
     const providerLabel = model.provider;
     const response = await postProviderRequest(builder, options, {

@@ -22,15 +22,30 @@ export type ResponsesInputItem =
   | { role: "assistant"; content: string }
   | ResponsesReasoningItem
   | { type: "function_call"; id?: string; call_id: string; name: string; arguments: string }
-  | { type: "function_call_output"; call_id: string; output: string };
+  | { type: "function_call_output"; call_id: string; output: string }
+  | ResponsesWebSearchCallItem;
 
-export type ResponsesTool = {
-  type: "function";
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-  strict: boolean;
+/** A `web_search_call` item as the API sent it, echoed back verbatim. */
+export type ResponsesWebSearchCallItem = { type: "web_search_call"; id: string; [field: string]: unknown };
+
+/** `url_citation` annotation of output text. */
+export type ResponsesAnnotation = {
+  type?: string;
+  url?: string;
+  title?: string;
+  start_index?: number;
+  end_index?: number;
 };
+
+export type ResponsesTool =
+  | {
+      type: "function";
+      name: string;
+      description: string;
+      parameters: Record<string, unknown>;
+      strict: boolean;
+    }
+  | { type: "web_search"; filters?: { allowed_domains: string[] } };
 
 export type ResponsesRequest = {
   model: string;
@@ -41,7 +56,7 @@ export type ResponsesRequest = {
   max_output_tokens?: number;
   temperature?: number;
   reasoning?: { effort: "low" | "medium" | "high"; summary: "auto" };
-  include?: "reasoning.encrypted_content"[];
+  include?: ("reasoning.encrypted_content" | "web_search_call.action.sources")[];
   tools?: ResponsesTool[];
   prompt_cache_key?: string;
 };
@@ -53,8 +68,17 @@ export type ResponsesOutputItem = {
   name?: string;
   arguments?: string;
   summary?: { type?: string; text?: string }[];
-  content?: { type?: string; text?: string; refusal?: string }[];
+  content?: { type?: string; text?: string; refusal?: string; annotations?: ResponsesAnnotation[] }[];
   encrypted_content?: string | null;
+  status?: string;
+  /** `web_search_call`: what was searched and, with `include: ["web_search_call.action.sources"]`, the pages. */
+  action?: {
+    type?: string;
+    query?: string;
+    queries?: string[];
+    url?: string;
+    sources?: { url?: string; title?: string }[];
+  };
 };
 
 export type ResponsesUsage = {
@@ -84,6 +108,8 @@ export type ResponsesEvent = {
   delta?: string;
   arguments?: string;
   response?: ResponsesResponse;
+  /** `response.output_text.annotation.added`. */
+  annotation?: ResponsesAnnotation;
   /** `error` events: nested (`{error: {...}}`) on OpenAI, flat (`message`, `code`) in the spec. */
   error?: ResponsesErrorBody;
   message?: string;

@@ -21,6 +21,9 @@ export function estimateMessageTokens(message: AgentMessage): number {
       if (block.type === "text") chars += block.text.length;
       else if (block.type === "image") images++;
       else if (block.type === "thinking") chars += block.thinking.length;
+      // Search results go back whole (encrypted page content included) and are billed as input.
+      else if (block.type === "serverToolCall" || block.type === "serverToolResult")
+        chars += JSON.stringify(block).length;
       else chars += block.name.length + JSON.stringify(block.arguments).length;
     }
   return Math.ceil(chars / CHARS_PER_TOKEN) + images * IMAGE_TOKENS;

@@ -28,6 +28,8 @@ export type Settings = {
   permissions?: PermissionRules;
   /** How long headless runs wait for MCP servers to connect (default 10000). */
   mcpStartupTimeoutMs?: number;
+  /** Let the model search the web with the provider's server-side tool (as `--web-search`). */
+  webSearch?: boolean;
 };
 
 export type LoadedSettings = { settings: Settings; files: string[] };
@@ -50,6 +52,7 @@ const schema: Record<keyof Settings, FieldType> = {
   sandbox: "object",
   permissions: "object",
   mcpStartupTimeoutMs: "number",
+  webSearch: "boolean",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];

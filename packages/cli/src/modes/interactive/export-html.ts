@@ -2,6 +2,7 @@ import type { AgentMessage } from "@gyre/agent";
 import type { AssistantMessage, ToolResultMessage } from "@gyre/ai";
 import { Marked } from "marked";
 import type { SessionEntry } from "../../core/session/types.js";
+import { describeWebSearches } from "../web-search-lines.js";
 import { userMessageText } from "./chat-view.js";
 
 /** Escapes text for HTML element content and attribute values. */
@@ -119,13 +120,16 @@ function renderAssistant(message: AssistantMessage, timestamp: string): string {
       if (part.type === "text") return markdown.parse(part.text) as string;
       if (part.type === "thinking")
         return `<details><summary>thinking</summary>${pre(part.thinking, "thinking")}</details>`;
+      if (part.type === "serverToolCall" || part.type === "serverToolResult") return "";
       return pre(`→ ${part.name} ${JSON.stringify(part.arguments)}`);
     })
     .join("");
+  const searches = describeWebSearches(message);
+  const search = searches.length > 0 ? pre(searches.join("\n")) : "";
   const error = message.errorMessage ? pre(message.errorMessage, "error") : "";
   const usage = message.usage;
   const label = `assistant${message.stopReason === "aborted" ? " (aborted)" : ""} · ↑${usage.input} ↓${usage.output} · $${usage.cost.total.toFixed(4)}`;
-  return block("assistant", label, timestamp, body + error);
+  return block("assistant", label, timestamp, search + body + error);
 }
 
 function renderToolResult(message: ToolResultMessage, timestamp: string): string {

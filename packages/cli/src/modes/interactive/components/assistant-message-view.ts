@@ -1,5 +1,6 @@
 import type { AssistantMessage } from "@gyre/ai";
 import { type Component, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { describeWebSearches } from "../../web-search-lines.js";
 import { countOf } from "../count-of.js";
 import { sanitizeText } from "../sanitize-text.js";
 import { style } from "../theme.js";
@@ -9,12 +10,14 @@ type Block = { kind: "text"; view: StreamingMarkdown } | { kind: "thinking"; vie
 
 /**
  * An assistant message: its text as Markdown, thinking dimmed (collapsed to one line unless
- * shown), and a closing note when the answer was aborted or failed. Tool calls are rendered by
+ * shown), the provider's web searches as short lines (query, result count, cited URLs), and a
+ * closing note when the answer was aborted or failed. Tool calls are rendered by
  * their own `ToolCallView`s, which the chat places after this view.
  */
 export class AssistantMessageView implements Component {
   private readonly blocks: Block[] = [];
   private message: AssistantMessage | undefined;
+  private searchLines: string[] = [];
   private cachedWidth = -1;
   private cachedLines: string[] | undefined;
 
@@ -24,10 +27,7 @@ export class AssistantMessageView implements Component {
   setMessage(message: AssistantMessage): void {
     this.message = message;
     let index = 0;
-    for (const part of message.content) {
-      if (part.type === "toolCall") continue;
-      const kind = part.type === "text" ? "text" : "thinking";
-      const text = part.type === "text" ? part.text : part.redacted ? "[redacted thinking]" : part.thinking;
+    for (const { kind, text } of joinTextRuns(message)) {
       let block = this.blocks[index];
       if (!block || block.kind !== kind) {
         block =
@@ -41,6 +41,7 @@ export class AssistantMessageView implements Component {
       index++;
     }
     this.blocks.length = index;
+    this.searchLines = describeWebSearches(message);
     this.cachedLines = undefined;
   }
 
@@ -72,6 +73,9 @@ export class AssistantMessageView implements Component {
       for (const line of rendered) lines.push(line);
       if (block.kind === "thinking") lines.push("");
     }
+    for (const line of this.searchLines) {
+      for (const wrapped of wrapTextWithAnsi(sanitizeText(line), inner)) lines.push(`  ${style.gray(wrapped)}`);
+    }
     lines.push(...this.renderEnding(inner));
     if (lines.length > 0) lines.push("");
     this.cachedWidth = width;
@@ -90,4 +94,20 @@ export class AssistantMessageView implements Component {
     if (message.stopReason === "length") return [`  ${style.yellow("… stopped at the output token limit")}`];
     return [];
   }
+}
+
+/**
+ * The message's text and thinking in order, consecutive text blocks joined: Anthropic splits an
+ * answer into a block per cited span, which must read as one paragraph, not one line each.
+ */
+function joinTextRuns(message: AssistantMessage): { kind: Block["kind"]; text: string }[] {
+  const runs: { kind: Block["kind"]; text: string }[] = [];
+  for (const part of message.content) {
+    if (part.type === "toolCall" || part.type === "serverToolCall" || part.type === "serverToolResult") continue;
+    const text = part.type === "text" ? part.text : part.redacted ? "[redacted thinking]" : part.thinking;
+    const last = runs.at(-1);
+    if (part.type === "text" && last?.kind === "text") last.text += text;
+    else runs.push({ kind: part.type, text });
+  }
+  return runs;
 }
