@@ -39,6 +39,7 @@ export function createGovernor(options: GovernorOptions = {}): Governor {
   const detector = options.loop === false ? undefined : createLoopDetector(options.loop);
   let loop: { pattern: LoopPattern; message: string } | undefined;
   let reached: TreeBudgetReached | undefined;
+  let stopMainClock: (() => void) | undefined;
   return {
     budget,
     startRequest() {
@@ -48,6 +49,9 @@ export function createGovernor(options: GovernorOptions = {}): Governor {
       reached = undefined;
     },
     observe(event) {
+      // Stopped at a run's end: /cost read later shows the request's time, not the time since.
+      if (event.type === "agent_start") stopMainClock = budget.begin("main");
+      if (event.type === "agent_end") stopMainClock?.();
       if (event.type === "message_end" && event.message.role === "assistant") budget.charge("main", event.message);
       if (event.type !== "turn_end" || detector === undefined) return undefined;
       const verdict = detector.observeTurn(event.message, event.toolResults);
