@@ -14,6 +14,7 @@ import { CliError } from "./errors.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import { loadRuntimeResources, mergeTools, type RuntimeResources } from "./extensions/load-runtime-resources.js";
 import { createInputResolver } from "./extensions/resolve-input.js";
+import { createBudgetQuestion } from "./governor/budget-question.js";
 import { createGovernor } from "./governor/governor.js";
 import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome } from "./inspect-project.js";
 import type { McpManager } from "./mcp/mcp-manager.js";
@@ -245,6 +246,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     sessionsDir,
     budgets: mergeBudgets(config, settings),
     governor,
+    // Only a person at the terminal is asked; print, JSON and RPC runs stop with reason budget.
+    ...(io.ui && config.mode === "interactive" ? { askBudget: createBudgetQuestion(io.ui) } : {}),
     eventSources: [(emit) => attachHarnessEvents(harness, emit)],
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),

@@ -27,6 +27,10 @@ export type Governor = {
   observe(event: AgentEvent): GovernorAction | undefined;
   /** For the agent's `shouldStopAfterTurn`: true once the tree's budget is spent or a loop went on after its warning. */
   shouldStop(): boolean;
+  /** The tree budget that ended a run with `reason`, or undefined when no budget did (a loop, an answer). */
+  budgetReached(reason: AgentEndReason): TreeBudgetReached | undefined;
+  /** Replaces limits (a user who raised the budget at a pause); the run may go on. */
+  raise(limits: Partial<AgentBudgets>): void;
   /** Maps the agent's end reason to the session's, with the sentence to show for budget and loop. */
   endOf(reason: AgentEndReason): { reason: SessionEndReason; message?: string };
 };
@@ -68,6 +72,14 @@ export function createGovernor(options: GovernorOptions = {}): Governor {
     shouldStop() {
       reached ??= budget.check();
       return loop !== undefined || reached !== undefined;
+    },
+    budgetReached(reason) {
+      if (loop !== undefined || (reason !== "budget" && reason !== "stop_after_turn")) return undefined;
+      return reached ?? budget.check();
+    },
+    raise(limits) {
+      budget.raise(limits);
+      reached = undefined;
     },
     endOf(reason) {
       if (reason !== "stop_after_turn") return { reason };

@@ -1,6 +1,7 @@
 import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
 import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
+import { describeRunFailure } from "../run-outcome.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
 import { readGitBranch } from "./git-branch.js";
@@ -115,7 +116,10 @@ export class InteractiveController {
   private async runPrompt(text: string): Promise<void> {
     const { session } = this;
     try {
-      await session.prompt(text);
+      const { reason } = await session.prompt(text);
+      // A limit or a loop ended the run (the user said stop at the pause): say which.
+      if (reason === "budget" || reason === "loop")
+        this.notify(`Stopped: ${describeRunFailure(session, reason)}`, "warning");
     } catch (error) {
       this.notify(`The run failed: ${(error as Error).message}`, "error");
     }
