@@ -9,7 +9,7 @@ import { resolveApiKey } from "./config/resolve-api-key.js";
 import { customBaseUrl } from "./config/resolve-model.js";
 import { resolveRuntimeModel } from "./config/resolve-runtime-model.js";
 import { loadSettings, type Settings } from "./config/settings.js";
-import { createHarnessTools, type HarnessTools } from "./create-harness-tools.js";
+import { createHarnessTools, type HarnessTools, restoreTodos } from "./create-harness-tools.js";
 import { CliError } from "./errors.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import { loadRuntimeResources, mergeTools, type RuntimeResources } from "./extensions/load-runtime-resources.js";
@@ -193,6 +193,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     governor,
     sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
     parentSessionFile: () => session?.state.sessionFile,
+    initialTodos: restoreTodos(restored.messages, opened.store.getBranch()),
     // Subagents obey the same rules and approvals as the main agent; bash is the same sandboxed tool.
     loop: {
       getApiKey: (provider) =>
@@ -268,6 +269,11 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       skills: resources.skills,
       ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
     }),
+  });
+  const current = session;
+  // Another session opened (/resume, /new, /tree): its own todo list, not the last one's.
+  current.subscribe((event) => {
+    if (event.type === "session_changed") harness.todos.set(restoreTodos(current.messages, current.entries()));
   });
   if (mcp.manager) {
     attachMcpTools(session, tools, mcp.manager);

@@ -46,6 +46,7 @@ export class InteractiveController {
       this.exitResolve = resolve;
     });
     layout.chat.setMessages(session.messages);
+    layout.todos.set(this.runtime.todos.get());
     for (const notice of this.runtime.notices) layout.chat.addNotice(notice.text, "warning");
     session.subscribe((event) => this.onEvent(event));
     installKeyHandlers(layout, {
@@ -143,6 +144,8 @@ export class InteractiveController {
       const current = layout.editor.getText();
       layout.editor.setText([...queued, ...(current ? [current] : [])].join("\n"));
     }
+    // The abort reaches every subagent through the task tool's signal; their lines say so.
+    layout.subagents.markAborting();
     void session.abort();
     layout.status.set(style.yellow("aborting…"));
   }
@@ -191,6 +194,7 @@ export class InteractiveController {
   private onEvent(event: SessionEvent): void {
     const { layout } = this;
     if (layout.chat.handleEvent(event)) layout.render();
+    if (layout.subagents.handleEvent(event)) layout.render();
     this.progress.onEvent(event);
     switch (event.type) {
       case "message_start":
@@ -232,6 +236,10 @@ export class InteractiveController {
             compactionNotice(this.session.messages, event.tokensBefore, this.session.getStats().contextTokens),
           );
         this.refreshInfo();
+        return;
+      case "todo_update":
+        layout.todos.set(event.todos);
+        layout.render();
         return;
       case "budget_reached":
         this.notify(`Budget reached: ${event.reason}`, "warning");
