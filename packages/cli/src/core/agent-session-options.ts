@@ -13,6 +13,7 @@ import type { AutoCompactionOptions } from "./compaction/auto-compaction.js";
 import { extensionAgentOptions } from "./extensions/extension-bridge.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import type { InputResolution } from "./extensions/resolve-input.js";
+import type { BudgetQuestion } from "./governor/budget-question.js";
 import type { Governor } from "./governor/governor.js";
 import type { SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
@@ -47,6 +48,8 @@ export type AgentSessionOptions = {
   eventSources?: ((emit: (event: SessionEvent) => void) => void)[];
   /** The tree budget and loop detector; without one, only the agent's own per-run budgets apply. */
   governor?: Governor;
+  /** Asked when the tree's budget ends a run (interactive mode): raised limits go on with the same run. */
+  askBudget?: BudgetQuestion;
   /** Turns slash input into a prompt (templates, skills) or runs a command; default: text as it is. */
   resolveInput?: (text: string) => Promise<InputResolution>;
 };

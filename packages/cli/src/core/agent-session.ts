@@ -363,12 +363,16 @@ export class AgentSession {
     this.agent.setSystemPrompt(systemPrompt ?? base);
     this.compactBeforeNextTurn = false;
     let result = await start();
-    // A long tool loop pauses between turns to compact, then goes on (if compaction cannot help,
-    // it goes on anyway: an overflow is then handled below, once).
-    while (result.reason === "stop_after_turn" && this.compactBeforeNextTurn && !signal.aborted) {
-      this.compactBeforeNextTurn = false;
-      await this.runCompaction("threshold", signal);
-      if (signal.aborted) break;
+    for (;;) {
+      // A long tool loop pauses between turns to compact, then goes on (if compaction cannot help,
+      // it goes on anyway: an overflow is then handled below, once).
+      while (result.reason === "stop_after_turn" && this.compactBeforeNextTurn && !signal.aborted) {
+        this.compactBeforeNextTurn = false;
+        await this.runCompaction("threshold", signal);
+        if (signal.aborted) break;
+        result = await this.agent.continue();
+      }
+      if (signal.aborted || !(await this.raiseBudgetIfAsked(result.reason, signal))) break;
       result = await this.agent.continue();
     }
     if (!signal.aborted && this.compaction.endedInOverflow(this.agent.state.messages)) {
@@ -380,6 +384,22 @@ export class AgentSession {
     this.loopReason = end.reason === "loop" ? end.message : undefined;
     await this.flush();
     return result;
+  }
+
+  /**
+   * At a reached tree budget, asks the user (when someone can answer) whether to raise it; true
+   * when raised, so the same run goes on. The agent's own per-run limits rise with the tree's.
+   */
+  private async raiseBudgetIfAsked(reason: AgentRunResult["reason"], signal: AbortSignal): Promise<boolean> {
+    const { governor, askBudget, budgets } = this.options;
+    const reached = governor?.budgetReached(reason);
+    if (governor === undefined || askBudget === undefined || reached === undefined) return false;
+    const raised = await askBudget(reached, signal);
+    if (raised === undefined || signal.aborted) return false;
+    governor.raise(raised);
+    if (budgets !== undefined) Object.assign(budgets, raised);
+    this.events.notice("session", `The ${reached.budget} budget was raised; the run goes on.`, "info");
+    return true;
   }
 
   /** Delivers messages queued as the last run ended, each as its own run; stops on abort or a budget. */

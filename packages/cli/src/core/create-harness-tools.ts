@@ -4,15 +4,16 @@
  * created when the run's tool list names them.
  */
 import * as nodePath from "node:path";
-import type { AgentLoopConfig, AnyAgentTool } from "@gyre/agent";
+import type { AgentLoopConfig, AgentMessage, AnyAgentTool } from "@gyre/agent";
 import { findModel, type Model } from "@gyre/ai";
 import type { Governor } from "./governor/governor.js";
 import type { RuntimeNotice } from "./inspect-project.js";
 import { SessionManager } from "./session/session-manager.js";
+import type { SessionEntry } from "./session/types.js";
 import { loadAgentDefinitions } from "./subagents/agent-definitions.js";
 import type { SubagentJournal } from "./subagents/run-subagent.js";
 import { createSubagentTree, createTaskTool, type SubagentEvent } from "./subagents/task-tool.js";
-import { createTodoStore, createTodoTool, type TodoStore } from "./tools/todo-tool.js";
+import { createTodoStore, createTodoTool, findLatestTodos, type TodoItem, type TodoStore } from "./tools/todo-tool.js";
 import type { HarnessToolName } from "./tools/tool-names.js";
 import { createWebFetchTool } from "./tools/web-fetch-tool.js";
 
@@ -40,11 +41,24 @@ export type HarnessToolsOptions = {
   loop: Pick<AgentLoopConfig, "getApiKey" | "streamOptions" | "beforeToolCall">;
   network: { allowed: boolean; allowedDomains: readonly string[] };
   limits?: { maxDepth?: number; maxSpawns?: number; maxParallel?: number };
+  /** A resumed session's list (see `restoreTodos`). */
+  initialTodos?: readonly TodoItem[];
 };
+
+/**
+ * The todo list a session left: the last todo call in its context, else the list its latest
+ * compaction kept (the call itself was summarised away); empty when it never had one.
+ */
+export function restoreTodos(messages: readonly AgentMessage[], entries: readonly SessionEntry[]): TodoItem[] {
+  const fromMessages = findLatestTodos(messages);
+  if (fromMessages !== undefined) return fromMessages;
+  const compaction = entries.findLast((entry) => entry.type === "compaction");
+  return compaction?.type === "compaction" ? [...(compaction.details?.todos ?? [])] : [];
+}
 
 /** Creates the named harness tools (in the order named). */
 export async function createHarnessTools(options: HarnessToolsOptions): Promise<HarnessTools> {
-  const todos = createTodoStore();
+  const todos = createTodoStore(options.initialTodos);
   const notices: RuntimeNotice[] = [];
   let listener: ((event: SubagentEvent) => void) | undefined;
   const tools: AnyAgentTool[] = [];

@@ -9,11 +9,12 @@ import { resolveApiKey } from "./config/resolve-api-key.js";
 import { customBaseUrl } from "./config/resolve-model.js";
 import { resolveRuntimeModel } from "./config/resolve-runtime-model.js";
 import { loadSettings, type Settings } from "./config/settings.js";
-import { createHarnessTools, type HarnessTools } from "./create-harness-tools.js";
+import { createHarnessTools, type HarnessTools, restoreTodos } from "./create-harness-tools.js";
 import { CliError } from "./errors.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import { loadRuntimeResources, mergeTools, type RuntimeResources } from "./extensions/load-runtime-resources.js";
 import { createInputResolver } from "./extensions/resolve-input.js";
+import { createBudgetQuestion } from "./governor/budget-question.js";
 import { createGovernor } from "./governor/governor.js";
 import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome } from "./inspect-project.js";
 import type { McpManager } from "./mcp/mcp-manager.js";
@@ -198,6 +199,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     governor,
     sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
     parentSessionFile: () => session?.state.sessionFile,
+    initialTodos: restoreTodos(restored.messages, opened.store.getBranch()),
     // Subagents obey the same rules and approvals as the main agent; bash is the same sandboxed tool.
     loop: {
       getApiKey: (provider) =>
@@ -249,6 +251,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     sessionsDir,
     budgets: mergeBudgets(config, settings),
     governor,
+    // Only a person at the terminal is asked; print, JSON and RPC runs stop with reason budget.
+    ...(io.ui && config.mode === "interactive" ? { askBudget: createBudgetQuestion(io.ui) } : {}),
     eventSources: [(emit) => attachHarnessEvents(harness, emit)],
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
@@ -272,11 +276,15 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     }),
   });
   // Plan mode withholds tools and adds its note through the session, so switching it works mid-session.
-  const planned = session;
+  const current = session;
   const applyMode = () =>
-    planned.setRestriction(safety.permissionMode() === "plan" ? PLAN_MODE_RESTRICTION : undefined);
+    current.setRestriction(safety.permissionMode() === "plan" ? PLAN_MODE_RESTRICTION : undefined);
   safety.onModeChange(applyMode);
   applyMode();
+  // Another session opened (/resume, /new, /tree): its own todo list, not the last one's.
+  current.subscribe((event) => {
+    if (event.type === "session_changed") harness.todos.set(restoreTodos(current.messages, current.entries()));
+  });
   if (mcp.manager) {
     attachMcpTools(session, tools, mcp.manager);
     reportMcp = (text, level = "warning") => session.notice("mcp", text, level);

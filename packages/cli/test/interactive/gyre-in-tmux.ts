@@ -7,7 +7,7 @@ import { startTmux, type TmuxSession } from "./tmux-session.js";
 /** The request body the fake server saw, as far as these tests read it. */
 export type RequestBody = { model?: string; messages?: { role: string; content: unknown }[] };
 
-export type Replies = (request: { body: RequestBody; index: number }) => FakeReply;
+export type Replies = (request: { body: RequestBody; index: number }) => FakeReply | Promise<FakeReply>;
 
 let sessions: TmuxSession[] = [];
 let servers: FakeModelServer[] = [];

@@ -4,6 +4,7 @@
  */
 import type { AgentMessage } from "@gyre/agent";
 import type { CompactionDetails } from "../session/types.js";
+import { findLatestTodos, formatTodoReminder } from "../tools/todo-tool.js";
 
 /** A single message longer than this is kept by its head and tail (pasted logs, not instructions). */
 export const MAX_VERBATIM_MESSAGE_CHARS = 8_000;
@@ -58,10 +59,12 @@ export function mergeDetails(previous: CompactionDetails | undefined, messages: 
   const readFiles = unique([...(previous?.readFiles ?? []), ...files.readFiles]).filter(
     (path) => !modifiedSet.has(path),
   );
+  const todos = findLatestTodos(messages) ?? previous?.todos;
   return {
     userMessages: [...(previous?.userMessages ?? []), ...extractUserMessages(messages)],
     readFiles,
     modifiedFiles,
+    ...(todos === undefined ? {} : { todos }),
   };
 }
 
@@ -81,5 +84,7 @@ export function formatDetails(details: CompactionDetails): string {
   if (details.readFiles.length > 0) parts.push(`## Files read\n${details.readFiles.map((p) => `- ${p}`).join("\n")}`);
   if (details.modifiedFiles.length > 0)
     parts.push(`## Files modified\n${details.modifiedFiles.map((p) => `- ${p}`).join("\n")}`);
+  const reminder = formatTodoReminder(details.todos ?? []);
+  if (reminder !== undefined) parts.push(`## Todo list\n${reminder}`);
   return parts.join("\n\n");
 }

@@ -82,6 +82,7 @@ export function capDetails(details: CompactionDetails, maxTokens: number): Compa
     userMessages: [...head, ...(dropped > 0 ? [elisionNote(dropped)] : []), ...kept],
     readFiles: details.readFiles.slice(-MAX_LISTED_FILES),
     modifiedFiles: details.modifiedFiles.slice(-MAX_LISTED_FILES),
+    ...(details.todos === undefined ? {} : { todos: details.todos }),
   };
 }
 

@@ -27,6 +27,10 @@ export type Governor = {
   observe(event: AgentEvent): GovernorAction | undefined;
   /** For the agent's `shouldStopAfterTurn`: true once the tree's budget is spent or a loop went on after its warning. */
   shouldStop(): boolean;
+  /** The tree budget that ended a run with `reason`, or undefined when no budget did (a loop, an answer). */
+  budgetReached(reason: AgentEndReason): TreeBudgetReached | undefined;
+  /** Replaces limits (a user who raised the budget at a pause); the run may go on. */
+  raise(limits: Partial<AgentBudgets>): void;
   /** Maps the agent's end reason to the session's, with the sentence to show for budget and loop. */
   endOf(reason: AgentEndReason): { reason: SessionEndReason; message?: string };
 };
@@ -39,6 +43,7 @@ export function createGovernor(options: GovernorOptions = {}): Governor {
   const detector = options.loop === false ? undefined : createLoopDetector(options.loop);
   let loop: { pattern: LoopPattern; message: string } | undefined;
   let reached: TreeBudgetReached | undefined;
+  let stopMainClock: (() => void) | undefined;
   return {
     budget,
     startRequest() {
@@ -48,6 +53,9 @@ export function createGovernor(options: GovernorOptions = {}): Governor {
       reached = undefined;
     },
     observe(event) {
+      // Stopped at a run's end: /cost read later shows the request's time, not the time since.
+      if (event.type === "agent_start") stopMainClock = budget.begin("main");
+      if (event.type === "agent_end") stopMainClock?.();
       if (event.type === "message_end" && event.message.role === "assistant") budget.charge("main", event.message);
       if (event.type !== "turn_end" || detector === undefined) return undefined;
       const verdict = detector.observeTurn(event.message, event.toolResults);
@@ -64,6 +72,14 @@ export function createGovernor(options: GovernorOptions = {}): Governor {
     shouldStop() {
       reached ??= budget.check();
       return loop !== undefined || reached !== undefined;
+    },
+    budgetReached(reason) {
+      if (loop !== undefined || (reason !== "budget" && reason !== "stop_after_turn")) return undefined;
+      return reached ?? budget.check();
+    },
+    raise(limits) {
+      budget.raise(limits);
+      reached = undefined;
     },
     endOf(reason) {
       if (reason !== "stop_after_turn") return { reason };

@@ -2,9 +2,11 @@
  * The session file format, version 1 (DESIGN §6): one header line, then one entry per line.
  * Entries form a tree by `id`/`parentId`; every type here is plain JSON.
  */
+
 import type { AgentMessage } from "@gyre/agent";
 import type { ThinkingLevel, Usage } from "@gyre/ai";
 import type { SkippedFile } from "../checkpoints/types.js";
+import type { TodoItem } from "../tools/todo-tool.js";
 import type { EntryOfTable } from "./entry-types.js";
 
 /** The only format version this build writes and reads. */
@@ -55,6 +57,8 @@ export type CompactionDetails = {
   userMessages: string[];
   readFiles: string[];
   modifiedFiles: string[];
+  /** The todo list as the summarised part left it (the todo tool's last list), so it outlives those messages. */
+  todos?: TodoItem[];
 };
 
 export type CompactionEntry = EntryBase & { type: "compaction" } & CompactionData;

@@ -80,8 +80,8 @@ describe("tree budget", () => {
       reason: "The spend budget of the agent tree is reached ($0.0500 of $0.0500).",
     });
     expect(budget.breakdown()).toEqual([
-      { agent: "main", turns: 1, tokens: 100, cost: 0.02 },
-      { agent: "explore#1", turns: 2, tokens: 100, cost: 0.03 },
+      { agent: "main", turns: 1, tokens: 100, cost: 0.02, durationMs: 0 },
+      { agent: "explore#1", turns: 2, tokens: 100, cost: 0.03, durationMs: 0 },
     ]);
     budget.raise({ maxCostUsd: 0.1 });
     expect(budget.check()).toBeUndefined();

@@ -68,6 +68,7 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
   };
   const abort = () => agent.abort();
   run.signal.addEventListener("abort", abort, { once: true });
+  const stopClock = run.budget.begin(run.label);
   try {
     if (run.signal.aborted) return { text: "", reason: "aborted", ...spent, ...file(run) };
     const result = await agent.prompt(run.prompt);
@@ -84,6 +85,7 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
       ...file(run),
     };
   } finally {
+    stopClock();
     run.signal.removeEventListener("abort", abort);
     await run.journal?.close?.();
   }

@@ -7,21 +7,28 @@
 import type { AgentBudgets, BudgetName } from "@gyre/agent";
 import type { AssistantMessage } from "@gyre/ai";
 
-/** What one agent of the tree has used. */
-export type AgentSpend = { agent: string; turns: number; tokens: number; cost: number };
+/** What one agent of the tree has used; `durationMs` is its wall time (from its start to its end, or to now while it runs). */
+export type AgentSpend = { agent: string; turns: number; tokens: number; cost: number; durationMs: number };
+
+type AgentRecord = Omit<AgentSpend, "durationMs"> & { startedAt: number; endedAt?: number };
 
 /** A limit the tree reached. */
 export type TreeBudgetReached = { budget: BudgetName; limit: number; used: number; reason: string };
 
 export type TreeBudget = {
-  /** Charges one finished model call of `agent` (the parent is "main"). */
+  /** Charges one finished model call of `agent` (the parent is "main", which starts with the budget). */
   charge(agent: string, message: AssistantMessage): void;
+  /**
+   * Runs `agent`'s clock (a subagent about to run; "main" as a run starts): a new agent's clock
+   * starts now, a stopped one goes on from its start. The returned function stops it.
+   */
+  begin(agent: string): () => void;
   /** The first limit reached, or undefined. */
   check(): TreeBudgetReached | undefined;
-  /** Per-agent use, in the order agents first spent. */
+  /** Per-agent use, "main" first, then in the order agents began or first spent. */
   breakdown(): AgentSpend[];
   /** The whole tree's use. */
-  total(): Omit<AgentSpend, "agent"> & { durationMs: number };
+  total(): Omit<AgentSpend, "agent">;
   /** Starts over: nothing spent, the clock from now, the same limits (a new user request). */
   reset(): void;
   /** Replaces some limits (a user who raised the budget); undefined removes a limit. */
@@ -32,16 +39,23 @@ export type TreeBudget = {
 /** Creates a tree budget with `limits`, its wall clock starting now. */
 export function createTreeBudget(limits: AgentBudgets = {}, now: () => number = Date.now): TreeBudget {
   const current: AgentBudgets = { ...limits };
-  const spend = new Map<string, AgentSpend>();
+  const spend = new Map<string, AgentRecord>();
   const totals = { turns: 0, tokens: 0, cost: 0 };
   let startedAt = now();
+  const recordOf = (agent: string): AgentRecord => {
+    let entry = spend.get(agent);
+    if (entry === undefined) {
+      entry = { agent, turns: 0, tokens: 0, cost: 0, startedAt: agent === "main" ? startedAt : now() };
+      spend.set(agent, entry);
+    }
+    return entry;
+  };
   return {
     charge(agent, message) {
-      const entry = spend.get(agent) ?? { agent, turns: 0, tokens: 0, cost: 0 };
+      const entry = recordOf(agent);
       entry.turns++;
       entry.tokens += message.usage.totalTokens;
       entry.cost += message.usage.cost.total;
-      spend.set(agent, entry);
       totals.turns++;
       totals.tokens += message.usage.totalTokens;
       totals.cost += message.usage.cost.total;
@@ -63,7 +77,18 @@ export function createTreeBudget(limits: AgentBudgets = {}, now: () => number = 
       totals.cost = 0;
       startedAt = now();
     },
-    breakdown: () => [...spend.values()].map((entry) => ({ ...entry })),
+    begin(agent) {
+      const entry = recordOf(agent);
+      delete entry.endedAt;
+      return () => {
+        entry.endedAt = now();
+      };
+    },
+    breakdown: () =>
+      [...spend.values()].map(({ startedAt: began, endedAt, ...entry }) => ({
+        ...entry,
+        durationMs: (endedAt ?? now()) - began,
+      })),
     total: () => ({ ...totals, durationMs: now() - startedAt }),
     raise(next) {
       for (const [key, value] of Object.entries(next) as [keyof AgentBudgets, number | undefined][]) {

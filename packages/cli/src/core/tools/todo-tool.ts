@@ -3,8 +3,7 @@
  * it in a `TodoStore` that UIs pin and the wire modes send, and the list survives compaction
  * (see `formatTodoReminder`) and resume (see `findLatestTodos`).
  */
-import type { AgentTool } from "@gyre/agent";
-import type { Message } from "@gyre/ai";
+import type { AgentMessage, AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 
 export const TODO_STATUSES = ["pending", "in_progress", "completed"] as const;
@@ -107,7 +106,7 @@ export function formatTodoReminder(todos: readonly TodoItem[]): string | undefin
 }
 
 /** The list written by the last successful todo call in `messages` (a resumed or compacted history). */
-export function findLatestTodos(messages: readonly Message[]): TodoItem[] | undefined {
+export function findLatestTodos(messages: readonly AgentMessage[]): TodoItem[] | undefined {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     if (message?.role !== "toolResult" || message.toolName !== "todo" || message.isError) continue;

@@ -1,6 +1,7 @@
 import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
 import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
+import { describeRunFailure } from "../run-outcome.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
 import { readGitBranch } from "./git-branch.js";
@@ -47,6 +48,7 @@ export class InteractiveController {
       this.exitResolve = resolve;
     });
     layout.chat.setMessages(session.messages);
+    layout.todos.set(this.runtime.todos.get());
     for (const notice of this.runtime.notices) layout.chat.addNotice(notice.text, "warning");
     session.subscribe((event) => this.onEvent(event));
     installKeyHandlers(layout, {
@@ -120,7 +122,10 @@ export class InteractiveController {
   private async runPrompt(text: string): Promise<void> {
     const { session } = this;
     try {
-      await session.prompt(text);
+      const { reason } = await session.prompt(text);
+      // A limit or a loop ended the run (the user said stop at the pause): say which.
+      if (reason === "budget" || reason === "loop")
+        this.notify(`Stopped: ${describeRunFailure(session, reason)}`, "warning");
     } catch (error) {
       this.notify(`The run failed: ${(error as Error).message}`, "error");
     }
@@ -144,6 +149,8 @@ export class InteractiveController {
       const current = layout.editor.getText();
       layout.editor.setText([...queued, ...(current ? [current] : [])].join("\n"));
     }
+    // The abort reaches every subagent through the task tool's signal; their lines say so.
+    layout.subagents.markAborting();
     void session.abort();
     layout.status.set(style.yellow("aborting…"));
   }
@@ -192,6 +199,7 @@ export class InteractiveController {
   private onEvent(event: SessionEvent): void {
     const { layout } = this;
     if (layout.chat.handleEvent(event)) layout.render();
+    if (layout.subagents.handleEvent(event)) layout.render();
     this.progress.onEvent(event);
     switch (event.type) {
       case "message_start":
@@ -233,6 +241,10 @@ export class InteractiveController {
             compactionNotice(this.session.messages, event.tokensBefore, this.session.getStats().contextTokens),
           );
         this.refreshInfo();
+        return;
+      case "todo_update":
+        layout.todos.set(event.todos);
+        layout.render();
         return;
       case "budget_reached":
         this.notify(`Budget reached: ${event.reason}`, "warning");

@@ -18,7 +18,7 @@ const DOUBLE_PRESS_MS = 1500;
 /**
  * Keys that work everywhere except inside a dialog: Esc aborts a run, Alt+Enter queues a
  * follow-up, Ctrl+C clears the editor or (twice) exits, Ctrl+D on an empty editor exits, Ctrl+O
- * expands tool output, Ctrl+T shows thinking. Everything else goes to the editor.
+ * expands tool output and subagent lines, Ctrl+T shows thinking. Everything else goes to the editor.
  */
 export function installKeyHandlers(layout: Layout, actions: KeyActions): () => void {
   let lastCtrlC = 0;
@@ -63,6 +63,7 @@ export function installKeyHandlers(layout: Layout, actions: KeyActions): () => v
     }
     if (matchesKey(data, "ctrl+o")) {
       layout.chat.toggleExpanded();
+      layout.subagents.toggleExpanded();
       layout.render();
       return { consume: true };
     }

@@ -5,18 +5,22 @@ import { type HeaderInfo, HeaderView } from "./components/header-view.js";
 import { PendingQueueView } from "./components/pending-queue-view.js";
 import { PromptEditor } from "./components/prompt-editor.js";
 import { StatusLineView } from "./components/status-line-view.js";
+import { SubagentLinesView } from "./components/subagent-lines-view.js";
+import { TodoPanelView } from "./components/todo-panel-view.js";
 import { editorTheme } from "./theme.js";
 
 /**
- * The screen from top to bottom: header, conversation, pending messages, status line, editor
- * (or a dialog in its place), footer. Everything above the editor only grows while the agent
+ * The screen from top to bottom: header, conversation, running subagents, pending messages, the
+ * pinned todo list, status line, editor (or a dialog in its place), footer. Everything above the editor only grows while the agent
  * works, which keeps pi-tui's diff at the bottom of the screen.
  */
 export class Layout {
   readonly tui: TUI;
   readonly header: HeaderView;
   readonly chat = new ChatView();
+  readonly subagents = new SubagentLinesView();
   readonly pending = new PendingQueueView();
+  readonly todos = new TodoPanelView();
   readonly status: StatusLineView;
   readonly editor: Editor;
   readonly footer = new FooterView();
@@ -31,7 +35,16 @@ export class Layout {
     this.status = new StatusLineView(() => this.tui.requestRender());
     this.editor = new PromptEditor(this.tui, editorTheme, { paddingX: 1 });
     this.editorSlot.addChild(this.editor);
-    for (const child of [this.header, this.chat, this.pending, this.status, this.editorSlot, this.footer])
+    for (const child of [
+      this.header,
+      this.chat,
+      this.subagents,
+      this.pending,
+      this.todos,
+      this.status,
+      this.editorSlot,
+      this.footer,
+    ])
       this.tui.addChild(child);
     this.tui.setFocus(this.editor);
   }

@@ -263,8 +263,11 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
     case "compact":
       assertIdle(session, "compact");
       return { compacted: await session.compact(command.customInstructions) };
-    case "get_session_stats":
-      return session.getStats();
+    case "get_session_stats": {
+      // The tree of the current (or last) request: the parent and each subagent.
+      const spend = session.getSpend();
+      return { ...session.getStats(), ...(spend === undefined ? {} : { agents: spend.agents }) };
+    }
     case "fork": {
       assertIdle(session, "fork");
       await session.fork(command.entryId ? { entryId: command.entryId } : {});

@@ -1,0 +1,78 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { RpcClient } from "../../src/modes/rpc/rpc-client.js";
+import { cliEnv, createWorkspace, gyreBin, runCli } from "../helpers/run-cli.js";
+
+type Block = { type: "text"; text: string } | { type: "toolCall"; name: string; arguments: Record<string, unknown> };
+const text = (value: string) => ({ content: [{ type: "text", text: value }] as Block[] });
+const call = (name: string, args: Record<string, unknown>) => ({
+  content: [{ type: "toolCall", name, arguments: args }] as Block[],
+});
+
+async function workspace(responses: { content: Block[] }[]) {
+  const { cwd, home } = await createWorkspace();
+  const script = join(home, "script.json");
+  await writeFile(script, JSON.stringify(responses));
+  await writeFile(join(cwd, "notes.md"), "alpha\n");
+  return { cwd, home, script };
+}
+
+const delegate = call("task", { description: "read notes", prompt: "Read notes.md.", agent: "explore" });
+const agentSpend = (agent: string, turns: number) =>
+  expect.objectContaining({ agent, turns, tokens: expect.any(Number), cost: 0, durationMs: expect.any(Number) });
+
+let client: RpcClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+});
+
+describe("one budget for the tree of agents", () => {
+  it("stops a JSON run whose subagent spent the turn budget, naming the limit and each agent's share", async () => {
+    const { cwd, home, script } = await workspace([
+      delegate,
+      call("read", { path: "notes.md" }),
+      call("read", { path: "notes.md" }),
+      text("the child never gets here"),
+      text("nor the parent"),
+    ]);
+    const flags = "--mode json -p --provider faux --tools read,task --max-turns 3".split(" ");
+    const result = await runCli([...flags, "--faux-script", script, "go"], { cwd, env: cliEnv(home) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/The turn budget of the agent tree is reached \(3 of 3\)/);
+    const last = JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(last).toMatchObject({
+      type: "result",
+      reason: "budget",
+      stoppedBy: "The turn budget of the agent tree is reached (3 of 3).",
+      agents: [agentSpend("main", 1), agentSpend("explore#1", 2)],
+    });
+    const [main, child] = last.agents as { durationMs: number }[];
+    expect(main?.durationMs).toBeGreaterThanOrEqual(child?.durationMs ?? Number.POSITIVE_INFINITY);
+  });
+
+  it("reports each agent of the last request in the RPC get_session_stats", async () => {
+    const { cwd, home, script } = await workspace([
+      delegate,
+      call("read", { path: "notes.md" }),
+      text("alpha"),
+      text("the notes say alpha"),
+    ]);
+    client = new RpcClient({
+      command: gyreBin,
+      args: ["--provider", "faux", "--faux-script", script, "--tools", "read,task"],
+      cwd,
+      env: cliEnv(home),
+    });
+    const ended = client.waitForEvent((event) => event.type === "agent_end");
+    expect((await client.send({ type: "prompt", message: "go" })).error).toBeUndefined();
+    await ended;
+    const stats = (await client.send({ type: "get_session_stats" })).data as {
+      agents: unknown[];
+      assistantMessages: number;
+    };
+    expect(stats.assistantMessages).toBe(2);
+    expect(stats.agents).toEqual([agentSpend("main", 2), agentSpend("explore#1", 2)]);
+  });
+});
