@@ -11,8 +11,18 @@ import { type FileImageStore, IMAGED_TOOL_NAMES } from "./file-images.js";
 import type { ShadowRepository } from "./shadow-repository.js";
 import type { Snapshot } from "./types.js";
 
-/** Built-in tools that only read. Every other tool (bash, write, edit, MCP, extensions) may change files. */
+/** Built-in tools that only read, also when a caller's tool object does not say so. */
 export const READ_ONLY_TOOL_NAMES: readonly string[] = ["read", "ls", "grep", "find"];
+
+/**
+ * Whether a call may change files: not when its tool declares `readOnly` (built-in readers, an
+ * MCP tool with `readOnlyHint`, an extension tool that says so); every other tool may.
+ */
+export function mayChangeFiles(input: Pick<BeforeToolCallInput, "toolCall" | "context">): boolean {
+  const { name } = input.toolCall;
+  if (READ_ONLY_TOOL_NAMES.includes(name)) return false;
+  return input.context.tools?.find((tool) => tool.name === name)?.readOnly !== true;
+}
 
 /** Most paths one checkpoint entry lists; the snapshot itself has them all. */
 const MAX_LISTED_FILES = 200;
@@ -27,8 +37,8 @@ export type TurnCheckpointsOptions = {
    * missing); undefined: nothing is saved and rewind covers the conversation only.
    */
   images?: () => Promise<FileImageStore | undefined>;
-  /** Whether a call can change files. Default: any tool not in READ_ONLY_TOOL_NAMES. */
-  mayChangeFiles?: (toolName: string, args: Record<string, unknown>) => boolean;
+  /** Whether a call can change files. Default: `mayChangeFiles` (the tool's `readOnly` flag). */
+  mayChangeFiles?: (input: BeforeToolCallInput) => boolean;
   /** Told once per problem (a failed snapshot, a skipped large file); never blocks a tool. */
   onNotice?: (text: string) => void;
 };
@@ -66,8 +76,7 @@ export class TurnCheckpoints {
    * that one snapshot. Never blocks a call: a failed snapshot is reported and the tool runs.
    */
   beforeToolCall = async (input: BeforeToolCallInput): Promise<BeforeToolCallResult | undefined> => {
-    const mayChange = this.options.mayChangeFiles ?? ((name: string) => !READ_ONLY_TOOL_NAMES.includes(name));
-    if (!mayChange(input.toolCall.name, input.args)) return undefined;
+    if (!(this.options.mayChangeFiles ?? mayChangeFiles)(input)) return undefined;
     if ((await this.options.repository()) === undefined) {
       await this.saveImage(input);
       return undefined;
