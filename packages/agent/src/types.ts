@@ -43,6 +43,11 @@ export type AgentTool<TParameters extends TSchema = TSchema, TDetails = unknown>
   label: string;
   /** "sequential" makes the whole batch this call is in run in order. Default "parallel". */
   executionMode?: "parallel" | "sequential";
+  /**
+   * Declares that the tool changes no files and nothing outside the run (it only reads). Hosts may
+   * skip what they do before side effects for it (a workspace checkpoint). Default: not read-only.
+   */
+  readOnly?: boolean;
   /** A compatibility shim run on raw arguments before validation (e.g. accept an old argument shape). */
   prepareArguments?: (args: Record<string, unknown>) => Record<string, unknown>;
   execute: (args: Static<TParameters>, context: ToolExecutionContext<TDetails>) => Promise<AgentToolResult<TDetails>>;

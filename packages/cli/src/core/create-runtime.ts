@@ -238,7 +238,11 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
           },
         ]
       : [];
-  const checkpoints = new WorkspaceCheckpoints({ gyreHome: home, workspace: io.cwd });
+  const checkpoints = new WorkspaceCheckpoints({
+    gyreHome: home,
+    workspace: io.cwd,
+    ...(settings.checkpoints ? { limits: settings.checkpoints } : {}),
+  });
   session = new AgentSession({
     checkpoints,
     model: model.model,

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RpcClient } from "../../src/modes/rpc/rpc-client.js";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
 import { cliEnv, createWorkspace, gyreBin, runCli } from "../helpers/run-cli.js";
-import { createProject, hashDirectory, pictureOf } from "./workspace.js";
+import { createProject, hashDirectory, pictureOf, readSessionLines, type SessionLine } from "./workspace.js";
 
 let server: FakeModelServer | undefined;
 let client: RpcClient | undefined;
@@ -17,24 +17,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-type Line = { type: string; id?: string; message?: { role: string }; reason?: string };
-
-async function sessionLines(home: string): Promise<{ path: string; lines: Line[] }> {
-  const dir = join(home, "sessions");
-  const [folder] = await readdir(dir);
-  const [file] = (await readdir(join(dir, folder as string))).sort();
-  const path = join(dir, folder as string, file as string);
-  const text = await readFile(path, "utf8");
-  return {
-    path,
-    lines: text
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as Line),
-  };
-}
-
-const userEntryIds = (lines: Line[]) =>
+const userEntryIds = (lines: SessionLine[]) =>
   lines.filter((line) => line.type === "message" && line.message?.role === "user").map((line) => line.id as string);
 
 async function setUp() {
@@ -74,10 +57,10 @@ describe("rewind from RPC and the command line", () => {
     await ended;
     const after = picture();
     // The end-of-run checkpoint is recorded just after agent_end reaches the client.
-    let { lines } = await sessionLines(home);
+    let { lines } = await readSessionLines(home);
     for (let tries = 0; tries < 100 && !lines.some((line) => line.reason === "turn_end"); tries++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      ({ lines } = await sessionLines(home));
+      ({ lines } = await readSessionLines(home));
     }
     expect(lines.filter((line) => line.type === "checkpoint").map((line) => line.reason)).toEqual(["turn", "turn_end"]);
     const [first] = userEntryIds(lines);
@@ -118,7 +101,7 @@ describe("rewind from RPC and the command line", () => {
     const env = cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" });
     expect((await runCli([...args, "-p", "edit"], { cwd, env })).code).toBe(0);
     await writeFile(join(cwd, "bom.txt"), "the user's version\n");
-    const { path, lines } = await sessionLines(home);
+    const { path, lines } = await readSessionLines(home);
     const [first] = userEntryIds(lines);
 
     const kept = await runCli(["--session", path, "--rewind", first as string, "--restore", "code"], { cwd, env });
@@ -156,7 +139,7 @@ describe("rewind from RPC and the command line", () => {
     while (!existsSync(join(cwd, "started.txt")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     child.kill("SIGKILL");
     await new Promise((resolve) => child.once("close", resolve));
-    expect((await sessionLines(home)).lines.map((line) => line.reason ?? line.type).slice(-2)).toEqual([
+    expect((await readSessionLines(home)).lines.map((line) => line.reason ?? line.type).slice(-2)).toEqual([
       "message",
       "turn",
     ]);
@@ -164,7 +147,7 @@ describe("rewind from RPC and the command line", () => {
     const resumed = await runCli([...args, "-c", "-p", "second"], { cwd, env });
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain("resumed");
-    const { path, lines } = await sessionLines(home);
+    const { path, lines } = await readSessionLines(home);
     const toolResults = lines.filter((line) => line.type === "message" && line.message?.role === "toolResult");
     expect(toolResults).toHaveLength(1);
     // The killed run never ended, so its change is not provably gyre's: a conflict until forced.

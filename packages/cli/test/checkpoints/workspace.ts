@@ -2,6 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Every path under `root` with its kind, permission bits and content (or link target), sorted. */
@@ -72,4 +73,29 @@ export function createProject(root: string, markerDir: string): void {
   for (const hook of ["pre-commit", "post-commit", "post-index-change", "reference-transaction", "post-checkout"]) {
     writeFileSync(join(root, ".git", "hooks", hook), `#!/bin/sh\ntouch "${markerDir}/${hook}"\n`, { mode: 0o755 });
   }
+}
+
+/** A session line as the checkpoint tests look at it. */
+export type SessionLine = {
+  type: string;
+  id?: string;
+  reason?: string;
+  phase?: string;
+  message?: { role: string };
+};
+
+/** The only session file under `home`, parsed line by line. */
+export async function readSessionLines(home: string): Promise<{ path: string; lines: SessionLine[] }> {
+  const dir = join(home, "sessions");
+  const [folder] = await readdir(dir);
+  const [file] = (await readdir(join(dir, folder as string))).sort();
+  const path = join(dir, folder as string, file as string);
+  const text = await readFile(path, "utf8");
+  return {
+    path,
+    lines: text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as SessionLine),
+  };
 }

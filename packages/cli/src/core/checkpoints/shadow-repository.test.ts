@@ -83,6 +83,40 @@ describe("ShadowRepository", () => {
     expect(await readFile(join(workspace, "ignored.log"), "utf8")).toBe("changed, but ignored\n");
   });
 
+  it("includes nested git repositories as plain files and leaves their .git alone", async () => {
+    const { workspace, gyreHome } = await setUp();
+    const lib = join(workspace, "vendor", "lib");
+    const deeper = join(lib, "deeper");
+    await mkdir(deeper, { recursive: true });
+    for (const dir of [lib, deeper]) execFileSync("git", ["init", "-q"], { cwd: dir });
+    await writeFile(join(lib, "lib.js"), "export const lib = 1;\n");
+    await writeFile(join(lib, ".gitignore"), "build/\n");
+    await mkdir(join(lib, "build"));
+    await writeFile(join(lib, "build", "out.js"), "ignored by the nested repository\n");
+    await writeFile(join(deeper, "deep.txt"), "two levels down\n");
+    const skip = [".git", "ignored.log", "vendor/lib/.git", "vendor/lib/deeper/.git", "vendor/lib/build"];
+    const before = pictureOf(workspace, { skip });
+    const nestedGit = [hashDirectory(join(lib, ".git")), hashDirectory(join(deeper, ".git"))];
+    const repository = await ShadowRepository.open({ gyreHome, workspace });
+    const checkpoint = await repository.snapshot();
+    expect(checkpoint.skipped).toEqual([]);
+
+    await writeFile(join(lib, "lib.js"), "changed\n");
+    await writeFile(join(lib, "new.js"), "added\n");
+    await unlink(join(deeper, "deep.txt"));
+    await writeFile(join(lib, "build", "out.js"), "changed but ignored\n");
+    const current = await repository.snapshot();
+    const plan = await repository.planRestore(checkpoint, current);
+    expect(plan.changes.map((change) => `${change.status} ${change.path}`).sort()).toEqual([
+      "added vendor/lib/deeper/deep.txt",
+      "deleted vendor/lib/new.js",
+      "modified vendor/lib/lib.js",
+    ]);
+    await repository.restore(plan.changes);
+    expect(pictureOf(workspace, { skip })).toEqual(before);
+    expect([hashDirectory(join(lib, ".git")), hashDirectory(join(deeper, ".git"))]).toEqual(nestedGit);
+  });
+
   it("never touches the project's .git and never runs its hooks", async () => {
     const { workspace, gyreHome, markers } = await setUp();
     const gitBefore = hashDirectory(join(workspace, ".git"));

@@ -90,7 +90,8 @@ export class ShadowRepository {
   private async takeSnapshot(): Promise<Snapshot> {
     const started = performance.now();
     const listed = await runGit(this.location, ["ls-files", "-z", "-t", "-o", "-m", "-d", "--exclude-standard"]);
-    const plan = await planUpdate(this.location.workTree, splitNul(listed.stdout), this.limits);
+    const records = await expandNestedRepositories(this.location, splitNul(listed.stdout));
+    const plan = await planUpdate(this.location.workTree, records, this.limits);
     if (plan.update.length > 0)
       await runGit(this.location, ["update-index", "--add", "--remove", "-z", "--stdin"], {
         input: `${plan.update.join("\0")}\0`,
@@ -216,6 +217,39 @@ export class ShadowRepository {
     );
     return dated.sort((a, b) => a.mtime - b.mtime).map((entry) => entry.name);
   }
+}
+
+const MAX_NESTING = 8;
+
+/**
+ * Git lists a nested repository it has no entry under as one `dir/` record and never looks
+ * inside. Its files are listed here, as plain untracked files (its own .gitignore applies, its
+ * `.git` is left out), so the snapshot covers them; once any is in the index, git descends into
+ * the directory by itself on later snapshots.
+ */
+async function expandNestedRepositories(location: GitLocation, records: string[], depth = 0): Promise<string[]> {
+  const expanded: string[] = [];
+  for (const record of records) {
+    const path = record.slice(2);
+    if (!path.endsWith("/") || depth >= MAX_NESTING) {
+      expanded.push(record);
+      continue;
+    }
+    const nested: GitLocation = {
+      ...location,
+      workTree: join(location.workTree, path),
+      // Never written: with an empty index every file of the nested repository is untracked.
+      indexFile: join(location.gitDir, "nested-listing-index"),
+    };
+    const listed = await runGit(nested, ["ls-files", "-z", "-t", "-o", "--exclude-standard"]).catch(() => undefined);
+    if (listed === undefined) {
+      expanded.push(record);
+      continue;
+    }
+    const inner = splitNul(listed.stdout).map((entry) => `${entry.slice(0, 2)}${path}${entry.slice(2)}`);
+    expanded.push(...(await expandNestedRepositories(location, inner, depth + 1)));
+  }
+  return expanded;
 }
 
 type UpdatePlan = { update: string[]; dropTracked: string[]; skipped: SkippedFile[] };

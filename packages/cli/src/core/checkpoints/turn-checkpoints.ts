@@ -7,11 +7,22 @@ import type { AgentEvent, BeforeToolCallInput, BeforeToolCallResult } from "@gyr
 import { describeError } from "@gyre/ai";
 import type { SessionManager } from "../session/session-manager.js";
 import type { CheckpointReason } from "../session/types.js";
+import { type FileImageStore, IMAGED_TOOL_NAMES } from "./file-images.js";
 import type { ShadowRepository } from "./shadow-repository.js";
 import type { Snapshot } from "./types.js";
 
-/** Built-in tools that only read. Every other tool (bash, write, edit, MCP, extensions) may change files. */
+/** Built-in tools that only read, also when a caller's tool object does not say so. */
 export const READ_ONLY_TOOL_NAMES: readonly string[] = ["read", "ls", "grep", "find"];
+
+/**
+ * Whether a call may change files: not when its tool declares `readOnly` (built-in readers, an
+ * MCP tool with `readOnlyHint`, an extension tool that says so); every other tool may.
+ */
+export function mayChangeFiles(input: Pick<BeforeToolCallInput, "toolCall" | "context">): boolean {
+  const { name } = input.toolCall;
+  if (READ_ONLY_TOOL_NAMES.includes(name)) return false;
+  return input.context.tools?.find((tool) => tool.name === name)?.readOnly !== true;
+}
 
 /** Most paths one checkpoint entry lists; the snapshot itself has them all. */
 const MAX_LISTED_FILES = 200;
@@ -21,8 +32,13 @@ export type TurnCheckpointsOptions = {
   repository: () => Promise<ShadowRepository | undefined>;
   /** Where checkpoint entries are appended (the current leaf). */
   session: () => SessionManager;
-  /** Whether a call can change files. Default: any tool not in READ_ONLY_TOOL_NAMES. */
-  mayChangeFiles?: (toolName: string, args: Record<string, unknown>) => boolean;
+  /**
+   * Where write and edit save the files they replace when there is no shadow repository (git
+   * missing); undefined: nothing is saved and rewind covers the conversation only.
+   */
+  images?: () => Promise<FileImageStore | undefined>;
+  /** Whether a call can change files. Default: `mayChangeFiles` (the tool's `readOnly` flag). */
+  mayChangeFiles?: (input: BeforeToolCallInput) => boolean;
   /** Told once per problem (a failed snapshot, a skipped large file); never blocks a tool. */
   onNotice?: (text: string) => void;
 };
@@ -60,12 +76,67 @@ export class TurnCheckpoints {
    * that one snapshot. Never blocks a call: a failed snapshot is reported and the tool runs.
    */
   beforeToolCall = async (input: BeforeToolCallInput): Promise<BeforeToolCallResult | undefined> => {
-    const mayChange = this.options.mayChangeFiles ?? ((name: string) => !READ_ONLY_TOOL_NAMES.includes(name));
-    if (!mayChange(input.toolCall.name, input.args)) return undefined;
+    if (!(this.options.mayChangeFiles ?? mayChangeFiles)(input)) return undefined;
+    if ((await this.options.repository()) === undefined) {
+      await this.saveImage(input);
+      return undefined;
+    }
     this.taken ??= this.take("turn");
     await this.taken;
     return undefined;
   };
+
+  /** Calls whose pre-image was saved, by tool-call id: their post-image is saved when they end. */
+  private readonly imaged = new Map<string, { store: FileImageStore; path: string }>();
+
+  /** Without git: the pre-image of a write or edit's file, durable before the tool runs. */
+  private async saveImage(input: BeforeToolCallInput): Promise<void> {
+    const store = await this.options.images?.();
+    if (store === undefined) return;
+    const { name, id } = input.toolCall;
+    if (!IMAGED_TOOL_NAMES.includes(name)) {
+      this.notify(
+        "uncovered",
+        `git is not available, so ${name} changes cannot be rewound; edit and write still can (gyre keeps copies of the files they replace).`,
+      );
+      return;
+    }
+    try {
+      const path = typeof input.args.path === "string" ? await store.relativePath(input.args.path) : undefined;
+      if (path === undefined) return;
+      const image = await store.capture(path);
+      const session = this.options.session();
+      session.appendFileImages({
+        phase: "before",
+        reason: "tool",
+        workspace: store.workspace,
+        toolCallId: id,
+        files: [image],
+      });
+      await session.flush();
+      this.imaged.set(id, { store, path });
+    } catch (error) {
+      this.notify("image", `Could not save a copy of the file for rewind: ${describeError(error)}.`);
+    }
+  }
+
+  private async saveAfterImage(toolCallId: string): Promise<void> {
+    const pending = this.imaged.get(toolCallId);
+    if (pending === undefined) return;
+    this.imaged.delete(toolCallId);
+    try {
+      const image = await pending.store.capture(pending.path);
+      this.options.session().appendFileImages({
+        phase: "after",
+        reason: "tool",
+        workspace: pending.store.workspace,
+        toolCallId,
+        files: [image],
+      });
+    } catch (error) {
+      this.notify("image", `Could not save a copy of the file for rewind: ${describeError(error)}.`);
+    }
+  }
 
   private ending: Promise<void> = Promise.resolve();
 
@@ -76,6 +147,7 @@ export class TurnCheckpoints {
 
   /** Resets at each run's start; records the end state of a run that took a checkpoint. */
   handleEvent = (event: AgentEvent): Promise<void> => {
+    if (event.type === "tool_execution_end") return this.saveAfterImage(event.toolCallId);
     if (event.type === "agent_end") this.ending = this.ending.then(() => this.endRun(event));
     else if (event.type === "agent_start") this.taken = undefined;
     return event.type === "agent_end" ? this.ending : Promise.resolve();

@@ -6,11 +6,13 @@
  */
 import type { SessionManager } from "../session/session-manager.js";
 import { messageText } from "../session/switch-session.js";
+import { FileImageStore } from "./file-images.js";
+import { previewImageRewind, rewindFromImages } from "./image-rewind.js";
 import { previewRewind, type RewindPlan, type RewindRestore, type RewindResult, rewind } from "./rewind.js";
 import { probeGit } from "./run-git.js";
 import { ShadowRepository } from "./shadow-repository.js";
 import { TurnCheckpoints } from "./turn-checkpoints.js";
-import type { CheckpointLimits, FileChange } from "./types.js";
+import { type CheckpointLimits, DEFAULT_CHECKPOINT_LIMITS, type FileChange } from "./types.js";
 
 export type WorkspaceCheckpointsOptions = {
   gyreHome: string;
@@ -29,11 +31,13 @@ export class WorkspaceCheckpoints {
   readonly turns: TurnCheckpoints;
   private opened: Promise<ShadowRepository | undefined> | undefined;
   private host: CheckpointHost | undefined;
+  private imageStore: FileImageStore | undefined;
 
   constructor(private readonly options: WorkspaceCheckpointsOptions) {
     this.turns = new TurnCheckpoints({
       repository: () => (this.host ? this.repository() : Promise.resolve(undefined)),
       session: () => this.store(),
+      images: () => this.images(),
       onNotice: (text) => this.host?.notice(text),
     });
   }
@@ -54,10 +58,27 @@ export class WorkspaceCheckpoints {
     return this.opened;
   }
 
+  /** Without git: the saved copies of files write and edit replaced. */
+  private async images(): Promise<FileImageStore | undefined> {
+    if ((await this.repository()) !== undefined) return undefined;
+    try {
+      this.imageStore ??= new FileImageStore({
+        gyreHome: this.options.gyreHome,
+        workspace: this.options.workspace,
+        maxFileBytes: this.options.limits?.maxFileBytes ?? DEFAULT_CHECKPOINT_LIMITS.maxFileBytes,
+      });
+      return this.imageStore;
+    } catch {
+      return undefined;
+    }
+  }
+
   private async open(): Promise<ShadowRepository | undefined> {
     const git = await probeGit(this.options.gitBinary);
     if (!git.ok) {
-      this.host?.notice(`Checkpoints are off: ${git.reason}. Rewind can restore the conversation only.`);
+      this.host?.notice(
+        `Workspace snapshots are off: ${git.reason}. Rewind restores files changed by edit and write from saved copies; changes made by bash are not covered.`,
+      );
       return undefined;
     }
     try {
@@ -76,7 +97,11 @@ export class WorkspaceCheckpoints {
   /** What a rewind would change, without changing anything. */
   async preview(request: RewindRequest): Promise<RewindPlan> {
     await this.turns.settled();
-    return previewRewind({ ...request, session: this.store(), repository: await this.repository() });
+    const repository = await this.repository();
+    const images = await this.images();
+    if (repository === undefined && images !== undefined)
+      return previewImageRewind({ ...request, session: this.store(), store: images });
+    return previewRewind({ ...request, session: this.store(), repository });
   }
 
   /**
@@ -85,7 +110,11 @@ export class WorkspaceCheckpoints {
    */
   async rewind(request: RewindRequest): Promise<RewindResult> {
     await this.turns.settled();
-    return rewind({ ...request, session: this.store(), repository: await this.repository() });
+    const repository = await this.repository();
+    const images = await this.images();
+    if (repository === undefined && images !== undefined)
+      return rewindFromImages({ ...request, session: this.store(), store: images });
+    return rewind({ ...request, session: this.store(), repository });
   }
 
   /**
@@ -97,7 +126,11 @@ export class WorkspaceCheckpoints {
     const targets: { entryId: string; label: string; text?: string }[] = [];
     const lastRewind = store
       .getEntries()
-      .filter((entry) => entry.type === "checkpoint" && entry.reason === "rewind")
+      .filter(
+        (entry) =>
+          (entry.type === "checkpoint" && entry.reason === "rewind") ||
+          (entry.type === "file_images" && entry.reason === "rewind" && entry.phase === "before"),
+      )
       .pop();
     if (lastRewind) targets.push({ entryId: lastRewind.id, label: "Undo the last rewind" });
     for (const entry of store.getBranch().reverse()) {

@@ -18,8 +18,19 @@ describe("timer and limit settings", () => {
     [{ maxWallTimeMs: 2 ** 31 }, /"maxWallTimeMs" .* above/],
     [{ retry: { maxDelayMs: 5e9 } }, /"retry.maxDelayMs" is 5000000000 ms, above/],
     [{ retry: { maxRetries: 1e9 } }, /"retry.maxRetries" is 1000000000; at most 100/],
+    [{ checkpoints: { maxFileBytes: 0 } }, /"checkpoints.maxFileBytes" must be a whole number of bytes above 0/],
+    [{ checkpoints: { maxSnapshotBytes: "1GB" } }, /"checkpoints.maxSnapshotBytes" must be a whole number of bytes/],
+    [
+      { checkpoints: { maxDiskBytes: 5 } },
+      /"checkpoints.maxDiskBytes" is not a setting; use maxFileBytes, maxSnapshotBytes/,
+    ],
   ])("refuses %j with a clear sentence", async (value, message) => {
     await expect(readSettingsFile(await settingsFile(value))).rejects.toThrow(message);
+  });
+
+  it("accepts checkpoint size caps", async () => {
+    const checkpoints = { maxFileBytes: 1024, maxSnapshotBytes: 1 << 20, maxRepositoryBytes: 1 << 30 };
+    expect(await readSettingsFile(await settingsFile({ checkpoints }))).toEqual({ checkpoints });
   });
 
   it("accepts the largest timer Node can hold and a file that starts with a BOM", async () => {

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ThinkingLevel } from "@gyre/ai";
+import type { CheckpointLimits } from "../checkpoints/types.js";
 import { CliError } from "../errors.js";
 import type { PermissionRules } from "../permissions/permission-rules.js";
 import { BUILT_IN_TOOL_NAMES, isBuiltInToolName } from "../tools/tool-names.js";
@@ -30,6 +31,8 @@ export type Settings = {
   mcpStartupTimeoutMs?: number;
   /** Let the model search the web with the provider's server-side tool (as `--web-search`). */
   webSearch?: boolean;
+  /** Size caps of rewind's workspace snapshots, in bytes (DESIGN §10). */
+  checkpoints?: Partial<CheckpointLimits>;
 };
 
 export type LoadedSettings = { settings: Settings; files: string[] };
@@ -53,6 +56,7 @@ const schema: Record<keyof Settings, FieldType> = {
   permissions: "object",
   mcpStartupTimeoutMs: "number",
   webSearch: "boolean",
+  checkpoints: "object",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
@@ -66,10 +70,13 @@ const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
   idleTimeoutMs: "number",
   mcpStartupTimeoutMs: "number",
 };
-const nestedFields: Record<string, Record<string, "boolean" | "count">> = {
+const nestedFields: Record<string, Record<string, "boolean" | "count" | "bytes">> = {
   retry: { maxRetries: "count", baseDelayMs: "count", maxDelayMs: "count" },
   compaction: { enabled: "boolean", reserveTokens: "count", keepRecentTokens: "count" },
+  checkpoints: { maxFileBytes: "bytes", maxSnapshotBytes: "bytes", maxRepositoryBytes: "bytes" },
 };
+/** Nested objects whose every field is known: a typo there would silently keep a default cap. */
+const closedObjects = new Set(["checkpoints"]);
 
 /** A broken settings file: a `CliError` ("config_invalid") naming the file and the problem. */
 function settingsError(file: string, problem: string): CliError {
@@ -138,6 +145,10 @@ function checkValue(key: string, value: unknown): string | undefined {
   if (fields) {
     for (const [field, fieldValue] of Object.entries(value as Record<string, unknown>)) {
       const kind = fields[field];
+      if (kind === undefined && closedObjects.has(key))
+        return `"${key}.${field}" is not a setting; use ${Object.keys(fields).join(", ")}.`;
+      if (kind === "bytes" && !(typeof fieldValue === "number" && Number.isSafeInteger(fieldValue) && fieldValue > 0))
+        return `"${key}.${field}" must be a whole number of bytes above 0.`;
       if (kind === "boolean" && typeof fieldValue !== "boolean") return `"${key}.${field}" must be true or false.`;
       if (kind === "count" && !(typeof fieldValue === "number" && Number.isFinite(fieldValue) && fieldValue >= 0)) {
         return `"${key}.${field}" must be a number of at least 0.`;

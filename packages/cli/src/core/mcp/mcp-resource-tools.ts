@@ -24,6 +24,7 @@ export function createMcpResourceTools(connections: () => McpConnection[]): AnyA
   };
   const list: AnyAgentTool = {
     name: "mcp_list_resources",
+    readOnly: true,
     label: "MCP resources",
     description: "List the resources (and resource templates) MCP servers offer. Read one with mcp_read_resource.",
     parameters: {
@@ -59,6 +60,7 @@ export function createMcpResourceTools(connections: () => McpConnection[]): AnyA
   };
   const read: AnyAgentTool = {
     name: "mcp_read_resource",
+    readOnly: true,
     label: "MCP resource",
     description:
       "Read a resource from an MCP server by its URI (see mcp_list_resources, or a resource link a tool returned).",

@@ -61,6 +61,8 @@ export function createMcpAgentTool(
     label: `${connection.name}: ${title ?? tool.name}`,
     description: tool.description?.trim() || `The ${tool.name} tool of the MCP server ${connection.name}.`,
     parameters: normalizeInputSchema(tool.inputSchema) as AnyAgentTool["parameters"],
+    // The server's own word (MCP annotation readOnlyHint); without it the tool may change anything.
+    ...(tool.annotations?.readOnlyHint === true ? { readOnly: true } : {}),
     async execute(args: Record<string, unknown>, context) {
       let result: Awaited<ReturnType<McpConnection["callTool"]>>;
       try {

@@ -26,6 +26,7 @@ export function createToolSearch(options: { thresholdTokens?: number; onLoad: ()
   let all: readonly AnyAgentTool[] = [];
   const searchTool: AnyAgentTool = {
     name: "tool_search",
+    readOnly: true,
     label: "Tool search",
     description:
       "Find tools of the connected MCP servers by what they do, and load them: the tools found can be called from your next step. Use it before concluding that no tool can help.",

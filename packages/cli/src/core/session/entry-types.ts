@@ -9,6 +9,7 @@ import type {
   CheckpointEntry,
   CompactionEntry,
   CustomEntry,
+  FileImagesEntry,
   LabelEntry,
   MessageEntry,
   ModelChangeEntry,
@@ -63,6 +64,19 @@ function checkCheckpoint(value: JsonObject): string | undefined {
   )
     return "checkpoint's skipped must list objects with a path";
   return undefined;
+}
+
+function checkFileImages(value: JsonObject): string | undefined {
+  if (value.phase !== "before" && value.phase !== "after") return "file_images needs phase before or after";
+  if (value.reason !== "tool" && value.reason !== "rewind") return "file_images has an unknown reason";
+  if (!isString(value.workspace)) return "file_images needs a workspace";
+  const valid = (file: unknown) =>
+    isJsonObject(file) &&
+    isString(file.path) &&
+    (file.blob === null || (isString(file.blob) && /^[0-9a-f]{64}$/.test(file.blob)));
+  return Array.isArray(value.files) && value.files.every(valid)
+    ? undefined
+    : "file_images needs files with a path and a sha256 blob or null";
 }
 
 export const ENTRY_TYPES = defineEntryTypes({
@@ -121,6 +135,8 @@ export const ENTRY_TYPES = defineEntryTypes({
   }),
   // Eager: rewind, /diff and doctor look checkpoints up without building the context.
   checkpoint: row<CheckpointEntry>({ lazy: false, check: checkCheckpoint }),
+  // Eager for the same reason: rewind without git reads them all.
+  file_images: row<FileImagesEntry>({ lazy: false, check: checkFileImages }),
 });
 
 type EntryTable = typeof ENTRY_TYPES;

@@ -89,6 +89,17 @@ const generators: { [K in SessionEntryType]: (random: Random, ids: string[]) => 
       ? { skipped: [{ path: random.text(12), bytes: random.int(1 << 30), reason: "file_too_large" as const }] }
       : {}),
   }),
+  file_images: (random) => ({
+    type: "file_images",
+    phase: random.pick(["before", "after"] as const),
+    reason: random.pick(["tool", "rewind"] as const),
+    workspace: random.text(20),
+    ...(random.bool() ? { toolCallId: random.text(12) } : {}),
+    files: Array.from({ length: random.int(3) }, () => ({
+      path: random.text(12),
+      blob: random.bool() ? null : Array.from({ length: 8 }, () => random.hexId()).join(""),
+    })),
+  }),
 };
 
 function randomMessage(random: Random): AgentMessage {

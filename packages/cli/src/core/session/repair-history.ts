@@ -41,11 +41,17 @@ export function repairToolResults(messages: AgentMessage[]): { messages: AgentMe
   let changed = false;
   let index = 0;
   while (index < messages.length) {
-    const message = messages[index] as AgentMessage;
+    let message = messages[index] as AgentMessage;
     index++;
     if (message.role === "toolResult") {
       changed = true; // a result with no call right before it
       continue;
+    }
+    let renamed: Map<string, string[]> | undefined;
+    if (message.role === "assistant") {
+      const unique = makeCallIdsUnique(message);
+      if (unique) ({ message, renamed } = unique);
+      if (unique) changed = true;
     }
     output.push(message);
     if (message.role !== "assistant") continue;
@@ -53,7 +59,13 @@ export function repairToolResults(messages: AgentMessage[]): { messages: AgentMe
     if (calls.length === 0) continue;
     const results: ToolResultMessage[] = [];
     for (; index < messages.length; index++) {
-      const next = messages[index] as AgentMessage;
+      let next = messages[index] as AgentMessage;
+      if (next.role === "toolResult" && renamed?.has(next.toolCallId)) {
+        // The k-th result for a repeated id answers the k-th call that had it.
+        const ids = renamed.get(next.toolCallId) as string[];
+        const id = ids.shift();
+        if (id !== undefined) next = { ...next, toolCallId: id };
+      }
       if (next.role !== "toolResult") break;
       const call = calls.indexOf(next.toolCallId);
       if (call < 0 || results.some((result) => result.toolCallId === next.toolCallId)) {
@@ -70,6 +82,36 @@ export function repairToolResults(messages: AgentMessage[]): { messages: AgentMe
     }
   }
   return { messages: changed || repaired > 0 ? output : messages, repaired };
+}
+
+/**
+ * Old sessions (written before ids were made unique on arrival) can hold one assistant message
+ * whose tool calls share an id; providers reject that on every later request. Returns a copy
+ * whose repeats get `<id>_<n>` (never an id already present), and for each original id the ids
+ * its calls now have, in call order; undefined when the ids are already unique.
+ */
+function makeCallIdsUnique(
+  message: AssistantMessage,
+): { message: AssistantMessage; renamed: Map<string, string[]> } | undefined {
+  const ids = toolCallsOf(message);
+  if (new Set(ids).size === ids.length) return undefined;
+  const taken = new Set(ids);
+  const seen = new Set<string>();
+  const renamed = new Map<string, string[]>();
+  const content = message.content.map((block) => {
+    if (block.type !== "toolCall") return block;
+    let id = block.id;
+    if (seen.has(id)) {
+      let n = 2;
+      while (taken.has(`${block.id}_${n}`)) n++;
+      id = `${block.id}_${n}`;
+      taken.add(id);
+    }
+    seen.add(block.id);
+    renamed.set(block.id, [...(renamed.get(block.id) ?? []), id]);
+    return id === block.id ? block : { ...block, id };
+  });
+  return { message: { ...message, content }, renamed };
 }
 
 /** Ids of the tool calls of `message`. A plain loop: this runs for every assistant message on resume. */

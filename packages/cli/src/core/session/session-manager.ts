@@ -20,6 +20,7 @@ import {
   type CheckpointEntry,
   type CompactionData,
   type EntryBase,
+  type FileImagesEntry,
   type NewEntry,
   type ReadProblem,
   SESSION_FORMAT_VERSION,
@@ -161,6 +162,11 @@ export class SessionManager {
   /** Records a workspace snapshot (see core/checkpoints) under the leaf. */
   appendCheckpoint(checkpoint: Omit<CheckpointEntry, keyof EntryBase | "type">): string {
     return this.append({ type: "checkpoint", ...checkpoint });
+  }
+
+  /** Records pre- or post-images of files (rewind without git, see core/checkpoints) under the leaf. */
+  appendFileImages(images: Omit<FileImagesEntry, keyof EntryBase | "type">): string {
+    return this.append({ type: "file_images", ...images });
   }
 
   /** Labels an entry (bookmark); `undefined` or "" clears the label. */

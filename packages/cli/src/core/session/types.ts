@@ -91,6 +91,28 @@ export type CheckpointEntry = EntryBase & {
   skipped?: SkippedFile[];
 };
 
+/**
+ * One file's content at a moment, kept outside any git repository: `blob` names the saved bytes
+ * (sha256) under the workspace's `preimages/` folder, `null` means the file did not exist, and
+ * `skipped` marks a file too large or not a regular file (never restored).
+ */
+export type FileImage = { path: string; blob: string | null; mode?: number; skipped?: true };
+
+/**
+ * Pre- and post-images of the files a write or edit touches, for rewinding without git: "before"
+ * is recorded (durably) before the tool runs, "after" when it ended. A rewind records the files it
+ * replaces as "before" and what it wrote as "after" (reason "rewind"), so it can be undone.
+ */
+export type FileImagesEntry = EntryBase & {
+  type: "file_images";
+  phase: "before" | "after";
+  reason: "tool" | "rewind";
+  /** The workspace the paths are relative to. */
+  workspace: string;
+  toolCallId?: string;
+  files: FileImage[];
+};
+
 /** Every entry type: derived from the table in entry-types.ts, where a new type gets its row. */
 export type SessionEntry = EntryOfTable;
 

@@ -41,6 +41,7 @@ export function createFindTool(options: FindToolOptions): AgentTool<typeof findP
 
   return {
     name: "find",
+    readOnly: true,
     label: "Find",
     description:
       "Find files by glob (respects .gitignore; hidden files included, .git excluded). A glob without '/' matches file " +

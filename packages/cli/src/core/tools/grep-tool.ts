@@ -47,6 +47,7 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
 
   return {
     name: "grep",
+    readOnly: true,
     label: "Grep",
     description:
       "Search file contents with ripgrep (respects .gitignore; hidden files included, .git excluded). " +

@@ -27,6 +27,7 @@ export function createLsTool(options: LsToolOptions): AgentTool<typeof lsParamet
 
   return {
     name: "ls",
+    readOnly: true,
     label: "List",
     description:
       "List a directory: one entry per line, sorted, directories end with '/', hidden entries included. " +

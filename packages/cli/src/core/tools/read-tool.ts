@@ -57,6 +57,7 @@ export function createReadTool(options: ReadToolOptions): AgentTool<typeof readP
 
   return {
     name: "read",
+    readOnly: true,
     label: "Read",
     description:
       `Read a file. Text comes back as-is (no line numbers), at most ${maxLines} lines or ${formatSize(maxBytes)} per call; ` +

@@ -55,6 +55,7 @@ export function createTodoStore(initial: readonly TodoItem[] = []): TodoStore {
 export function createTodoTool(options: { store: TodoStore }): AgentTool<typeof todoParameters, TodoToolDetails> {
   return {
     name: "todo",
+    readOnly: true,
     label: "Todo",
     description:
       "Keep a task list for work with several steps: pass the whole list each time (it replaces the previous one), " +

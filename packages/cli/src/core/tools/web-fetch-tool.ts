@@ -51,6 +51,7 @@ export function createWebFetchTool(
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   return {
     name: "web_fetch",
+    readOnly: true,
     label: "Fetch",
     description:
       "Fetch a web page or text document by URL (GET, http/https only). HTML is converted to Markdown; at most " +

@@ -136,6 +136,7 @@ const thinkingLevels: ThinkingLevel[] = ["off", "low", "medium", "high"];
 export function runRpcMode(options: RpcModeOptions): Promise<number> {
   const { session, stdout } = options;
   const respond = (response: Omit<RpcResponse, "type">) => writeJsonLine(stdout, { type: "response", ...response });
+  const ending = trackRunEnds(session);
   session.subscribe((event) => writeJsonLine(stdout, event));
   let queue: Promise<void> = Promise.resolve();
   return new Promise((resolve) => {
@@ -184,6 +185,8 @@ export function runRpcMode(options: RpcModeOptions): Promise<number> {
         // Commands run in arrival order; a prompt only waits for its start, not its end.
         queue = queue.then(async () => {
           try {
+            // A client answering agent_end at once must not be refused while the run is persisted.
+            if (WAIT_FOR_RUN_END.has(command.type)) await ending();
             const data = await handleCommand(command, options);
             respond({ ...base, success: true, ...(data !== undefined ? { data } : {}) });
           } catch (error) {
@@ -201,6 +204,43 @@ export function runRpcMode(options: RpcModeOptions): Promise<number> {
       { output: stdout, onTooLong: (bytes) => respond(tooLongResponse(bytes)) },
     );
   });
+}
+
+/** Commands that need an idle session: sent right after `agent_end`, they wait for the run to finish. */
+const WAIT_FOR_RUN_END = new Set<RpcCommand["type"]>([
+  "prompt",
+  "new_session",
+  "compact",
+  "fork",
+  "switch_session",
+  "rewind",
+]);
+
+/**
+ * After `agent_end` the session still writes the run's last entries (and its end checkpoint)
+ * before it is idle. The returned function resolves when that is over, or at once when no run
+ * has just ended; a new run starting (a queued follow-up) also ends the wait, since the session
+ * is then busy for real.
+ */
+function trackRunEnds(session: AgentSession): () => Promise<void> {
+  let settling: Promise<void> | undefined;
+  let started: (() => void) | undefined;
+  session.subscribe((event) => {
+    if (event.type === "agent_end") {
+      settling = new Promise<void>((resolve) => {
+        started = resolve;
+        void session.whenIdle().then(resolve);
+      });
+      const current = settling;
+      void current.then(() => {
+        if (settling === current) settling = undefined;
+      });
+    } else if (event.type === "agent_start") {
+      started?.();
+      settling = undefined;
+    }
+  });
+  return () => (session.state.isRunning && settling ? settling : Promise.resolve());
 }
 
 async function handleCommand(command: RpcCommand, options: RpcModeOptions): Promise<unknown> {
@@ -248,7 +288,13 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
     case "get_available_models":
       return {
         models: getProviders().flatMap((provider) =>
-          getModels(provider.name).map((model) => ({ provider: model.provider, id: model.id, name: model.name })),
+          getModels(provider.name).map((model) => ({
+            provider: model.provider,
+            id: model.id,
+            name: model.name,
+            contextWindow: model.contextWindow,
+            reasoning: model.reasoning,
+          })),
         ),
       };
     case "set_thinking_level":
@@ -266,7 +312,12 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
     case "get_session_stats": {
       // The tree of the current (or last) request: the parent and each subagent.
       const spend = session.getSpend();
-      return { ...session.getStats(), ...(spend === undefined ? {} : { agents: spend.agents }) };
+      return {
+        ...session.getStats(),
+        sessionId: session.state.sessionId,
+        sessionFile: session.state.sessionFile ?? null,
+        ...(spend === undefined ? {} : { agents: spend.agents }),
+      };
     }
     case "fork": {
       assertIdle(session, "fork");

@@ -29,6 +29,8 @@ export function describeEntry(entry: SessionEntry): string | undefined {
       return `  [branch summary] ${preview(entry.summary)}`;
     case "checkpoint":
       return entry.reason === "rewind" ? "  [rewind checkpoint]" : undefined;
+    case "file_images":
+      return entry.reason === "rewind" && entry.phase === "before" ? "  [rewind checkpoint]" : undefined;
     case "model_change":
     case "thinking_level_change":
     case "label":

@@ -1,0 +1,124 @@
+/**
+ * Rewind when git is missing: files come back from the pre- and post-images that write and edit
+ * recorded (`file_images` entries), not from a snapshot. The state of a file at a point of the
+ * tree is its last image on the way from the root to that point; a file first touched later has
+ * its first pre-image. Changes made by bash are not covered, and the plan says so.
+ */
+import { GyreError } from "@gyre/ai";
+import type { SessionManager } from "../session/session-manager.js";
+import type { FileImage, FileImagesEntry, SessionEntry } from "../session/types.js";
+import type { FileImageStore } from "./file-images.js";
+import { type EntryIndex, indexEntries, pathTo } from "./find-checkpoints.js";
+import type { RewindPlan, RewindResult } from "./rewind.js";
+import type { FileChange } from "./types.js";
+
+export const BASH_NOT_COVERED =
+  "git is not available, so files were restored from the copies write and edit saved; changes made by bash are not covered.";
+
+export type ImageRewindOptions = {
+  session: SessionManager;
+  store: FileImageStore;
+  entryId: string;
+  restore: "both" | "code" | "conversation";
+  force?: boolean;
+};
+
+type Planned = { plan: RewindPlan; images: Map<string, FileImage> };
+
+const isImages = (entry: SessionEntry | undefined): entry is FileImagesEntry => entry?.type === "file_images";
+
+/** Where the conversation continues and which point of the tree the files go back to. */
+function resolvePoint(index: EntryIndex, entryId: string): string | null {
+  const entry = index.byId.get(entryId);
+  if (entry?.type === "file_images" || entry?.type === "checkpoint") return entry.id;
+  if (entry?.type === "message" && entry.message.role === "user") return entry.parentId;
+  throw new GyreError(
+    "usage",
+    `Entry ${entryId} is not a user message or checkpoint of this session; pick one from /tree.`,
+  );
+}
+
+/** Each file's image at the end of `path` (its last one on the way there). */
+function stateAlong(path: readonly SessionEntry[]): Map<string, FileImage> {
+  const state = new Map<string, FileImage>();
+  for (const entry of path) if (isImages(entry)) for (const file of entry.files) state.set(file.path, file);
+  return state;
+}
+
+/** Each file's image before gyre first touched it, anywhere in the session. */
+function firstImages(entries: readonly SessionEntry[]): Map<string, FileImage> {
+  const first = new Map<string, FileImage>();
+  for (const entry of entries)
+    if (isImages(entry) && entry.phase === "before")
+      for (const file of entry.files) if (!first.has(file.path)) first.set(file.path, file);
+  return first;
+}
+
+async function planImageRewind(options: ImageRewindOptions): Promise<Planned> {
+  const entries = options.session.getEntries();
+  const index = indexEntries(entries);
+  const point = resolvePoint(index, options.entryId);
+  const plan: RewindPlan = { checkpointId: undefined, leafId: point, changes: [], conflicts: [], skipped: [] };
+  const images = new Map<string, FileImage>();
+  if (options.restore === "conversation") return { plan, images };
+  const first = firstImages(entries);
+  const wanted = stateAlong(pathTo(index, point));
+  const left = stateAlong(pathTo(index, options.session.leafId));
+  plan.notice = BASH_NOT_COVERED;
+  for (const [path, before] of first) {
+    const target = wanted.get(path) ?? before;
+    const expected = left.get(path) ?? before;
+    if (target.skipped) {
+      plan.skipped.push({ path, bytes: 0, reason: "file_too_large" });
+      continue;
+    }
+    if (target.blob !== null && !(await options.store.has(target.blob))) {
+      plan.skipped.push({ path, bytes: 0, reason: "file_too_large" });
+      continue;
+    }
+    const current = await options.store.currentBlob(path);
+    if (current === target.blob) continue;
+    const status: FileChange["status"] = target.blob === null ? "deleted" : current === null ? "added" : "modified";
+    plan.changes.push({ path, status });
+    images.set(path, target);
+    if (!expected.skipped && current !== expected.blob) plan.conflicts.push(path);
+  }
+  plan.checkpointId = plan.changes.length > 0 ? options.entryId : undefined;
+  return { plan, images };
+}
+
+/** What an image rewind would do, changing nothing. */
+export async function previewImageRewind(options: ImageRewindOptions): Promise<RewindPlan> {
+  return (await planImageRewind(options)).plan;
+}
+
+/**
+ * Rewinds from file images. The files it replaces are saved first (a "rewind" pre-image, durable
+ * before anything changes: rewinding to it undoes this rewind), then restored, then the leaf moves.
+ */
+export async function rewindFromImages(options: ImageRewindOptions): Promise<RewindResult> {
+  const { session, store } = options;
+  const { plan, images } = await planImageRewind(options);
+  const keep = new Set(options.force ? [] : plan.conflicts);
+  const apply = plan.changes.filter((change) => !keep.has(change.path));
+  let undoEntryId: string | undefined;
+  if (apply.length > 0) {
+    const saved = await Promise.all(apply.map((change) => store.capture(change.path)));
+    undoEntryId = session.appendFileImages({
+      phase: "before",
+      reason: "rewind",
+      workspace: store.workspace,
+      files: saved,
+    });
+    await session.flush();
+    for (const change of apply) await store.restore(images.get(change.path) as FileImage);
+    const after = await Promise.all(apply.map((change) => store.capture(change.path)));
+    session.appendFileImages({ phase: "after", reason: "rewind", workspace: store.workspace, files: after });
+  }
+  if (options.restore !== "code") {
+    if (plan.leafId === null) session.resetLeaf();
+    else session.branch(plan.leafId);
+  }
+  await session.flush();
+  return { ...plan, undoEntryId, restored: apply };
+}
