@@ -138,11 +138,15 @@ describe("MCP client against the reference servers", () => {
     await manager.waitForStartup(15_000);
     const updates: { content: { text: string }[] }[] = [];
     const result = await tool(manager, "mcp__everything__trigger-long-running-operation").execute(
-      { duration: 0.3, steps: 3 },
+      { duration: 0.9, steps: 3 },
       context(undefined, updates),
     );
     expect(JSON.stringify(result.content)).toContain("Long running operation completed");
-    expect(updates.map((update) => update.content[0]?.text)).toEqual(["progress 1/3", "progress 2/3", "progress 3/3"]);
+    // The last notification can reach the SDK in the same read as the result, which then drops it
+    // (the request's progress handler is removed before the notification's microtask runs).
+    const texts = updates.map((update) => update.content[0]?.text);
+    expect(texts.slice(0, 2)).toEqual(["progress 1/3", "progress 2/3"]);
+    expect(["progress 1/3,progress 2/3", "progress 1/3,progress 2/3,progress 3/3"]).toContain(texts.join(","));
   });
 
   it("offers the workspace as the only root", async () => {
