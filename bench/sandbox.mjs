@@ -2,10 +2,13 @@
 //   bare `bash -c true`; Codex-style one bwrap start per call (the same mount plan gyre uses);
 //   gyre's bash tool on the host (--sandbox off) and in the session sandbox (one bwrap per session,
 //   a supervisor inside spawning each command), also with `allowedDomains` (the filtering proxy and
-//   its bridge running; each command gets the proxy variables). Medians of N interleaved calls.
+//   its bridge running; each command gets the proxy variables), and one HTTP GET by curl to a server
+//   on 127.0.0.1: directly from the host tool vs through the proxy from the sandbox. Medians of N
+//   interleaved calls.
 // Usage: node bench/sandbox.mjs [--iterations 100]
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -85,10 +88,13 @@ try {
   const sandboxed = modules.createBashTool({ cwd, sandbox });
   const proxiedSandbox = modules.createBashSandbox({
     mode: "workspace-write",
-    policy: { ...policy, allowedDomains: ["registry.npmjs.org"] },
+    policy: { ...policy, allowedDomains: ["localhost"] },
   });
   const proxied = modules.createBashTool({ cwd, sandbox: proxiedSandbox });
   const host = modules.createBashTool({ cwd });
+  const server = createServer((_req, res) => res.end("ok\n"));
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  const get = `curl -sS --max-time 5 http://localhost:${server.address().port}/`;
   const context = () => ({ toolCallId: "bench", signal: new AbortController().signal });
   const cases = {
     bare: () => run("bash", ["-c", "true"], cwd),
@@ -96,6 +102,8 @@ try {
     host: () => host.execute({ command: "true" }, context()),
     sandboxed: () => sandboxed.execute({ command: "true" }, context()),
     proxied: () => proxied.execute({ command: "true" }, context()),
+    hostGet: () => host.execute({ command: get }, context()),
+    proxiedGet: () => proxied.execute({ command: get }, context()),
   };
   const times = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
   for (let index = 0; index < 10; index++) for (const fn of Object.values(cases)) await fn();
@@ -109,6 +117,7 @@ try {
   }
   await sandbox.dispose();
   await proxiedSandbox.dispose();
+  server.close();
   const m = Object.fromEntries(Object.entries(times).map(([name, values]) => [name, median(values)]));
   const fmt = (value) => value.toFixed(2);
   console.log(`sandbox per call, ${iterations} calls (median ms)`);
@@ -118,6 +127,10 @@ try {
   console.log(`gyre bash tool, sandboxed   ${fmt(m.sandboxed)}  ${(m.sandboxed / m.bare).toFixed(2)}x bare`);
   console.log(
     `gyre bash tool, sandboxed + allowedDomains proxy ${fmt(m.proxied)}  ${(m.proxied / m.bare).toFixed(2)}x bare`,
+  );
+  console.log(`curl GET 127.0.0.1, host tool, direct ${fmt(m.hostGet)}`);
+  console.log(
+    `curl GET 127.0.0.1, sandbox, through the proxy ${fmt(m.proxiedGet)}  (+${fmt(m.proxiedGet - m.hostGet)} ms)`,
   );
   console.log(
     `sandbox overhead over the host tool: ${fmt(m.sandboxed - m.host)} ms; over bare bash: ${fmt(m.sandboxed - m.bare)} ms`,
