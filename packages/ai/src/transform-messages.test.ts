@@ -111,4 +111,59 @@ describe("transformMessages", () => {
     expect(result.at(-1)).not.toBe(foreign);
     expect(renamed.content[0]).toMatchObject({ id: "b|c" });
   });
+
+  describe("server tool blocks", () => {
+    const call = {
+      type: "serverToolCall" as const,
+      id: "s1",
+      name: "web_search",
+      input: { query: "q" },
+      raw: { type: "server_tool_use", id: "s1", name: "web_search", input: { query: "q" } },
+    };
+    const result = {
+      type: "serverToolResult" as const,
+      toolCallId: "s1",
+      name: "web_search",
+      results: [{ url: "https://a.example/", title: "A" }],
+      raw: { type: "web_search_tool_result", tool_use_id: "s1", content: [] },
+    };
+    const searched = (extra: Partial<AssistantMessage> = {}) =>
+      assistant([call, result, { type: "text", text: "answer" }], { stopReason: "stop", ...extra });
+    const later: Message = { role: "user", content: "next", timestamp: 2 };
+
+    it("passes them on unchanged to the API and provider that made them", () => {
+      const message = searched();
+      const [out] = transformMessages([message, later], model);
+      expect(out).toBe(message);
+    });
+
+    it("turns them into text for another provider of the same API", () => {
+      const [out] = transformMessages([searched({ provider: "p2" }), later], model);
+      expect(out?.role === "assistant" && out.content).toEqual([
+        { type: "text", text: '(web_search: "q")' },
+        { type: "text", text: "(web_search results:\n1. A — https://a.example/)" },
+        { type: "text", text: "answer" },
+      ]);
+    });
+
+    it("turns a call without its provider item, or without its result before a later message, into text", () => {
+      const bare = assistant(
+        [
+          { ...call, raw: undefined },
+          { ...result, raw: undefined },
+        ],
+        { stopReason: "stop" },
+      );
+      const unanswered = assistant([call], { stopReason: "stop" });
+      const out = transformMessages([bare, unanswered, later], model);
+      expect(
+        out.flatMap((message) => (message.role === "assistant" ? message.content.map((block) => block.type) : [])),
+      ).toEqual(["text", "text", "text"]);
+    });
+
+    it("keeps an unanswered call in the last message, which a paused turn resends as is", () => {
+      const paused = assistant([call], { stopReason: "stop", rawStopReason: "pause_turn" });
+      expect(transformMessages([later, paused], model).at(-1)).toBe(paused);
+    });
+  });
 });

@@ -1,5 +1,6 @@
 /** The prompt that asks a model to summarise the older part of a conversation. */
 import type { AgentMessage } from "@gyre/agent";
+import { convertServerToolBlockToText } from "@gyre/ai";
 
 /** Tool output longer than this is shortened in the transcript the summariser reads. */
 const MAX_TOOL_RESULT_CHARS = 2_000;
@@ -34,6 +35,9 @@ export function serialiseConversation(messages: AgentMessage[]): string {
           if (block.type === "text" && block.text.trim() !== "") parts.push(`[assistant]\n${block.text}`);
           else if (block.type === "toolCall")
             parts.push(`[assistant tool call] ${block.name}(${JSON.stringify(block.arguments)})`);
+          // What the provider searched and found stays in the summary's view, as it would for another model.
+          else if (block.type === "serverToolCall" || block.type === "serverToolResult")
+            parts.push(`[assistant] ${convertServerToolBlockToText(block)}`);
         }
         break;
       case "toolResult":
