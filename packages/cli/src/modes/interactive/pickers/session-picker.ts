@@ -8,13 +8,39 @@ function formatDate(date: Date): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
-/** Picker rows for sessions: the name or first message, then when and which. */
+/**
+ * Picker rows for sessions: the name or first message, then when and which. A session started
+ * from another listed one (a subagent's, a fork) comes right under it, marked "↳", so the link
+ * from a parent to its subagents' journals shows.
+ */
 export function toSessionItems(sessions: readonly SessionSummary[]): SelectItem[] {
-  return sessions.map((session) => ({
-    value: session.path,
-    label: (session.name ?? session.firstMessage) || "(no messages)",
-    description: `${formatDate(session.modified)} · ${session.id.slice(0, 8)}`,
-  }));
+  const listed = new Set(sessions.map((session) => session.path));
+  const children = new Map<string, SessionSummary[]>();
+  for (const session of sessions) {
+    const parent = session.parentSession;
+    if (parent !== undefined && listed.has(parent) && parent !== session.path)
+      children.set(parent, [...(children.get(parent) ?? []), session]);
+  }
+  const items: SelectItem[] = [];
+  const visit = (session: SessionSummary, depth: number, seen: Set<string>) => {
+    if (seen.has(session.path)) return;
+    seen.add(session.path);
+    const title = (session.name ?? session.firstMessage) || "(no messages)";
+    items.push({
+      value: session.path,
+      label: depth === 0 ? title : `${"  ".repeat(depth - 1)}↳ ${title}`,
+      description: `${formatDate(session.modified)} · ${session.id.slice(0, 8)}`,
+    });
+    for (const child of children.get(session.path) ?? []) visit(child, depth + 1, seen);
+  };
+  const seen = new Set<string>();
+  for (const session of sessions) {
+    const parent = session.parentSession;
+    if (parent === undefined || !listed.has(parent) || parent === session.path) visit(session, 0, seen);
+  }
+  // A cycle of parents (hand-edited files) has no root: list what is left flat.
+  for (const session of sessions) visit(session, 0, seen);
+  return items;
 }
 
 /** Sessions of `cwd`, newest first, without the one that is open (its lock is ours). */

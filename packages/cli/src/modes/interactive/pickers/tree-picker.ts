@@ -1,6 +1,8 @@
+import type { AgentMessage } from "@gyre/agent";
 import type { SelectItem } from "@mariozechner/pi-tui";
 import type { SessionTreeNode } from "../../../core/session/session-tree.js";
 import type { SessionEntry } from "../../../core/session/types.js";
+import type { TaskToolDetails } from "../../../core/subagents/task-tool.js";
 import { userMessageText } from "../chat-view.js";
 
 const PREVIEW = 70;
@@ -21,7 +23,7 @@ export function describeEntry(entry: SessionEntry): string | undefined {
         const calls = message.content.filter((part) => part.type === "toolCall").length;
         return `  ${preview(text) || "(no text)"}${calls > 0 ? ` [${calls} tool call${calls > 1 ? "s" : ""}]` : ""}`;
       }
-      return undefined;
+      return describeSubagentLink(message);
     }
     case "compaction":
       return "  [compaction]";
@@ -42,6 +44,14 @@ export function describeEntry(entry: SessionEntry): string | undefined {
       throw new Error(`Unknown entry ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** A task call's result links to the subagent's own session file: "↳ subagent explore (ended: stop) → file". */
+function describeSubagentLink(message: AgentMessage): string | undefined {
+  if (message.role !== "toolResult" || message.toolName !== "task") return undefined;
+  const details = message.details as Partial<TaskToolDetails> | undefined;
+  if (typeof details?.sessionFile !== "string") return undefined;
+  return `  ↳ subagent ${details.agent ?? "?"} (${details.description ?? ""}, ended: ${details.reason ?? "?"}) → ${details.sessionFile}`;
 }
 
 /**
