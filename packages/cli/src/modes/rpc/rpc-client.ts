@@ -1,9 +1,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readLines, writeRawJsonLine as writeJsonLine } from "./jsonl.js";
-import type { RpcCommand, RpcResponse, RpcUiRequest } from "./rpc-types.js";
+import type { RpcCommand, RpcEvent, RpcResponse, RpcUiRequest } from "./rpc-types.js";
+
+export type { RpcEvent } from "./rpc-types.js";
 
 type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;
-export type RpcEvent = { type: string; [key: string]: unknown };
 
 export type RpcClientOptions = {
   /** Path of the gyre bin (default: the `gyre` on PATH). */
@@ -22,7 +23,10 @@ export type RpcClientOptions = {
  */
 export class RpcClient {
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly pending = new Map<string, (response: RpcResponse) => void>();
+  private readonly pending = new Map<
+    string,
+    { command: string; resolve: (response: RpcResponse) => void; reject: (error: Error) => void }
+  >();
   private readonly listeners = new Set<(event: RpcEvent) => void>();
   private nextId = 1;
   private stderrText = "";
@@ -37,11 +41,20 @@ export class RpcClient {
       env: options.env ?? process.env,
       stdio: ["pipe", "pipe", "pipe"],
     });
+    // Writing to a server that just died fails with EPIPE; send() reports that as the exit instead.
+    this.child.stdin.on("error", () => {});
     this.child.stderr.setEncoding("utf8");
     this.child.stderr.on("data", (chunk: string) => {
       this.stderrText += chunk;
     });
-    this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+    this.exited = new Promise((resolve) =>
+      this.child.on("close", (code, signal) => {
+        this.rejectPending(code, signal);
+        resolve(code);
+      }),
+    );
+    // A command that cannot be spawned fails every send() instead of leaving it pending.
+    this.child.on("error", (error) => this.rejectPending(null, null, error.message));
     readLines(
       this.child.stdout,
       (line) => this.handleLine(line),
@@ -54,13 +67,32 @@ export class RpcClient {
     return this.stderrText;
   }
 
-  /** Sends a command and resolves with its response. */
+  /**
+   * Sends a command and resolves with its response. Rejects when the server exits (or cannot be
+   * started) before answering; a failed command is a response with `success: false`, not a rejection.
+   */
   send(command: WithoutId<RpcCommand>): Promise<RpcResponse> {
     const id = `c${this.nextId++}`;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+    return new Promise((resolve, reject) => {
+      if (this.closedBecause !== undefined) {
+        reject(new Error(`Cannot send ${command.type}: ${this.closedBecause}`));
+        return;
+      }
+      this.pending.set(id, { command: command.type, resolve, reject });
       writeJsonLine(this.child.stdin, { ...command, id });
     });
+  }
+
+  private closedBecause: string | undefined;
+
+  private rejectPending(code: number | null, signal: NodeJS.Signals | null, cause?: string): void {
+    const how = cause ?? (signal ? `was killed by ${signal}` : `exited with code ${code}`);
+    const stderr = this.stderrText.trim().split("\n").slice(-3).join(" ");
+    this.closedBecause = `the gyre RPC server ${how}${stderr ? ` (stderr: ${stderr})` : ""}`;
+    for (const [id, waiting] of this.pending) {
+      this.pending.delete(id);
+      waiting.reject(new Error(`No response to ${waiting.command}: ${this.closedBecause}`));
+    }
   }
 
   /** Subscribes to events; returns an unsubscribe function. */
@@ -88,22 +120,21 @@ export class RpcClient {
   }
 
   private handleLine(line: string): void {
-    let message: RpcEvent;
+    let message: RpcEvent | RpcResponse;
     try {
-      message = JSON.parse(line) as RpcEvent;
+      message = JSON.parse(line) as RpcEvent | RpcResponse;
     } catch {
       return;
     }
     if (message.type === "response") {
-      const response = message as unknown as RpcResponse;
-      const resolve = response.id ? this.pending.get(response.id) : undefined;
-      if (resolve && response.id) {
-        this.pending.delete(response.id);
-        resolve(response);
-        return;
+      const waiting = message.id ? this.pending.get(message.id) : undefined;
+      if (waiting && message.id) {
+        this.pending.delete(message.id);
+        waiting.resolve(message);
       }
+      return;
     }
-    if (message.type === "ui_request") void this.answer(message as unknown as RpcUiRequest);
+    if (message.type === "ui_request") void this.answer(message);
     for (const listener of this.listeners) listener(message);
   }
 

@@ -3,6 +3,8 @@
  * and every event on stdout. Plain JSON only.
  */
 import type { ImageContent, ThinkingLevel } from "@gyre/ai";
+import type { SessionEvent } from "../../core/session-events.js";
+import type { ApprovalRequest } from "../../core/user-interface.js";
 
 export type RpcCommand =
   | { id?: string; type: "prompt"; message: string; images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }
@@ -61,6 +63,15 @@ export type RpcUiRequest = {
 export type RpcUiNotice =
   | { type: "notify"; message: string; level: "info" | "warning" | "error" }
   | { type: "status"; key: string; text: string | null };
+
+/** DESIGN §8: a tool call waiting for the client's decision; answer with `approval_response` and this `id`. */
+export type RpcApprovalRequest = { type: "approval_request"; id: string } & ApprovalRequest;
+
+/**
+ * Every line the server writes that is not a response: the session's events (agent events,
+ * compaction, notices, subagent events…), extension questions and notices, and approvals.
+ */
+export type RpcEvent = SessionEvent | RpcUiRequest | RpcUiNotice | RpcApprovalRequest;
 
 export const rpcCommandTypes: readonly RpcCommandType[] = [
   "prompt",
