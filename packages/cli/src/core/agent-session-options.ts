@@ -16,6 +16,7 @@ import type { InputResolution } from "./extensions/resolve-input.js";
 import type { Governor } from "./governor/governor.js";
 import type { SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
+import type { UserShell } from "./user-shell.js";
 
 export type AgentSessionOptions = {
   model: Model;
@@ -45,6 +46,8 @@ export type AgentSessionOptions = {
   eventSources?: ((emit: (event: SessionEvent) => void) => void)[];
   /** The tree budget and loop detector; without one, only the agent's own per-run budgets apply. */
   governor?: Governor;
+  /** Runs the user's `!cmd` commands (the bash tool's sandbox); without it `runShell` throws. */
+  userShell?: UserShell;
   /** Turns slash input into a prompt (templates, skills) or runs a command; default: text as it is. */
   resolveInput?: (text: string) => Promise<InputResolution>;
 };

@@ -1,5 +1,12 @@
 import { dirname } from "node:path";
-import type { Agent, AgentEvent, AgentMessage, AgentRunResult, AnyAgentTool } from "@gyre/agent";
+import {
+  type Agent,
+  type AgentEvent,
+  type AgentMessage,
+  type AgentRunResult,
+  type AnyAgentTool,
+  createUserMessage,
+} from "@gyre/agent";
 import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
 import type { RewindResult } from "./checkpoints/rewind.js";
@@ -24,6 +31,7 @@ import type { CompactionReason, NoticeEvent, SessionEvent } from "./session-even
 import { type SessionSnapshot, snapshotOf } from "./session-snapshot.js";
 import { computeSessionStats, getLastAssistantText, type SessionStats, UsageLedger } from "./session-stats.js";
 import type { AgentSpend, TreeBudget } from "./subagents/tree-budget.js";
+import { shellResultText, type UserShellResult } from "./user-shell.js";
 
 export type { AgentSessionOptions } from "./agent-session-options.js";
 export type { SessionEvent } from "./session-events.js";
@@ -246,6 +254,29 @@ export class AgentSession {
     return result;
   }
 
+  /**
+   * Runs a shell command the user typed (`!cmd`) as the session's one action, so `abort()` stops
+   * it, with checkpoints around it. With `addToContext` its command and output join the
+   * conversation as a user message the next prompt carries; otherwise they are only recorded (a
+   * custom entry the model never sees). Throws while another action runs.
+   */
+  runShell(
+    command: string,
+    options: { addToContext: boolean; onOutput?: (tail: string) => void },
+  ): Promise<UserShellResult> {
+    const shell = this.options.userShell;
+    if (!shell) throw new Error("Shell commands are not available in this session.");
+    return this.track(async (signal) => {
+      const run = () => shell(command, { signal, ...(options.onOutput ? { onOutput: options.onOutput } : {}) });
+      const record = (result: UserShellResult) => this.recordShell(result, options.addToContext);
+      const turns = this.options.checkpoints?.turns;
+      const result = turns ? await turns.aroundUserCommand(run, record) : await run();
+      if (!turns) record(result);
+      await this.flush();
+      return result;
+    });
+  }
+
   /** Names the session (shown by /resume and in the footer). */
   rename(name: string): void {
     this.store.setName(name);
@@ -373,6 +404,16 @@ export class AgentSession {
       );
     const current = this.controller;
     return current ? run(current.signal) : this.track(run);
+  }
+
+  private recordShell(result: UserShellResult, addToContext: boolean): void {
+    if (!addToContext) {
+      this.store.appendCustom("user_shell", result);
+      return;
+    }
+    const message = createUserMessage(shellResultText(result));
+    this.agent.replaceMessages([...this.agent.state.messages, message]);
+    this.store.appendMessage(message);
   }
 
   /** Whether a prompt (with its compaction and queued deliveries) or a run is in progress. */

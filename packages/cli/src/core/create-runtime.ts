@@ -35,6 +35,7 @@ import {
   isHarnessToolName,
 } from "./tools/tool-names.js";
 import type { UserInterface } from "./user-interface.js";
+import { createUserShell } from "./user-shell.js";
 
 export type { RuntimeNotice } from "./inspect-project.js";
 
@@ -259,6 +260,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       await checkpoints.turns.beforeToolCall(input);
       return verdict;
     },
+    // `!cmd` from the editor: the bash tool's sandbox and environment, whichever tools are on.
+    userShell: createUserShell({ cwd: io.cwd, env: io.env, sandbox: safety.sandbox }),
     resolveInput: createInputResolver({
       ...(extensions ? { extensions } : {}),
       templates: resources.templates,

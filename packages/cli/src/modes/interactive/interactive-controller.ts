@@ -7,7 +7,8 @@ import { readGitBranch } from "./git-branch.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
-import { RunProgress } from "./run-progress.js";
+import { RunProgress, spinner } from "./run-progress.js";
+import { parseShellInput, runShellInput, type ShellInput, shellStatus } from "./shell-input.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
 import { listRuntimeCommands, type RuntimeCommand } from "./slash-commands/runtime-commands.js";
 import type { CommandContext } from "./slash-commands/types.js";
@@ -25,6 +26,7 @@ export class InteractiveController {
   private readonly context: CommandContext;
   private exitResolve: ((code: number) => void) | undefined;
   private commandRunning = false;
+  private shellRunning = false;
   /** The prompt started from the editor, until `session.prompt` settles (the file is flushed). */
   private activePrompt: Promise<void> | undefined;
 
@@ -76,6 +78,10 @@ export class InteractiveController {
     const text = raw.trim();
     if (!text) return;
     this.layout.editor.addToHistory(text);
+    const shell = parseShellInput(text);
+    if (shell) return this.runShell(shell);
+    if (this.shellRunning)
+      return this.notify("A shell command is running; wait for it or press Esc to stop it.", "warning");
     const command = parseSlashCommand(text);
     const runtimeCommand = command && this.findRuntimeCommand(command.name);
     if (command && !runtimeCommand) return this.runCommand(command.name, command.args);
@@ -121,6 +127,32 @@ export class InteractiveController {
     }
     this.refreshInfo();
     this.layout.render();
+  }
+
+  /** `!cmd` / `!!cmd`: one at a time, never while the agent works; Esc stops it like a run. */
+  private async runShell(input: ShellInput): Promise<void> {
+    if (!input.command)
+      return this.notify(
+        "Type a command after ! (or after !! to keep it out of the context), e.g. !git status.",
+        "warning",
+      );
+    if (this.isWorking() || this.commandRunning)
+      return this.notify("A shell command cannot run while the agent works; wait or press Esc first.", "warning");
+    const { layout } = this;
+    const startedAt = Date.now();
+    layout.status.setLive((frame) => shellStatus(input.command, startedAt, spinner[frame % spinner.length] ?? ""));
+    this.shellRunning = true;
+    const run = runShellInput(input, { session: this.session, chat: layout.chat, render: () => layout.render() })
+      .then(() => undefined)
+      .catch((error: Error) => this.notify(`The shell command failed: ${error.message}`, "error"))
+      .finally(() => {
+        this.shellRunning = false;
+        if (this.activePrompt === run) this.activePrompt = undefined;
+        layout.status.set("");
+        this.refreshInfo();
+      });
+    this.activePrompt = run;
+    await run;
   }
 
   private queue(kind: "steer" | "followUp", text: string): void {
