@@ -4,9 +4,11 @@ import type { Runtime } from "../../core/create-runtime.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
 import { readGitBranch } from "./git-branch.js";
+import type { Keybindings } from "./keybindings.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
+import { QuickSwitch, type ScopedModel } from "./quick-switch.js";
 import { RunProgress, spinner } from "./run-progress.js";
 import { parseShellInput, runShellInput, type ShellInput, shellStatus } from "./shell-input.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
@@ -30,11 +32,19 @@ export class InteractiveController {
   /** The prompt started from the editor, until `session.prompt` settles (the file is flushed). */
   private activePrompt: Promise<void> | undefined;
 
+  private readonly switcher: QuickSwitch;
+
   constructor(
     private readonly runtime: Runtime,
     private readonly layout: Layout,
+    private readonly options: { modelScope?: readonly ScopedModel[]; keybindings?: Keybindings } = {},
   ) {
     this.session = runtime.session;
+    this.switcher = new QuickSwitch(runtime.session, {
+      startupModel: runtime.model,
+      scope: options.modelScope,
+      env: process.env,
+    });
     this.progress = new RunProgress(() => this.session.getStats());
     this.runtimeCommands = listRuntimeCommands(runtime, new Set(slashCommands.map((command) => command.name)));
     this.context = this.createCommandContext();
@@ -49,13 +59,20 @@ export class InteractiveController {
     layout.chat.setMessages(session.messages);
     for (const notice of this.runtime.notices) layout.chat.addNotice(notice.text, "warning");
     session.subscribe((event) => this.onEvent(event));
-    installKeyHandlers(layout, {
-      isRunning: () => this.isWorking(),
-      abort: () => this.abort(),
-      followUp: (text) => this.queue("followUp", text),
-      exit: () => this.exit(),
-      notify: (text) => layout.status.set(style.gray(text)),
-    });
+    installKeyHandlers(
+      layout,
+      {
+        isRunning: () => this.isWorking(),
+        abort: () => this.abort(),
+        followUp: (text) => this.queue("followUp", text),
+        exit: () => this.exit(),
+        notify: (text) => layout.status.set(style.gray(text)),
+        cycleModel: (direction) => this.quickSwitch(() => this.switcher.cycleModel(direction)),
+        selectModel: () => void this.runCommand("model", ""),
+        cycleThinking: () => this.quickSwitch(() => this.switcher.cycleThinking()),
+      },
+      this.options.keybindings,
+    );
     layout.editor.setAutocompleteProvider(
       new FileAutocompleteProvider(
         [...slashCommands, ...this.runtimeCommands].map((command) => ({
@@ -153,6 +170,16 @@ export class InteractiveController {
       });
     this.activePrompt = run;
     await run;
+  }
+
+  /** A model or thinking switch from a key: between runs only; the footer and status line show it. */
+  private quickSwitch(change: () => string): void {
+    if (this.isWorking() || this.commandRunning)
+      return void this.layout.status.set(
+        style.yellow("Switch the model or thinking level once the agent is idle (or press Esc)."),
+      );
+    this.layout.status.set(style.gray(change()));
+    this.refreshInfo();
   }
 
   private queue(kind: "steer" | "followUp", text: string): void {
