@@ -28,7 +28,15 @@ export type Settings = {
   permissions?: PermissionRules;
   /** How long headless runs wait for MCP servers to connect (default 10000). */
   mcpStartupTimeoutMs?: number;
+  /** The TUI's finish notification: a bell, an OSC 9 or OSC 777 desktop notification, or none. */
+  notify?: NotifyChannel;
+  /** Only runs at least this long notify when they end (default 10000). */
+  notifyAfterMs?: number;
 };
+
+/** How the TUI tells the user a long run ended. */
+export type NotifyChannel = "bell" | "osc9" | "osc777" | "off";
+const notifyChannels: readonly NotifyChannel[] = ["bell", "osc9", "osc777", "off"];
 
 export type LoadedSettings = { settings: Settings; files: string[] };
 
@@ -50,6 +58,8 @@ const schema: Record<keyof Settings, FieldType> = {
   sandbox: "object",
   permissions: "object",
   mcpStartupTimeoutMs: "number",
+  notify: "string",
+  notifyAfterMs: "number",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
@@ -62,6 +72,7 @@ const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
   bashTimeoutMs: "number",
   idleTimeoutMs: "number",
   mcpStartupTimeoutMs: "number",
+  notifyAfterMs: "number",
 };
 const nestedFields: Record<string, Record<string, "boolean" | "count">> = {
   retry: { maxRetries: "count", baseDelayMs: "count", maxDelayMs: "count" },
@@ -124,6 +135,8 @@ function checkValue(key: string, value: unknown): string | undefined {
   if (key === "thinking" && !thinkingLevels.includes(value as string)) {
     return `"thinking" must be one of ${thinkingLevels.join(", ")}.`;
   }
+  if (key === "notify" && !notifyChannels.includes(value as NotifyChannel))
+    return `"notify" must be one of ${notifyChannels.join(", ")}.`;
   if (key === "tools") {
     const unknown = (value as string[]).filter((tool) => !isBuiltInToolName(tool));
     if (unknown.length > 0)

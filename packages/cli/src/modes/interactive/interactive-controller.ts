@@ -3,6 +3,7 @@ import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
+import { FinishNotifier } from "./finish-notifier.js";
 import { readGitBranch } from "./git-branch.js";
 import type { Keybindings } from "./keybindings.js";
 import { installKeyHandlers } from "./keys.js";
@@ -33,6 +34,7 @@ export class InteractiveController {
   private activePrompt: Promise<void> | undefined;
 
   private readonly switcher: QuickSwitch;
+  private readonly notifier: FinishNotifier;
 
   constructor(
     private readonly runtime: Runtime,
@@ -44,6 +46,12 @@ export class InteractiveController {
       startupModel: runtime.model,
       scope: options.modelScope,
       env: process.env,
+    });
+    this.notifier = new FinishNotifier({
+      channel: runtime.settings.notify,
+      ...(runtime.settings.notifyAfterMs ? { afterMs: runtime.settings.notifyAfterMs } : {}),
+      write: (data) => layout.tui.terminal.write(data),
+      insideTmux: process.env.TMUX !== undefined,
     });
     this.progress = new RunProgress(() => this.session.getStats());
     this.runtimeCommands = listRuntimeCommands(runtime, new Set(slashCommands.map((command) => command.name)));
@@ -84,7 +92,10 @@ export class InteractiveController {
     );
     layout.editor.onSubmit = (text) => void this.submit(text);
     this.refreshInfo();
+    // Focus reports are the terminal's, never typed text: taken out before the editor sees them.
+    layout.tui.addInputListener((data) => (this.notifier.handleInput(data) ? { consume: true } : undefined));
     layout.tui.start();
+    this.notifier.start();
     if (options.resume) void this.runCommand("resume", "");
     else if (options.initialPrompt?.trim()) void this.submit(options.initialPrompt);
     return exited;
@@ -112,6 +123,7 @@ export class InteractiveController {
 
   exit(): void {
     this.layout.status.stopCountdown();
+    this.notifier.stop();
     this.layout.tui.stop();
     this.exitResolve?.(0);
   }
@@ -137,11 +149,13 @@ export class InteractiveController {
 
   private async runPrompt(text: string): Promise<void> {
     const { session } = this;
+    const startedAt = Date.now();
     try {
       await session.prompt(text);
     } catch (error) {
       this.notify(`The run failed: ${(error as Error).message}`, "error");
     }
+    this.notifier.runEnded(Date.now() - startedAt, finishMessage(session.state.endReason, Date.now() - startedAt));
     this.refreshInfo();
     this.layout.render();
   }
@@ -357,4 +371,11 @@ export class InteractiveController {
       exit: () => this.exit(),
     };
   }
+}
+
+/** The notification's text: how the run ended and how long it took. */
+function finishMessage(reason: string | undefined, durationMs: number): string {
+  const seconds = Math.round(durationMs / 1000);
+  const how = reason === "stop" || reason === undefined ? "finished" : `stopped (${reason})`;
+  return `gyre ${how} after ${seconds}s`;
 }
