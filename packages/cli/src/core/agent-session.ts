@@ -66,9 +66,12 @@ export class AgentSession {
   private disposed = false;
   /** Set when the last turn stopped the run so that it can compact before its next model call. */
   private compactBeforeNextTurn = false;
+  /** The system prompt runs start from (extensions may change it per run); `/reload` rebuilds it. */
+  private systemPrompt: string;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
+    this.systemPrompt = options.systemPrompt;
     this.apiKey = options.apiKey;
     this.compaction = new AutoCompaction(options.compaction ?? {}, options.messages.length);
     const { extensions } = options;
@@ -201,6 +204,12 @@ export class AgentSession {
   /** Replaces the tools; a run in progress gets them from its next turn (an MCP server's list changed). */
   setTools(tools: AnyAgentTool[]): void {
     this.agent.setTools(tools);
+  }
+
+  /** Replaces the system prompt from the next run on (`/reload`). */
+  setSystemPrompt(systemPrompt: string): void {
+    this.systemPrompt = systemPrompt;
+    this.agent.setSystemPrompt(systemPrompt);
   }
 
   /** Tells the user something as a `notice` event (MCP servers restarting, failing to connect). */
@@ -359,7 +368,7 @@ export class AgentSession {
     const systemPrompt = await systemPromptForRun(this.options.extensions, {
       prompt: text,
       images,
-      systemPrompt: this.options.systemPrompt,
+      systemPrompt: this.systemPrompt,
     });
     if (systemPrompt !== undefined) this.agent.setSystemPrompt(systemPrompt);
     this.compactBeforeNextTurn = false;

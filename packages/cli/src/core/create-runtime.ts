@@ -20,6 +20,7 @@ import type { McpManager } from "./mcp/mcp-manager.js";
 import { attachMcpTools, createMcpPromptExpander, startMcp } from "./mcp/start-mcp.js";
 import { openSessionStore } from "./open-session.js";
 import { createSafety, PLAN_MODE_NOTE, type Safety } from "./permissions/create-safety.js";
+import { reloadRuntime } from "./reload-runtime.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
 import type { SessionContext, SessionManager } from "./session/session-manager.js";
@@ -90,6 +91,8 @@ export type Runtime = {
   todos: TodoStore;
   /** The MCP servers, connecting in the background; undefined when none is configured. Close it after the session. */
   mcp: McpManager | undefined;
+  /** `/reload`: settings, skills, templates, context files and extensions read again; one line per change. Not while running. */
+  reload(): Promise<string[]>;
 };
 
 /**
@@ -211,16 +214,19 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   // Probed now, in parallel with the rest of start-up, so the notice comes once and early.
   const sandboxNotice = builtIn.some((tool) => tool.name === "bash") ? safety.startupWarning() : undefined;
   const tools = mergeTools(builtIn, extensionTools);
-  const systemPrompt = await buildRuntimeSystemPrompt({
-    config: config.plan
-      ? { ...config, appendSystemPrompt: [config.appendSystemPrompt, PLAN_MODE_NOTE].filter(Boolean).join("\n\n") }
-      : config,
-    project,
-    tools,
-    extensionTools,
-    skills: resources.skills,
-    extensions,
-  });
+  const promptConfig = config.plan
+    ? { ...config, appendSystemPrompt: [config.appendSystemPrompt, PLAN_MODE_NOTE].filter(Boolean).join("\n\n") }
+    : config;
+  const buildPrompt = (runTools: readonly AnyAgentTool[], fromExtensions: readonly AnyAgentTool[]) =>
+    buildRuntimeSystemPrompt({
+      config: promptConfig,
+      project,
+      tools: runTools,
+      extensionTools: fromExtensions,
+      skills: resources.skills,
+      extensions,
+    });
+  const systemPrompt = await buildPrompt(tools, extensionTools);
   // The key may have come from a flag or a custom env var no redaction rule knows by name.
   addProcessSecret(model.apiKey);
   const thinkingLevel: ThinkingLevel = config.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
@@ -285,7 +291,27 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       text: "sandbox.allowedDomains is not enforced yet (no filtering proxy): the sandbox's network stays off unless sandbox.network or --allow-network turns it all on.",
     });
   }
+  const reload = () =>
+    reloadRuntime({
+      session,
+      gyreHome: home,
+      cwd: io.cwd,
+      project,
+      settings,
+      overrides: config.settings ?? {},
+      skills: resources.skills,
+      templates: resources.templates,
+      extensions,
+      // In place: the MCP tool updates build on the same list.
+      applyTools: (reloaded) => {
+        tools.splice(0, tools.length, ...mergeTools(builtIn, [...reloaded, ...(io.customTools ?? [])]));
+        session.setTools([...tools, ...(mcp.manager?.tools() ?? [])]);
+        return tools;
+      },
+      rebuildSystemPrompt: (runTools, reloaded) => buildPrompt(runTools, [...reloaded, ...(io.customTools ?? [])]),
+    });
   return {
+    reload,
     session,
     checkpoints,
     safety,

@@ -12,7 +12,7 @@ export const DEFAULT_NOTIFY_AFTER_MS = 10_000;
 export type FinishNotifierOptions = {
   /** The `notify` setting; unset rings the bell only when the terminal reported losing focus. */
   channel: NotifyChannel | undefined;
-  afterMs?: number;
+  afterMs?: number | undefined;
   /** Raw output to the terminal. */
   write(data: string): void;
   /** Inside tmux, OSC notifications must be wrapped to pass through (`TMUX` is set). */

@@ -47,9 +47,15 @@ export class InteractiveController {
       scope: options.modelScope,
       env: process.env,
     });
+    const { settings } = runtime;
     this.notifier = new FinishNotifier({
-      channel: runtime.settings.notify,
-      ...(runtime.settings.notifyAfterMs ? { afterMs: runtime.settings.notifyAfterMs } : {}),
+      // Read at each run's end: /reload may change them.
+      get channel() {
+        return settings.notify;
+      },
+      get afterMs() {
+        return settings.notifyAfterMs;
+      },
       write: (data) => layout.tui.terminal.write(data),
       insideTmux: process.env.TMUX !== undefined,
     });
@@ -81,15 +87,7 @@ export class InteractiveController {
       },
       this.options.keybindings,
     );
-    layout.editor.setAutocompleteProvider(
-      new FileAutocompleteProvider(
-        [...slashCommands, ...this.runtimeCommands].map((command) => ({
-          name: command.name,
-          description: command.description,
-        })),
-        this.runtime.cwd,
-      ),
-    );
+    this.refreshCommands();
     layout.editor.onSubmit = (text) => void this.submit(text);
     this.refreshInfo();
     // Focus reports are the terminal's, never typed text: taken out before the editor sees them.
@@ -99,6 +97,14 @@ export class InteractiveController {
     if (options.resume) void this.runCommand("resume", "");
     else if (options.initialPrompt?.trim()) void this.submit(options.initialPrompt);
     return exited;
+  }
+
+  /** Lists the runtime commands again (in place: the command context holds the list) and the `/` menu with them. */
+  private refreshCommands(): void {
+    const builtIn = new Set(slashCommands.map((command) => command.name));
+    this.runtimeCommands.splice(0, this.runtimeCommands.length, ...listRuntimeCommands(this.runtime, builtIn));
+    const names = [...slashCommands, ...this.runtimeCommands].map(({ name, description }) => ({ name, description }));
+    this.layout.editor.setAutocompleteProvider(new FileAutocompleteProvider(names, this.runtime.cwd));
   }
 
   /** Handles the editor's text: a slash command, a prompt, or (while running) a steering message. */
@@ -368,6 +374,8 @@ export class InteractiveController {
       },
       refreshInfo: () => this.refreshInfo(),
       setEditorText: (text) => layout.editor.setText(text),
+      prompt: (text) => void this.prompt(text),
+      refreshCommands: () => this.refreshCommands(),
       exit: () => this.exit(),
     };
   }
