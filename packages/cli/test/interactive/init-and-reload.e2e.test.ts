@@ -14,13 +14,17 @@ describe("/init", () => {
     );
     await writeFile(join(cwd, "package.json"), JSON.stringify({ scripts: { test: "node --test" } }));
     await submit(tmux, "/init stress the tests");
-    await tmux.waitFor("Wrote AGENTS.md with the test command.");
+    await tmux.waitFor(
+      (screen) => screen.includes("Wrote AGENTS.md with the test command.") && !screen.includes("esc to interrupt"),
+    );
     const prompt = userTexts(server.requests[0]?.body).join("\n");
     expect(prompt).toContain("Write an AGENTS.md for this repository");
     expect(prompt).toContain("Create AGENTS.md in the repository root.");
     expect(prompt).toContain("The user adds: stress the tests");
     expect(await readFile(join(cwd, "AGENTS.md"), "utf8")).toBe("# Agents\nRun npm test.\n");
-    // A second /init updates the file rather than starting over.
+    // A second /init updates the file rather than starting over (once idle: a !! runs only then).
+    await submit(tmux, "!!echo idle-$((2+2))");
+    await tmux.waitFor("idle-4");
     await submit(tmux, "/init");
     await eventually(async () => (server.requests.length >= 3 ? true : undefined), "the second /init request");
     expect(userTexts(server.requests[2]?.body).join("\n")).toContain("AGENTS.md already exists: read it first");

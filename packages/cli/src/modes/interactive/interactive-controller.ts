@@ -30,6 +30,8 @@ export class InteractiveController {
   private exitResolve: ((code: number) => void) | undefined;
   private commandRunning = false;
   private shellRunning = false;
+  /** A `!cmd` typed while the agent worked, waiting for the run to end. */
+  private shellWaiting = false;
   /** The prompt started from the editor, until `session.prompt` settles (the file is flushed). */
   private activePrompt: Promise<void> | undefined;
 
@@ -173,8 +175,16 @@ export class InteractiveController {
         "Type a command after ! (or after !! to keep it out of the context), e.g. !git status.",
         "warning",
       );
-    if (this.isWorking() || this.commandRunning)
-      return this.notify("A shell command cannot run while the agent works; wait or press Esc first.", "warning");
+    if (this.shellRunning || this.shellWaiting || this.commandRunning)
+      return this.notify("Another shell command or slash command is still running; wait for it first.", "warning");
+    if (this.isWorking()) {
+      // Its output belongs after the run's answer in the conversation, so it waits for the run.
+      this.notify(`!${input.command} runs once the agent finishes (Esc stops the agent).`);
+      this.shellWaiting = true;
+      await this.settle().finally(() => {
+        this.shellWaiting = false;
+      });
+    }
     const { layout } = this;
     const startedAt = Date.now();
     layout.status.setLive((frame) => shellStatus(input.command, startedAt, spinner[frame % spinner.length] ?? ""));
