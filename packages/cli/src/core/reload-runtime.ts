@@ -16,6 +16,7 @@ import { loadPromptTemplates, type PromptTemplate } from "./prompt-templates/pro
 import { loadSkills, type Skill } from "./skills/load-skills.js";
 import { isGyreHomeContextFile, loadContextFiles } from "./system-prompt/context-files.js";
 
+/** The live runtime's parts `/reload` reads again or rebuilds. */
 export type ReloadTarget = {
   session: AgentSession;
   gyreHome: string;

@@ -24,6 +24,7 @@ export type UserShellResult = {
   notRun?: boolean;
 };
 
+/** Where and how `!cmd` runs: the workspace, the environment bash gets, the session's sandbox. */
 export type UserShellOptions = {
   cwd: string;
   env: NodeJS.ProcessEnv;

@@ -1,10 +1,13 @@
+import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWorkspace, gyreBin } from "../helpers/run-cli.js";
 import { startGyre, stopGyres, submit } from "./gyre-in-tmux.js";
 import { startTmux } from "./tmux-session.js";
 
+const run = promisify(execFile);
 afterEach(stopGyres);
 
 describe("quick model and thinking switching", () => {
@@ -24,6 +27,10 @@ describe("quick model and thinking switching", () => {
     await submit(tmux, "and now?");
     await tmux.waitFor(() => server.requests.length === 2);
     expect(server.requests[1]?.body.model).toBe("gpt-4o");
+    // Shift+Ctrl+P as a kitty-protocol terminal sends it (CSI 112;6u) goes backwards, round the list.
+    await tmux.waitFor((screen) => !screen.includes("esc to interrupt"));
+    await run("tmux", ["send-keys", "-t", tmux.name, "-H", ..."1b 5b 31 31 32 3b 36 75".split(" ")]);
+    await tmux.waitFor("openai/gpt-4o-mini · thinking off");
   });
 
   it("applies a :level from --models and cycles thinking levels with Alt+T", async () => {

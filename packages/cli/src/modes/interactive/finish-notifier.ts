@@ -9,6 +9,7 @@ const FOCUS_OUT = "\x1b[O";
 /** Runs shorter than this end without a notification unless `notifyAfterMs` says otherwise. */
 export const DEFAULT_NOTIFY_AFTER_MS = 10_000;
 
+/** The channel and threshold (read at each run's end) and where the escape sequences go. */
 export type FinishNotifierOptions = {
   /** The `notify` setting; unset rings the bell only when the terminal reported losing focus. */
   channel: NotifyChannel | undefined;

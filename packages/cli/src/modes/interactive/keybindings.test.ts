@@ -12,6 +12,14 @@ describe("keybindings", () => {
       expect(isKeyId(key), key).toBe(false);
   });
 
+  it("tells Shift+Ctrl+P (kitty keyboard protocol) from Ctrl+P by default", () => {
+    const bindings = defaultKeybindings();
+    expect(matchesAction(bindings, "\x1b[112;6u", "cycleModelBackward")).toBe(true);
+    expect(matchesAction(bindings, "\x1b[112;6u", "cycleModelForward")).toBe(false);
+    expect(matchesAction(bindings, "\x10", "cycleModelForward")).toBe(true);
+    expect(matchesAction(bindings, "\x1bt", "cycleThinkingLevel")).toBe(true);
+  });
+
   it("replaces the defaults of the actions a file names and keeps the rest", () => {
     const { bindings, problems } = parseKeybindings(
       { selectModel: ["f2", "alt+m"], cycleModelForward: "ctrl+n" },
