@@ -25,6 +25,8 @@ export type CliArgs = {
   /** `--api-key-file`: read the key from this file (not visible in `ps`, unlike `--api-key`). */
   apiKeyFile?: string;
   thinking?: ThinkingFlag;
+  /** `--models a,b,c`: the patterns of the TUI's Ctrl+P model cycle. */
+  models?: string[];
   tools?: string[];
   noTools: boolean;
   systemPrompt?: string;
@@ -84,6 +86,7 @@ type ValueFlag =
   | "apiKey"
   | "apiKeyFile"
   | "thinking"
+  | "models"
   | "tools"
   | "systemPrompt"
   | "appendSystemPrompt"
@@ -109,6 +112,7 @@ const valueFlags: Record<string, { key: ValueFlag; short?: string }> = {
   "api-key": { key: "apiKey" },
   "api-key-file": { key: "apiKeyFile" },
   thinking: { key: "thinking" },
+  models: { key: "models" },
   tools: { key: "tools" },
   "system-prompt": { key: "systemPrompt" },
   "append-system-prompt": { key: "appendSystemPrompt" },
@@ -335,6 +339,16 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
       }
       args.thinking = value as ThinkingFlag;
       return undefined;
+    case "models": {
+      const models = value
+        .split(",")
+        .map((model) => model.trim())
+        .filter(Boolean);
+      if (models.length === 0)
+        return `${name} needs a comma list of models or patterns, such as gpt-4o,claude-*; got "${value}".`;
+      args.models = models;
+      return undefined;
+    }
     case "tools": {
       const tools = value
         .split(",")

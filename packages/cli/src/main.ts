@@ -276,6 +276,7 @@ async function runMode(
       return await (await import("./modes/interactive/interactive-mode.js")).runInteractiveMode(runtime, {
         initialPrompt: prompt,
         resume: args.resume,
+        ...(args.models ? { models: args.models } : {}),
         version,
         extensions: runtime.extensions?.extensions.map((extension) => extension.path) ?? [],
         ...(deferredUi ? { onUserInterface: deferredUi.attach } : {}),

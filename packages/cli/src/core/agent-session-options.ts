@@ -17,6 +17,7 @@ import type { BudgetQuestion } from "./governor/budget-question.js";
 import type { Governor } from "./governor/governor.js";
 import type { SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
+import type { UserShell } from "./user-shell.js";
 
 export type AgentSessionOptions = {
   model: Model;
@@ -50,6 +51,8 @@ export type AgentSessionOptions = {
   governor?: Governor;
   /** Asked when the tree's budget ends a run (interactive mode): raised limits go on with the same run. */
   askBudget?: BudgetQuestion;
+  /** Runs the user's `!cmd` commands (the bash tool's sandbox); without it `runShell` throws. */
+  userShell?: UserShell;
   /** Turns slash input into a prompt (templates, skills) or runs a command; default: text as it is. */
   resolveInput?: (text: string) => Promise<InputResolution>;
 };

@@ -1,5 +1,12 @@
 import { dirname } from "node:path";
-import type { Agent, AgentEvent, AgentMessage, AgentRunResult, AnyAgentTool } from "@gyre/agent";
+import {
+  type Agent,
+  type AgentEvent,
+  type AgentMessage,
+  type AgentRunResult,
+  type AnyAgentTool,
+  createUserMessage,
+} from "@gyre/agent";
 import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
 import type { RewindResult } from "./checkpoints/rewind.js";
@@ -24,6 +31,7 @@ import type { CompactionReason, NoticeEvent, SessionEvent } from "./session-even
 import { type SessionSnapshot, snapshotOf } from "./session-snapshot.js";
 import { computeSessionStats, getLastAssistantText, type SessionStats, UsageLedger } from "./session-stats.js";
 import type { AgentSpend, TreeBudget } from "./subagents/tree-budget.js";
+import { shellResultText, type UserShellResult } from "./user-shell.js";
 
 export type { AgentSessionOptions } from "./agent-session-options.js";
 export type { SessionEvent } from "./session-events.js";
@@ -64,9 +72,12 @@ export class AgentSession {
   /** Every tool; the agent gets those `restriction` does not withhold. */
   private allTools: AnyAgentTool[];
   private restriction: SessionRestriction | undefined;
+  /** The system prompt runs start from (extensions may change it per run); `/reload` rebuilds it. */
+  private systemPrompt: string;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
+    this.systemPrompt = options.systemPrompt;
     this.apiKey = options.apiKey;
     this.compaction = new AutoCompaction(options.compaction ?? {}, options.messages.length);
     this.allTools = [...options.tools];
@@ -221,7 +232,13 @@ export class AgentSession {
 
   private baseSystemPrompt(): string {
     const note = this.restriction?.systemPromptNote;
-    return note ? `${this.options.systemPrompt}\n\n${note}` : this.options.systemPrompt;
+    return note ? `${this.systemPrompt}\n\n${note}` : this.systemPrompt;
+  }
+
+  /** Replaces the system prompt from the next run on (`/reload`). */
+  setSystemPrompt(systemPrompt: string): void {
+    this.systemPrompt = systemPrompt;
+    this.agent.setSystemPrompt(this.baseSystemPrompt());
   }
 
   /** Tells the user something as a `notice` event (MCP servers restarting, failing to connect). */
@@ -273,6 +290,29 @@ export class AgentSession {
     const result = await this.options.checkpoints.rewind(request);
     if (request.restore !== "code") await this.switchTo(this.store, { closePrevious: false });
     return result;
+  }
+
+  /**
+   * Runs a shell command the user typed (`!cmd`) as the session's one action, so `abort()` stops
+   * it, with checkpoints around it. With `addToContext` its command and output join the
+   * conversation as a user message the next prompt carries; otherwise they are only recorded (a
+   * custom entry the model never sees). Throws while another action runs.
+   */
+  runShell(
+    command: string,
+    options: { addToContext: boolean; onOutput?: (tail: string) => void },
+  ): Promise<UserShellResult> {
+    const shell = this.options.userShell;
+    if (!shell) throw new Error("Shell commands are not available in this session.");
+    return this.track(async (signal) => {
+      const run = () => shell(command, { signal, ...(options.onOutput ? { onOutput: options.onOutput } : {}) });
+      const record = (result: UserShellResult) => this.recordShell(result, options.addToContext);
+      const turns = this.options.checkpoints?.turns;
+      const result = turns ? await turns.aroundUserCommand(run, record) : await run();
+      if (!turns) record(result);
+      await this.flush();
+      return result;
+    });
   }
 
   /** Names the session (shown by /resume and in the footer). */
@@ -423,6 +463,16 @@ export class AgentSession {
       );
     const current = this.controller;
     return current ? run(current.signal) : this.track(run);
+  }
+
+  private recordShell(result: UserShellResult, addToContext: boolean): void {
+    if (!addToContext) {
+      this.store.appendCustom("user_shell", result);
+      return;
+    }
+    const message = createUserMessage(shellResultText(result));
+    this.agent.replaceMessages([...this.agent.state.messages, message]);
+    this.store.appendMessage(message);
   }
 
   /** Whether a prompt (with its compaction and queued deliveries) or a run is in progress. */

@@ -22,6 +22,7 @@ import { attachMcpTools, createMcpPromptExpander, startMcp } from "./mcp/start-m
 import { openSessionStore } from "./open-session.js";
 import { createSafety, type Safety } from "./permissions/create-safety.js";
 import { isWithheldInPlanMode, PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
+import { reloadRuntime } from "./reload-runtime.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { createHostAllowlist } from "./sandbox/host-allowlist.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
@@ -38,6 +39,7 @@ import {
   isHarnessToolName,
 } from "./tools/tool-names.js";
 import type { UserInterface } from "./user-interface.js";
+import { createUserShell } from "./user-shell.js";
 
 export type { RuntimeNotice } from "./inspect-project.js";
 
@@ -92,6 +94,8 @@ export type Runtime = {
   todos: TodoStore;
   /** The MCP servers, connecting in the background; undefined when none is configured. Close it after the session. */
   mcp: McpManager | undefined;
+  /** `/reload`: settings, skills, templates, context files and extensions read again; one line per change. Not while running. */
+  reload(): Promise<string[]>;
 };
 
 /**
@@ -218,14 +222,16 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   // Probed now, in parallel with the rest of start-up, so the notice comes once and early.
   const sandboxNotice = builtIn.some((tool) => tool.name === "bash") ? safety.startupWarning() : undefined;
   const tools = mergeTools(builtIn, extensionTools);
-  const systemPrompt = await buildRuntimeSystemPrompt({
-    config,
-    project,
-    tools,
-    extensionTools,
-    skills: resources.skills,
-    extensions,
-  });
+  const buildPrompt = (runTools: readonly AnyAgentTool[], fromExtensions: readonly AnyAgentTool[]) =>
+    buildRuntimeSystemPrompt({
+      config,
+      project,
+      tools: runTools,
+      extensionTools: fromExtensions,
+      skills: resources.skills,
+      extensions,
+    });
+  const systemPrompt = await buildPrompt(tools, extensionTools);
   // The key may have come from a flag or a custom env var no redaction rule knows by name.
   addProcessSecret(model.apiKey);
   const thinkingLevel: ThinkingLevel = config.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
@@ -272,6 +278,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       await checkpoints.turns.beforeToolCall(input);
       return verdict;
     },
+    // `!cmd` from the editor: the bash tool's sandbox and environment, whichever tools are on.
+    userShell: createUserShell({ cwd: io.cwd, env: io.env, sandbox: safety.sandbox }),
     resolveInput: createInputResolver({
       ...(extensions ? { extensions } : {}),
       templates: resources.templates,
@@ -306,7 +314,27 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       text: `sandbox.allowedDomains entries that are not host names are ignored: ${invalidDomains.join("; ")}.`,
     });
   }
+  const reload = () =>
+    reloadRuntime({
+      session,
+      gyreHome: home,
+      cwd: io.cwd,
+      project,
+      settings,
+      overrides: config.settings ?? {},
+      skills: resources.skills,
+      templates: resources.templates,
+      extensions,
+      // In place: the MCP tool updates build on the same list.
+      applyTools: (reloaded) => {
+        tools.splice(0, tools.length, ...mergeTools(builtIn, [...reloaded, ...(io.customTools ?? [])]));
+        session.setTools([...tools, ...(mcp.manager?.tools() ?? [])]);
+        return tools;
+      },
+      rebuildSystemPrompt: (runTools, reloaded) => buildPrompt(runTools, [...reloaded, ...(io.customTools ?? [])]),
+    });
   return {
+    reload,
     session,
     checkpoints,
     safety,

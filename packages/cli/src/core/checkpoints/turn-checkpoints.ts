@@ -53,14 +53,23 @@ export async function recordCheckpoint(
   reason: CheckpointReason,
 ): Promise<{ entryId: string; snapshot: Snapshot }> {
   const snapshot = await repository.snapshot();
-  const entryId = session.appendCheckpoint({
+  return { entryId: appendSnapshot(repository, session, snapshot, reason), snapshot };
+}
+
+/** Appends an already taken snapshot as a checkpoint entry; returns the entry id. */
+function appendSnapshot(
+  repository: ShadowRepository,
+  session: SessionManager,
+  snapshot: Snapshot,
+  reason: CheckpointReason,
+): string {
+  return session.appendCheckpoint({
     ref: snapshot.tree,
     files: snapshot.changed.slice(0, MAX_LISTED_FILES),
     reason,
     workspace: repository.location.workTree,
     ...(snapshot.skipped.length > 0 ? { skipped: snapshot.skipped } : {}),
   });
-  return { entryId, snapshot };
 }
 
 /** The checkpoint hooks of one agent: wire `beforeToolCall` and `handleEvent` into it. */
@@ -135,6 +144,34 @@ export class TurnCheckpoints {
       });
     } catch (error) {
       this.notify("image", `Could not save a copy of the file for rewind: ${describeError(error)}.`);
+    }
+  }
+
+  /**
+   * Checkpoints around a command the user runs from the editor (`!cmd`): the workspace is
+   * snapshotted before `work`, and recorded after `record` appended the command's own entry, so
+   * a rewind to that entry finds the state from before the command; then the end state follows.
+   * A failed snapshot is reported and the command still runs.
+   */
+  async aroundUserCommand<T>(work: () => Promise<T>, record: (result: T) => void): Promise<T> {
+    const before = await this.snapshotBefore();
+    const result = await work();
+    record(result);
+    if (before) {
+      const session = this.options.session();
+      appendSnapshot(before.repository, session, before.snapshot, "turn");
+      await this.take("turn_end");
+    }
+    return result;
+  }
+
+  private async snapshotBefore(): Promise<{ repository: ShadowRepository; snapshot: Snapshot } | undefined> {
+    try {
+      const repository = await this.options.repository();
+      return repository && { repository, snapshot: await repository.snapshot() };
+    } catch (error) {
+      this.notify("failed", `Could not take a checkpoint: ${(error as Error).message}. Rewind may miss this turn.`);
+      return undefined;
     }
   }
 

@@ -33,7 +33,15 @@ export type Settings = {
   webSearch?: boolean;
   /** Size caps of rewind's workspace snapshots, in bytes (DESIGN §10). */
   checkpoints?: Partial<CheckpointLimits>;
+  /** The TUI's finish notification: a bell, an OSC 9 or OSC 777 desktop notification, or none. */
+  notify?: NotifyChannel;
+  /** Only runs at least this long notify when they end (default 10000). */
+  notifyAfterMs?: number;
 };
+
+/** How the TUI tells the user a long run ended. */
+export type NotifyChannel = "bell" | "osc9" | "osc777" | "off";
+const notifyChannels: readonly NotifyChannel[] = ["bell", "osc9", "osc777", "off"];
 
 export type LoadedSettings = { settings: Settings; files: string[] };
 
@@ -57,6 +65,8 @@ const schema: Record<keyof Settings, FieldType> = {
   mcpStartupTimeoutMs: "number",
   webSearch: "boolean",
   checkpoints: "object",
+  notify: "string",
+  notifyAfterMs: "number",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
@@ -69,6 +79,7 @@ const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
   bashTimeoutMs: "number",
   idleTimeoutMs: "number",
   mcpStartupTimeoutMs: "number",
+  notifyAfterMs: "number",
 };
 const nestedFields: Record<string, Record<string, "boolean" | "count" | "bytes">> = {
   retry: { maxRetries: "count", baseDelayMs: "count", maxDelayMs: "count" },
@@ -134,6 +145,8 @@ function checkValue(key: string, value: unknown): string | undefined {
   if (key === "thinking" && !thinkingLevels.includes(value as string)) {
     return `"thinking" must be one of ${thinkingLevels.join(", ")}.`;
   }
+  if (key === "notify" && !notifyChannels.includes(value as NotifyChannel))
+    return `"notify" must be one of ${notifyChannels.join(", ")}.`;
   if (key === "tools") {
     const unknown = (value as string[]).filter((tool) => !isBuiltInToolName(tool));
     if (unknown.length > 0)

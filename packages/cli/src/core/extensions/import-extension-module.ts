@@ -10,6 +10,9 @@ const hostModulesKey = "__gyreExtensionHostModules";
 
 export type ImportResult = { ok: true; factory: ExtensionFactory } | { ok: false; error: string };
 
+/** Loads so far: each import gets its own URL. */
+let loads = 0;
+
 /**
  * Imports an extension file and returns its default export. JavaScript is imported as it is;
  * TypeScript is bundled by esbuild into a temporary `.mjs` first (no build step for the user).
@@ -19,7 +22,8 @@ export async function importExtensionModule(path: string): Promise<ImportResult>
   const typescript = /\.m?ts$/.test(path);
   let module: { default?: unknown };
   try {
-    module = typescript ? await importTypeScript(path) : await import(pathToFileURL(path).href);
+    // A fresh URL per load: Node caches modules by URL, and `/reload` must read the file again.
+    module = typescript ? await importTypeScript(path) : await import(`${pathToFileURL(path).href}?load=${++loads}`);
   } catch (error) {
     return { ok: false, error: describeLoadError(error, path) };
   }
@@ -125,7 +129,8 @@ export function describeLoadError(error: unknown, path: string): string {
 function findLocation(stack: string, path: string): string | undefined {
   for (const candidate of [pathToFileURL(path).href, path]) {
     const escaped = candidate.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    const match = new RegExp(`${escaped}:(\\d+)(?::(\\d+))?`).exec(stack);
+    // A loaded module's URL carries its `?load=N`.
+    const match = new RegExp(`${escaped}(?:\\?load=\\d+)?:(\\d+)(?::(\\d+))?`).exec(stack);
     if (match) return `${path}:${match[1]}${match[2] ? `:${match[2]}` : ""}`;
   }
   return undefined;

@@ -3,6 +3,7 @@ import { type AssistantMessage, applyAssistantMessageEvent } from "@gyre/ai";
 import { Container } from "@mariozechner/pi-tui";
 import type { SessionEvent } from "../../core/agent-session.js";
 import { BRANCH_SUMMARY_PREFIX, COMPACTION_SUMMARY_PREFIX } from "../../core/compaction/build-context-messages.js";
+import { parseShellResultText } from "../../core/user-shell.js";
 import { AssistantMessageView } from "./components/assistant-message-view.js";
 import { type NoticeLevel, NoticeView } from "./components/notice-view.js";
 import { ToolCallView } from "./components/tool-call-view.js";
@@ -64,7 +65,7 @@ export class ChatView extends Container {
           this.addNotice(`⟳ Older messages were compacted. Summary:\n${text.slice(COMPACTION_SUMMARY_PREFIX.length)}`);
         else if (text.startsWith(BRANCH_SUMMARY_PREFIX))
           this.addNotice(`↩ Back from another branch. Summary:\n${text.slice(BRANCH_SUMMARY_PREFIX.length)}`);
-        else this.addChild(new UserMessageView(text));
+        else if (!this.addShellHistory(text)) this.addChild(new UserMessageView(text));
         return;
       }
       case "assistant": {
@@ -135,6 +136,37 @@ export class ChatView extends Container {
       default:
         return false;
     }
+  }
+
+  /**
+   * A shell command the user runs (`!cmd`, `!!cmd`), drawn as a bash call titled `!` or `!!`;
+   * the caller feeds it output and the result.
+   */
+  addShellRun(command: string, title: "!" | "!!"): ToolCallView {
+    const view = new ToolCallView(`shell-${this.children.length}`, "bash", { command }, this.expanded);
+    view.setTitle(title);
+    this.toolViews.set(view.toolCallId, view);
+    this.addChild(view);
+    return view;
+  }
+
+  /** A `!cmd` result kept in the conversation, drawn again as the shell block it was. */
+  private addShellHistory(text: string): boolean {
+    const shell = parseShellResultText(text);
+    if (!shell) return false;
+    const exit = /^exit (\d+)$/.exec(shell.end);
+    this.addShellRun(shell.command, "!").setResult(
+      {
+        content: [{ type: "text", text: shell.output }],
+        details: {
+          exitCode: exit ? Number(exit[1]) : null,
+          aborted: shell.end === "cancelled",
+          timedOut: shell.end === "timed out",
+        },
+      },
+      shell.end === "not run",
+    );
+    return true;
   }
 
   /** Ctrl+O: every tool result shows in full, or collapsed again. */

@@ -4,11 +4,15 @@ import type { Runtime } from "../../core/create-runtime.js";
 import { describeRunFailure } from "../run-outcome.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
+import { FinishNotifier } from "./finish-notifier.js";
 import { readGitBranch } from "./git-branch.js";
+import type { Keybindings } from "./keybindings.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
-import { RunProgress } from "./run-progress.js";
+import { QuickSwitch, type ScopedModel } from "./quick-switch.js";
+import { RunProgress, spinner } from "./run-progress.js";
+import { parseShellInput, runShellInput, type ShellInput, shellStatus } from "./shell-input.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
 import { listRuntimeCommands, type RuntimeCommand } from "./slash-commands/runtime-commands.js";
 import type { CommandContext } from "./slash-commands/types.js";
@@ -28,14 +32,38 @@ export class InteractiveController {
   private readonly context: CommandContext;
   private exitResolve: ((code: number) => void) | undefined;
   private commandRunning = false;
+  private shellRunning = false;
+  /** A `!cmd` typed while the agent worked, waiting for the run to end. */
+  private shellWaiting = false;
   /** The prompt started from the editor, until `session.prompt` settles (the file is flushed). */
   private activePrompt: Promise<void> | undefined;
+
+  private readonly switcher: QuickSwitch;
+  private readonly notifier: FinishNotifier;
 
   constructor(
     private readonly runtime: Runtime,
     private readonly layout: Layout,
+    private readonly options: { modelScope?: readonly ScopedModel[]; keybindings?: Keybindings } = {},
   ) {
     this.session = runtime.session;
+    this.switcher = new QuickSwitch(runtime.session, {
+      startupModel: runtime.model,
+      scope: options.modelScope,
+      env: process.env,
+    });
+    const { settings } = runtime;
+    this.notifier = new FinishNotifier({
+      // Read at each run's end: /reload may change them.
+      get channel() {
+        return settings.notify;
+      },
+      get afterMs() {
+        return settings.notifyAfterMs;
+      },
+      write: (data) => layout.tui.terminal.write(data),
+      insideTmux: process.env.TMUX !== undefined,
+    });
     this.progress = new RunProgress(() => this.session.getStats());
     this.runtimeCommands = listRuntimeCommands(runtime, new Set(slashCommands.map((command) => command.name)));
     this.context = this.createCommandContext();
@@ -51,31 +79,41 @@ export class InteractiveController {
     layout.todos.set(this.runtime.todos.get());
     for (const notice of this.runtime.notices) layout.chat.addNotice(notice.text, "warning");
     session.subscribe((event) => this.onEvent(event));
-    installKeyHandlers(layout, {
-      isRunning: () => this.isWorking(),
-      abort: () => this.abort(),
-      followUp: (text) => this.queue("followUp", text),
-      exit: () => this.exit(),
-      notify: (text) => layout.status.set(style.gray(text)),
-      cyclePermissionMode: () => void this.cyclePermissionMode(),
-    });
+    installKeyHandlers(
+      layout,
+      {
+        isRunning: () => this.isWorking(),
+        abort: () => this.abort(),
+        followUp: (text) => this.queue("followUp", text),
+        exit: () => this.exit(),
+        notify: (text) => layout.status.set(style.gray(text)),
+        cycleModel: (direction) => this.quickSwitch(() => this.switcher.cycleModel(direction)),
+        selectModel: () => void this.runCommand("model", ""),
+        cycleThinking: () => this.quickSwitch(() => this.switcher.cycleThinking()),
+        cyclePermissionMode: () => void this.cyclePermissionMode(),
+      },
+      this.options.keybindings,
+    );
     this.runtime.safety.onModeChange(() => void this.refreshSandbox());
     void this.refreshSandbox();
-    layout.editor.setAutocompleteProvider(
-      new FileAutocompleteProvider(
-        [...slashCommands, ...this.runtimeCommands].map((command) => ({
-          name: command.name,
-          description: command.description,
-        })),
-        this.runtime.cwd,
-      ),
-    );
+    this.refreshCommands();
     layout.editor.onSubmit = (text) => void this.submit(text);
     this.refreshInfo();
+    // Focus reports are the terminal's, never typed text: taken out before the editor sees them.
+    layout.tui.addInputListener((data) => (this.notifier.handleInput(data) ? { consume: true } : undefined));
     layout.tui.start();
+    this.notifier.start();
     if (options.resume) void this.runCommand("resume", "");
     else if (options.initialPrompt?.trim()) void this.submit(options.initialPrompt);
     return exited;
+  }
+
+  /** Lists the runtime commands again (in place: the command context holds the list) and the `/` menu with them. */
+  private refreshCommands(): void {
+    const builtIn = new Set(slashCommands.map((command) => command.name));
+    this.runtimeCommands.splice(0, this.runtimeCommands.length, ...listRuntimeCommands(this.runtime, builtIn));
+    const names = [...slashCommands, ...this.runtimeCommands].map(({ name, description }) => ({ name, description }));
+    this.layout.editor.setAutocompleteProvider(new FileAutocompleteProvider(names, this.runtime.cwd));
   }
 
   /** Handles the editor's text: a slash command, a prompt, or (while running) a steering message. */
@@ -83,6 +121,10 @@ export class InteractiveController {
     const text = raw.trim();
     if (!text) return;
     this.layout.editor.addToHistory(text);
+    const shell = parseShellInput(text);
+    if (shell) return this.runShell(shell);
+    if (this.shellRunning)
+      return this.notify("A shell command is running; wait for it or press Esc to stop it.", "warning");
     const command = parseSlashCommand(text);
     const runtimeCommand = command && this.findRuntimeCommand(command.name);
     if (command && !runtimeCommand) return this.runCommand(command.name, command.args);
@@ -96,6 +138,7 @@ export class InteractiveController {
 
   exit(): void {
     this.layout.status.stopCountdown();
+    this.notifier.stop();
     this.layout.tui.stop();
     this.exitResolve?.(0);
   }
@@ -121,6 +164,7 @@ export class InteractiveController {
 
   private async runPrompt(text: string): Promise<void> {
     const { session } = this;
+    const startedAt = Date.now();
     try {
       const { reason } = await session.prompt(text);
       // A limit or a loop ended the run (the user said stop at the pause): say which.
@@ -129,8 +173,53 @@ export class InteractiveController {
     } catch (error) {
       this.notify(`The run failed: ${(error as Error).message}`, "error");
     }
+    this.notifier.runEnded(Date.now() - startedAt, finishMessage(session.state.endReason, Date.now() - startedAt));
     this.refreshInfo();
     this.layout.render();
+  }
+
+  /** `!cmd` / `!!cmd`: one at a time, never while the agent works; Esc stops it like a run. */
+  private async runShell(input: ShellInput): Promise<void> {
+    if (!input.command)
+      return this.notify(
+        "Type a command after ! (or after !! to keep it out of the context), e.g. !git status.",
+        "warning",
+      );
+    if (this.shellRunning || this.shellWaiting || this.commandRunning)
+      return this.notify("Another shell command or slash command is still running; wait for it first.", "warning");
+    if (this.isWorking()) {
+      // Its output belongs after the run's answer in the conversation, so it waits for the run.
+      this.notify(`!${input.command} runs once the agent finishes (Esc stops the agent).`);
+      this.shellWaiting = true;
+      await this.settle().finally(() => {
+        this.shellWaiting = false;
+      });
+    }
+    const { layout } = this;
+    const startedAt = Date.now();
+    layout.status.setLive((frame) => shellStatus(input.command, startedAt, spinner[frame % spinner.length] ?? ""));
+    this.shellRunning = true;
+    const run = runShellInput(input, { session: this.session, chat: layout.chat, render: () => layout.render() })
+      .then(() => undefined)
+      .catch((error: Error) => this.notify(`The shell command failed: ${error.message}`, "error"))
+      .finally(() => {
+        this.shellRunning = false;
+        if (this.activePrompt === run) this.activePrompt = undefined;
+        layout.status.set("");
+        this.refreshInfo();
+      });
+    this.activePrompt = run;
+    await run;
+  }
+
+  /** A model or thinking switch from a key: between runs only; the footer and status line show it. */
+  private quickSwitch(change: () => string): void {
+    if (this.isWorking() || this.commandRunning)
+      return void this.layout.status.set(
+        style.yellow("Switch the model or thinking level once the agent is idle (or press Esc)."),
+      );
+    this.layout.status.set(style.gray(change()));
+    this.refreshInfo();
   }
 
   private queue(kind: "steer" | "followUp", text: string): void {
@@ -336,7 +425,16 @@ export class InteractiveController {
       },
       refreshInfo: () => this.refreshInfo(),
       setEditorText: (text) => layout.editor.setText(text),
+      prompt: (text) => void this.prompt(text),
+      refreshCommands: () => this.refreshCommands(),
       exit: () => this.exit(),
     };
   }
+}
+
+/** The notification's text: how the run ended and how long it took. */
+function finishMessage(reason: string | undefined, durationMs: number): string {
+  const seconds = Math.round(durationMs / 1000);
+  const how = reason === "stop" || reason === undefined ? "finished" : `stopped (${reason})`;
+  return `gyre ${how} after ${seconds}s`;
 }

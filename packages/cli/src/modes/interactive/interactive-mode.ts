@@ -3,7 +3,10 @@ import { ProcessTerminal } from "@mariozechner/pi-tui";
 import type { Runtime } from "../../core/create-runtime.js";
 import type { UserInterface } from "../../core/user-interface.js";
 import { InteractiveController } from "./interactive-controller.js";
+import { loadKeybindings } from "./keybindings.js";
 import { Layout } from "./layout.js";
+import { resolveModelScope } from "./quick-switch.js";
+import { listAvailableModels } from "./slash-commands/model-command.js";
 import { createTerminalUserInterface } from "./terminal-user-interface.js";
 
 export type InteractiveModeOptions = {
@@ -18,6 +21,8 @@ export type InteractiveModeOptions = {
   terminal?: Terminal;
   /** Where the resume hint goes after the screen closes; default stdout. */
   output?: NodeJS.WritableStream;
+  /** `--models`: the patterns of the Ctrl+P cycle list; one that matches nothing is bad usage. */
+  models?: readonly string[];
   /** Receives the terminal `UserInterface` once the screen exists (extensions, trust prompts). */
   onUserInterface?: (ui: UserInterface) => void;
 };
@@ -28,6 +33,9 @@ export type InteractiveModeOptions = {
  * disposes the session (which persists it).
  */
 export async function runInteractiveMode(runtime: Runtime, options: InteractiveModeOptions): Promise<number> {
+  // Before the screen opens, so a bad --models pattern is a plain one-line error.
+  const modelScope = options.models ? resolveModelScope(options.models, listAvailableModels(runtime.model)) : undefined;
+  const keys = await loadKeybindings(runtime.gyreHome);
   const layout = new Layout(options.terminal ?? new ProcessTerminal(), {
     version: options.version,
     model: `${runtime.model.provider}/${runtime.model.id}`,
@@ -37,7 +45,11 @@ export async function runInteractiveMode(runtime: Runtime, options: InteractiveM
     extensions: options.extensions ?? [],
   });
   options.onUserInterface?.(createTerminalUserInterface(layout));
-  const controller = new InteractiveController(runtime, layout);
+  for (const problem of keys.problems) runtime.notices.push({ level: "warning", text: problem });
+  const controller = new InteractiveController(runtime, layout, {
+    ...(modelScope ? { modelScope } : {}),
+    keybindings: keys.bindings,
+  });
   const code = await controller.start({
     ...(options.initialPrompt !== undefined ? { initialPrompt: options.initialPrompt } : {}),
     ...(options.resume ? { resume: true } : {}),

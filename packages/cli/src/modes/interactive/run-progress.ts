@@ -2,7 +2,8 @@ import type { SessionEvent } from "../../core/agent-session.js";
 import type { SessionStats } from "../../core/session-stats.js";
 import { formatTokens } from "./components/footer-view.js";
 
-const spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/** The frames of the live status line's spinner. */
+export const spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /**
  * What the live status line says while a run works: a spinner, the elapsed time, the tokens

@@ -35,6 +35,11 @@ export class ToolCallView implements Component {
   private readonly state: ToolState;
   private cachedWidth = -1;
   private cachedLines: string[] | undefined;
+  /** Shown in place of the tool's name (`!` for the user's own shell commands). */
+  private title: string | undefined;
+  private readonly startedAt = Date.now();
+  /** The whole seconds shown in the header of a running command, so a tick redraws it. */
+  private shownSeconds = -1;
 
   constructor(
     toolCallId: string,
@@ -47,6 +52,11 @@ export class ToolCallView implements Component {
 
   get toolCallId(): string {
     return this.state.toolCallId;
+  }
+
+  setTitle(title: string): void {
+    this.title = title;
+    this.invalidate();
   }
 
   setArgs(args: Record<string, unknown>): void {
@@ -90,7 +100,9 @@ export class ToolCallView implements Component {
   }
 
   render(width: number): string[] {
-    if (this.cachedLines && this.cachedWidth === width) return this.cachedLines;
+    const seconds = this.runningSeconds();
+    if (this.cachedLines && this.cachedWidth === width && seconds === this.shownSeconds) return this.cachedLines;
+    this.shownSeconds = seconds;
     const inner = Math.max(1, width - 2);
     const body = this.renderBody().flatMap((line) => (line === "" ? [""] : wrapTextWithAnsi(line, inner)));
     const lines = [truncateToWidth(this.renderHeader(), width), ...body.map((line) => `  ${line}`), ""];
@@ -102,7 +114,15 @@ export class ToolCallView implements Component {
   private renderHeader(): string {
     const { name, done, isError } = this.state;
     const bullet = !done ? style.yellow("●") : isError ? style.red("●") : style.green("●");
-    return `${bullet} ${style.bold(name)} ${style.gray(sanitizeText(describeArgs(name, this.headerArgs())).replace(/\n/g, " "))}`;
+    const seconds = this.runningSeconds();
+    const elapsed = seconds > 0 ? style.yellow(` · ${seconds}s`) : "";
+    return `${bullet} ${style.bold(this.title ?? name)} ${style.gray(sanitizeText(describeArgs(name, this.headerArgs())).replace(/\n/g, " "))}${elapsed}`;
+  }
+
+  /** Whole seconds a live-output command (bash) has run; -1 once done or for other tools. */
+  private runningSeconds(): number {
+    if (this.state.done || !rendererFor(this.state.name).showsLiveOutput) return -1;
+    return Math.floor((Date.now() - this.startedAt) / 1000);
   }
 
   private renderBody(): string[] {

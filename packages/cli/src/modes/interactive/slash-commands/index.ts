@@ -5,10 +5,12 @@ import { diffCommand } from "./diff-command.js";
 import { exportCommand } from "./export-command.js";
 import { forkCommand } from "./fork-command.js";
 import { helpCommand } from "./help-command.js";
+import { initCommand } from "./init-command.js";
 import { modelCommand } from "./model-command.js";
 import { nameCommand } from "./name-command.js";
 import { newCommand } from "./new-command.js";
 import { quitCommand } from "./quit-command.js";
+import { reloadCommand } from "./reload-command.js";
 import { resumeCommand } from "./resume-command.js";
 import { rewindCommand } from "./rewind-command.js";
 import { sessionCommand } from "./session-command.js";
@@ -26,6 +28,7 @@ export const slashCommands: readonly SlashCommand[] = [
   treeCommand,
   rewindCommand,
   diffCommand,
+  initCommand,
   forkCommand,
   nameCommand,
   compactCommand,
@@ -34,6 +37,7 @@ export const slashCommands: readonly SlashCommand[] = [
   copyCommand,
   exportCommand,
   settingsCommand,
+  reloadCommand,
   helpCommand,
   quitCommand,
 ];

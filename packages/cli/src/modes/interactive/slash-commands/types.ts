@@ -26,6 +26,10 @@ export type CommandContext = {
   /** Recomputes header and footer (model, thinking, name, usage). */
   refreshInfo(): void;
   setEditorText(text: string): void;
+  /** Lists extension commands, templates and skills again (after /reload), for the `/` menu too. */
+  refreshCommands(): void;
+  /** Sends `text` as a prompt, as if typed (Esc, steering and the finish notification apply); does not wait for it. */
+  prompt(text: string): void;
   exit(): void;
 };
 

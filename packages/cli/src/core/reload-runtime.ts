@@ -1,0 +1,108 @@
+/**
+ * `/reload`: the start-up steps that read files, run again on a live runtime — settings, skills,
+ * prompt templates, context files (AGENTS.md), extensions — without a restart. What changed is
+ * put in place (the same arrays and runner the session already uses, so its input resolver and
+ * hooks see the new ones), the tools and system prompt are rebuilt from it, and each change
+ * comes back as one line.
+ */
+import { join } from "node:path";
+import type { AnyAgentTool } from "@gyre/agent";
+import type { AgentSession } from "./agent-session.js";
+import { loadSettings, type Settings } from "./config/settings.js";
+import type { ExtensionRunner } from "./extensions/extension-runner.js";
+import { loadExtensions } from "./extensions/load-extensions.js";
+import type { ProjectInfo } from "./inspect-project.js";
+import { loadPromptTemplates, type PromptTemplate } from "./prompt-templates/prompt-templates.js";
+import { loadSkills, type Skill } from "./skills/load-skills.js";
+import { isGyreHomeContextFile, loadContextFiles } from "./system-prompt/context-files.js";
+
+/** The live runtime's parts `/reload` reads again or rebuilds. */
+export type ReloadTarget = {
+  session: AgentSession;
+  gyreHome: string;
+  cwd: string;
+  project: ProjectInfo;
+  /** The runtime's settings object: updated in place. */
+  settings: Settings;
+  /** Settings given on the command line, which still win over the files. */
+  overrides: Settings;
+  skills: Skill[];
+  templates: PromptTemplate[];
+  extensions: ExtensionRunner | undefined;
+  /** Puts the reloaded extension tools in with the run's other tools; returns the run's tool list. */
+  applyTools: (extensionTools: readonly AnyAgentTool[]) => readonly AnyAgentTool[];
+  rebuildSystemPrompt: (tools: readonly AnyAgentTool[], extensionTools: readonly AnyAgentTool[]) => Promise<string>;
+};
+
+/** Reloads what `target` names. Not while the agent works (the caller checks); returns one line per change. */
+export async function reloadRuntime(target: ReloadTarget): Promise<string[]> {
+  const changes: string[] = [];
+  const { trusted } = target.project;
+  const loaded = await loadSettings({ gyreHome: target.gyreHome, cwd: target.cwd, includeProject: trusted });
+  const settings: Settings = { ...loaded.settings, ...target.overrides };
+  const changedKeys = [...new Set([...Object.keys(settings), ...Object.keys(target.settings)])].filter(
+    (key) => JSON.stringify(settings[key as keyof Settings]) !== JSON.stringify(target.settings[key as keyof Settings]),
+  );
+  for (const key of Object.keys(target.settings)) delete target.settings[key as keyof Settings];
+  Object.assign(target.settings, settings);
+  if (changedKeys.length > 0) changes.push(`settings: ${changedKeys.join(", ")} changed`);
+
+  const projectDir = join(target.cwd, ".gyre");
+  const skillDirs = [join(target.gyreHome, "skills"), ...(trusted ? [join(projectDir, "skills")] : [])];
+  const skills = await loadSkills(skillDirs);
+  changes.push(...replaceNamed("skills", target.skills, skills.skills), ...skills.warnings);
+  const templates = await loadPromptTemplates([
+    join(target.gyreHome, "prompts"),
+    ...(trusted ? [join(projectDir, "prompts")] : []),
+  ]);
+  changes.push(...replaceNamed("prompt templates", target.templates, templates));
+
+  const contextFiles = (await loadContextFiles({ cwd: target.cwd, gyreHome: target.gyreHome })).filter(
+    (file) => trusted || isGyreHomeContextFile(file.path, target.gyreHome),
+  );
+  const contextChange = describeContextChange(target.project, contextFiles);
+  target.project.contextFiles = contextFiles;
+  if (contextChange) changes.push(contextChange);
+
+  const extensionTools = target.extensions ? await reloadExtensions(target.extensions, changes) : [];
+  const tools = target.applyTools(extensionTools);
+  target.session.setSystemPrompt(await target.rebuildSystemPrompt(tools, extensionTools));
+  return changes;
+}
+
+/** Replaces `current`'s contents with `next`; says what was added, removed or updated by name. */
+function replaceNamed<T extends { name: string; filePath: string }>(what: string, current: T[], next: T[]): string[] {
+  const before = new Map(current.map((item) => [item.name, JSON.stringify(item)]));
+  const added = next.filter((item) => !before.has(item.name)).map((item) => `+${item.name}`);
+  const removed = current
+    .filter((item) => !next.some((other) => other.name === item.name))
+    .map((item) => `-${item.name}`);
+  const updated = next
+    .filter((item) => before.has(item.name) && before.get(item.name) !== JSON.stringify(item))
+    .map((item) => `~${item.name}`);
+  current.splice(0, current.length, ...next);
+  const all = [...added, ...removed, ...updated];
+  return all.length > 0 ? [`${what}: ${all.join(" ")}`] : [];
+}
+
+function describeContextChange(project: ProjectInfo, next: { path: string; content: string }[]): string | undefined {
+  const key = (files: readonly { path: string; content: string }[]) =>
+    JSON.stringify(files.map((file) => [file.path, file.content]));
+  if (key(project.contextFiles) === key(next)) return undefined;
+  return `context files: ${next.map((file) => file.path).join(", ") || "none"}`;
+}
+
+/** Loads the same extension files again, fresh, into the same runner (the session stays bound to it). */
+async function reloadExtensions(runner: ExtensionRunner, changes: string[]): Promise<AnyAgentTool[]> {
+  const paths = runner.extensions.map((extension) => extension.path);
+  await runner.emit({ type: "session_shutdown" });
+  runner.extensions.splice(0, runner.extensions.length);
+  const errors = await loadExtensions(runner, paths);
+  for (const error of errors) changes.push(`extension not reloaded (the run goes on without it): ${error}`);
+  const { sessionId, sessionFile } = runner.boundHost
+    ? { sessionId: runner.boundHost.sessionId(), sessionFile: runner.boundHost.sessionFile() }
+    : { sessionId: "", sessionFile: undefined };
+  await runner.emit({ type: "session_start", sessionId, sessionFile, cwd: runner.cwd });
+  changes.push(`extensions: reloaded ${runner.extensions.length} of ${paths.length}`);
+  return runner.getTools();
+}
