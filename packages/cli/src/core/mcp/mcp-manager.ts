@@ -19,6 +19,8 @@ export type McpManagerOptions = {
   cwd: string;
   env: NodeJS.ProcessEnv;
   clientVersion: string;
+  /** Where OAuth tokens from `gyre mcp login` are kept (remote servers use them when present). */
+  gyreHome?: string;
   /** Default connect timeout per server (`mcpStartupTimeoutMs`, default 10 s). */
   startupTimeoutMs?: number;
   onNotice?: (message: string, level?: "info" | "warning") => void;
@@ -61,6 +63,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         cwd: options.cwd,
         env: options.env,
         clientVersion: options.clientVersion,
+        ...(options.gyreHome ? { gyreHome: options.gyreHome } : {}),
         ...(options.startupTimeoutMs ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
         ...(options.onNotice ? { onNotice: options.onNotice } : {}),
         ...(options.elicit

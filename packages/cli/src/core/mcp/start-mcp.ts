@@ -58,6 +58,7 @@ export async function startMcp(
     cwd: options.cwd,
     env: options.env,
     clientVersion: options.clientVersion,
+    gyreHome: options.gyreHome,
     ...(options.startupTimeoutMs ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     ...(ui ? { elicit: (server, request, signal) => elicitWithUserInterface(ui, server, request, signal) } : {}),
