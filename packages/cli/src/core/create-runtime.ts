@@ -17,7 +17,7 @@ import { createInputResolver } from "./extensions/resolve-input.js";
 import { createGovernor } from "./governor/governor.js";
 import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome } from "./inspect-project.js";
 import type { McpManager } from "./mcp/mcp-manager.js";
-import { attachMcpTools, createMcpPromptExpander, startMcp } from "./mcp/start-mcp.js";
+import { attachMcpTools, createMcpPromptExpander, startMcp, withOptionalMentions } from "./mcp/start-mcp.js";
 import { openSessionStore } from "./open-session.js";
 import { createSafety, PLAN_MODE_NOTE, type Safety } from "./permissions/create-safety.js";
 import type { RuntimeConfig } from "./runtime-config.js";
@@ -166,6 +166,13 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     ...(settings.mcpStartupTimeoutMs ? { startupTimeoutMs: settings.mcpStartupTimeoutMs } : {}),
     ...(io.ui ? { ui: io.ui } : {}),
     onNotice: (text, level) => reportMcp(text, level),
+    sampling: {
+      policy: settings.mcpSampling ?? "ask",
+      model: () => session?.state.model ?? model.model,
+      apiKey: (provider) =>
+        provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env }),
+      ...(io.streamFn ? { streamFn: io.streamFn } : {}),
+    },
   }).catch((error: Error) => {
     throw new CliError("bad_usage", error.message);
   });
@@ -259,12 +266,15 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       await checkpoints.turns.beforeToolCall(input);
       return verdict;
     },
-    resolveInput: createInputResolver({
-      ...(extensions ? { extensions } : {}),
-      templates: resources.templates,
-      skills: resources.skills,
-      ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
-    }),
+    resolveInput: withOptionalMentions(
+      createInputResolver({
+        ...(extensions ? { extensions } : {}),
+        templates: resources.templates,
+        skills: resources.skills,
+        ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
+      }),
+      mcp.manager,
+    ),
   });
   if (mcp.manager) {
     attachMcpTools(session, tools, mcp.manager);

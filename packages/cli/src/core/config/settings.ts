@@ -28,6 +28,8 @@ export type Settings = {
   permissions?: PermissionRules;
   /** How long headless runs wait for MCP servers to connect (default 10000). */
   mcpStartupTimeoutMs?: number;
+  /** MCP sampling (a server asking gyre's model): `ask` (default: the TUI or RPC client decides; print denies), `allow`, `deny`. */
+  mcpSampling?: "ask" | "allow" | "deny";
 };
 
 export type LoadedSettings = { settings: Settings; files: string[] };
@@ -50,6 +52,7 @@ const schema: Record<keyof Settings, FieldType> = {
   sandbox: "object",
   permissions: "object",
   mcpStartupTimeoutMs: "number",
+  mcpSampling: "string",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
@@ -123,6 +126,9 @@ function checkValue(key: string, value: unknown): string | undefined {
   }
   if (key === "thinking" && !thinkingLevels.includes(value as string)) {
     return `"thinking" must be one of ${thinkingLevels.join(", ")}.`;
+  }
+  if (key === "mcpSampling" && !["ask", "allow", "deny"].includes(value as string)) {
+    return `"mcpSampling" must be one of ask, allow, deny.`;
   }
   if (key === "tools") {
     const unknown = (value as string[]).filter((tool) => !isBuiltInToolName(tool));

@@ -5,7 +5,14 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, ElicitRequest, ElicitResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolResult,
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+  Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { connectTransport, isUnauthorized, loadMcpSdk } from "./open-transport.js";
 import { createStderrRing } from "./stderr-ring.js";
 import type { McpServerEntry, McpServerState, McpServerStatus } from "./types.js";
@@ -27,6 +34,8 @@ export type McpConnectionOptions = {
   onToolsChanged?: () => void;
   /** Answers a server's elicitation request; without one, every request is declined. */
   elicit?: (request: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+  /** Answers a server's sampling request; without one, sampling is not offered. */
+  sample?: (request: CreateMessageRequest["params"], signal: AbortSignal) => Promise<CreateMessageResult>;
   /** Restart delays after unexpected exits, in order; once used up the server stays failed. */
   restartDelaysMs?: number[];
 };
@@ -83,8 +92,20 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     const { Client, types } = await loadMcpSdk();
     const client = new Client(
       { name: "gyre", version: options.clientVersion },
-      { capabilities: { roots: { listChanged: false }, elicitation: { form: {} } } },
+      {
+        capabilities: {
+          roots: { listChanged: false },
+          elicitation: { form: {} },
+          ...(options.sample ? { sampling: {} } : {}),
+        },
+      },
     );
+    const { sample } = options;
+    if (sample) {
+      client.setRequestHandler(types.CreateMessageRequestSchema, (request, extra) =>
+        sample(request.params, extra.signal),
+      );
+    }
     client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
       roots: [{ uri: new URL(`file://${options.cwd}`).href, name: "workspace" }],
     }));

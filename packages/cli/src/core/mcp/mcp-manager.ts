@@ -5,6 +5,7 @@
  */
 import type { AnyAgentTool } from "@gyre/agent";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { McpSampler } from "./mcp-sampling.js";
 import { describeUnusableServer, type McpConfigProblem } from "./mcp-config.js";
 import { createMcpConnection, type McpConnection } from "./mcp-connection.js";
 import { createMcpResourceTools } from "./mcp-resource-tools.js";
@@ -25,6 +26,8 @@ export type McpManagerOptions = {
   startupTimeoutMs?: number;
   onNotice?: (message: string, level?: "info" | "warning") => void;
   elicit?: (server: string, request: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+  /** Answers servers' sampling requests with the run's model; without it sampling is not offered. */
+  sample?: McpSampler;
   restartDelaysMs?: number[];
   /** Above this many estimated tokens of MCP tool definitions, the model gets `tool_search` instead (default 10000). */
   toolSearchThresholdTokens?: number;
@@ -55,6 +58,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     for (const listener of [...listeners]) listener();
   };
   const connections = new Map<string, McpConnection>();
+  const { sample } = options;
   for (const entry of options.servers) {
     connections.set(
       entry.name,
@@ -69,6 +73,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         ...(options.elicit
           ? { elicit: (request, signal) => options.elicit?.(entry.name, request, signal) ?? decline() }
           : {}),
+        ...(sample ? { sample: (request, signal) => sample(entry.name, request, signal) } : {}),
         ...(options.restartDelaysMs ? { restartDelaysMs: options.restartDelaysMs } : {}),
         onToolsChanged: changed,
       }),
