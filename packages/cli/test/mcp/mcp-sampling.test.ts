@@ -24,7 +24,11 @@ async function runSampling(settings: Record<string, unknown>) {
     JSON.stringify([
       {
         content: [
-          { type: "toolCall", name: "mcp__everything__trigger-sampling-request", arguments: { prompt: "a haiku", maxTokens: 40 } },
+          {
+            type: "toolCall",
+            name: "mcp__everything__trigger-sampling-request",
+            arguments: { prompt: "a haiku", maxTokens: 40 },
+          },
         ],
       },
       { content: [{ type: "text", text: "sampled by gyre's model" }] },

@@ -5,10 +5,10 @@
  */
 import type { AnyAgentTool } from "@gyre/agent";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import type { McpSampler } from "./mcp-sampling.js";
 import { describeUnusableServer, type McpConfigProblem } from "./mcp-config.js";
 import { createMcpConnection, type McpConnection } from "./mcp-connection.js";
 import { createMcpResourceTools } from "./mcp-resource-tools.js";
+import type { McpSampler } from "./mcp-sampling.js";
 import { createMcpAgentTool } from "./mcp-tool.js";
 import { createToolSearch } from "./tool-search.js";
 import type { McpServerEntry, McpServerStatus } from "./types.js";

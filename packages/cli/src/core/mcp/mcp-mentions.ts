@@ -51,7 +51,9 @@ export async function expandMcpMentions(manager: McpManager, text: string, signa
       { server, tool: "resources/read" },
     );
     const body = converted.content
-      .map((block) => (block.type === "text" ? block.text : `[image ${block.mimeType}; read it with mcp_read_resource]`))
+      .map((block) =>
+        block.type === "text" ? block.text : `[image ${block.mimeType}; read it with mcp_read_resource]`,
+      )
       .join("\n");
     attached.push(`<mcp-resource server="${server}" uri="${uri}">\n${body}\n</mcp-resource>`);
   }

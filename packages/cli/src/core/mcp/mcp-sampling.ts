@@ -53,7 +53,9 @@ export function createMcpSampler(options: McpSamplerOptions): McpSampler {
       ? await options.streamFn(model, context, streamOptions).result()
       : await complete(model, context, streamOptions);
     if (answer.stopReason === "error" || answer.stopReason === "aborted") {
-      throw new Error(`gyre's model could not answer the sampling request: ${answer.errorMessage ?? answer.stopReason}.`);
+      throw new Error(
+        `gyre's model could not answer the sampling request: ${answer.errorMessage ?? answer.stopReason}.`,
+      );
     }
     const text = answer.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
     return {
@@ -108,7 +110,10 @@ function contentText(content: SamplingContent): string {
 
 function toGyreMessage(message: CreateMessageRequest["params"]["messages"][number], model: Model): Message {
   if (message.role === "assistant") {
-    return { ...createAssistantMessage(model, { stopReason: "stop" }), content: [{ type: "text", text: contentText(message.content) }] };
+    return {
+      ...createAssistantMessage(model, { stopReason: "stop" }),
+      content: [{ type: "text", text: contentText(message.content) }],
+    };
   }
   const content = contentParts(message.content).map((part) =>
     part.type === "image"
