@@ -5,6 +5,7 @@ import { diffCommand } from "./diff-command.js";
 import { exportCommand } from "./export-command.js";
 import { forkCommand } from "./fork-command.js";
 import { helpCommand } from "./help-command.js";
+import { mcpCommand } from "./mcp-command.js";
 import { modelCommand } from "./model-command.js";
 import { nameCommand } from "./name-command.js";
 import { newCommand } from "./new-command.js";
@@ -34,6 +35,7 @@ export const slashCommands: readonly SlashCommand[] = [
   copyCommand,
   exportCommand,
   settingsCommand,
+  mcpCommand,
   helpCommand,
   quitCommand,
 ];
