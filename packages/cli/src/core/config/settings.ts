@@ -30,6 +30,8 @@ export type Settings = {
   mcpStartupTimeoutMs?: number;
   /** MCP sampling (a server asking gyre's model): `ask` (default: the TUI or RPC client decides; print denies), `allow`, `deny`. */
   mcpSampling?: "ask" | "allow" | "deny";
+  /** Package sources `gyre install` (without arguments) installs: npm:…, git:…, or paths. */
+  packages?: string[];
 };
 
 export type LoadedSettings = { settings: Settings; files: string[] };
@@ -53,6 +55,7 @@ const schema: Record<keyof Settings, FieldType> = {
   permissions: "object",
   mcpStartupTimeoutMs: "number",
   mcpSampling: "string",
+  packages: "string[]",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
