@@ -165,6 +165,19 @@ describe("OAuth for remote MCP servers", () => {
     expect(after.tokens.access_token).not.toBe(before.tokens.access_token);
   });
 
+  it("says to log in again when the server refused the refresh token, and keeps no token", async () => {
+    const base = await startAuthServer(60);
+    const home = await homeWithServer(base);
+    expect((await login(home)).code).toBe(0);
+    await fetch(`${base}/forget-tokens`, { method: "POST" });
+    const manager = manageAt(home, base);
+    await manager.waitForStartup(10_000);
+    expect(manager.statuses()[0]).toMatchObject({ state: "failed" });
+    expect(manager.statuses()[0]?.error).toContain("gyre mcp login web");
+    const saved = JSON.parse(await readFile(join(home, "mcp-auth", "web.json"), "utf8")) as { tokens?: unknown };
+    expect(saved.tokens).toBeUndefined();
+  });
+
   it("logs out by deleting the stored tokens", async () => {
     const base = await startAuthServer(60);
     const home = await homeWithServer(base);

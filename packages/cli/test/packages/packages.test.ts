@@ -156,6 +156,18 @@ describe("gyre install, list, remove, update", () => {
     expect(await fingerprintProject({ cwd, gyreHome: home, contextFiles: [] })).not.toBe(after);
   }, 120_000);
 
+  it("installs the sources the packages setting lists when given none, once", async () => {
+    const { cwd, home } = await createWorkspace();
+    const source = join(home, "src");
+    await writePackage(source, { version: "1.0.0" });
+    await writeFile(join(home, "settings.json"), JSON.stringify({ packages: [source] }));
+    const first = await runCli(["install"], { cwd, env: env(home) });
+    expect(first.stderr).toBe("");
+    expect(first.stdout).toContain("Installed gyre-pkg-hello 1.0.0");
+    const again = await runCli(["install"], { cwd, env: env(home) });
+    expect(again.stdout).toContain("Nothing to install");
+  }, 120_000);
+
   it("explains a source it cannot use", async () => {
     const { cwd, home } = await createWorkspace();
     const result = await runCli(["install", "left-pad"], { cwd, env: env(home) });

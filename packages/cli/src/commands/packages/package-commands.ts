@@ -9,6 +9,7 @@ import { parsePackageSource } from "../../core/packages/package-source.js";
 import {
   type InstalledPackage,
   installPackage,
+  isSourceInstalled,
   listPackages,
   packagesRoot,
   removePackage,
@@ -108,10 +109,8 @@ async function install(root: string, parsed: Parsed, io: PackageCommandIo): Prom
   let sources = parsed.words;
   if (sources.length === 0) {
     const { settings } = await loadSettings({ gyreHome: io.gyreHome, cwd: io.cwd, includeProject: parsed.project });
-    const installed = await listPackages(root);
-    sources = (settings.packages ?? []).filter(
-      (source) => !installed.some((entry) => entry.source.includes(stripScheme(source))),
-    );
+    sources = [];
+    for (const source of settings.packages ?? []) if (!(await isSourceInstalled(root, source))) sources.push(source);
     if (sources.length === 0) {
       io.stdout.write('Nothing to install: give a source, or list sources in the "packages" setting.\n');
       return 0;
@@ -125,10 +124,6 @@ async function install(root: string, parsed: Parsed, io: PackageCommandIo): Prom
   if (parsed.project)
     io.stdout.write("The project's files changed, so gyre asks to trust this folder again on its next run.\n");
   return 0;
-}
-
-function stripScheme(source: string): string {
-  return source.replace(/^(npm|git):/, "").replace(/@[^@/]*$/, "");
 }
 
 async function list(roots: string[], io: PackageCommandIo): Promise<number> {

@@ -17,7 +17,13 @@ export function packagesRoot(scope: { gyreHome: string } | { project: string }):
   return "project" in scope ? join(scope.project, ".gyre", "packages") : join(scope.gyreHome, "packages");
 }
 
-type Manifest = { name: string; private: true; dependencies?: Record<string, string> };
+/** The prefix's package.json; `gyreSources` remembers which source text installed which package. */
+type Manifest = {
+  name: string;
+  private: true;
+  dependencies?: Record<string, string>;
+  gyreSources?: Record<string, string>;
+};
 
 async function readManifest(root: string): Promise<Manifest> {
   try {
@@ -79,7 +85,17 @@ export async function installPackage(options: {
     Object.keys(after.dependencies ?? {}).find((key) => !(key in (before.dependencies ?? {})));
   const installed = (await listPackages(root)).find((entry) => entry.name === name);
   if (!installed) throw new Error(`npm installed ${source.text}, but gyre cannot find which package it was.`);
+  after.gyreSources = { ...after.gyreSources, [source.text]: installed.name };
+  await writeFile(join(root, "package.json"), `${JSON.stringify(after, null, 2)}\n`);
   return installed;
+}
+
+/** Whether `text` (as written in the packages setting) installed a package that is still installed. */
+export async function isSourceInstalled(root: string, text: string): Promise<boolean> {
+  const name = (await readManifest(root)).gyreSources?.[text];
+  return (
+    name !== undefined && (await listPackages(root)).some((entry) => entry.name === name && entry.version !== "missing")
+  );
 }
 
 /** The packages the user installed in `root` (not their dependencies), by name. */
