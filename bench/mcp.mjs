@@ -3,7 +3,10 @@
 //             `gyre --version`; headless runs wait for every server, so this is the real price;
 //   per call: an MCP tool call through gyre's AgentTool vs the SDK's own Client.callTool on the
 //             same server-everything process (echo), interleaved, median of N.
-// Usage: node bench/mcp.mjs [--rounds 5] [--calls 200]   (needs the bundle: npm run build)
+//   vs Pi:    Pi 1.6.0 ships MCP built in (dist/extensions/mcp), so `-p hi` with 0 and 1 configured
+//             server runs side by side with Pi, both on Node 24 against one local fake model server,
+//             and each says whether it started the server during the run.
+// Usage: node bench/mcp.mjs [--rounds 5] [--calls 200] [--no-pi]   (needs the bundle: npm run build)
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -11,6 +14,9 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { startFakeModelServer } from "../packages/cli/test/helpers/fake-model-server.mjs";
+import { createAgents } from "./lib/agents.mjs";
+import { ensurePiLatest } from "./lib/pi-install.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(path.join(root, "packages/cli/package.json"));
@@ -234,6 +240,68 @@ async function benchCalls() {
   return { gyre: median(gyre), sdk: median(sdk), toolSearch };
 }
 
+/** Times one spawn spec to its exit; rejects when it fails, since its time would be meaningless. */
+function timeSpec(spec, label) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.once("error", reject);
+    child.once("close", (code) =>
+      code === 0
+        ? resolve(performance.now() - started)
+        : reject(new Error(`${label} exited ${code}: ${stderr.slice(0, 400)}`)),
+    );
+  });
+}
+
+/**
+ * `-p hi` with 0 and 1 server-memory servers, gyre and Pi 1.6.0 interleaved on Pi's Node. The
+ * server is started through a shell that appends to a marker file, so each side's row says
+ * whether the run really started it.
+ */
+async function benchAgainstPi() {
+  const pi = await ensurePiLatest();
+  if (!pi.ok) return { skipped: pi.reason };
+  const server = await startFakeModelServer({ respond: () => ({ text: "ok" }) });
+  const sets = [0, 1].map(() => createAgents({ serverUrl: server.url, piCli: pi.cli, node: pi.node }));
+  const markers = [];
+  for (const [count, agents] of sets.entries()) {
+    const marker = {
+      gyre: path.join(agents.workspace, "..", "gyre-started"),
+      pi: path.join(agents.workspace, "..", "pi-started"),
+    };
+    markers.push(marker);
+    if (count === 0) continue;
+    const serverFor = (file) => ({
+      mcpServers: {
+        memory: { command: "sh", args: ["-c", `echo x >> "${file}"; exec "${process.execPath}" "${memoryServer}"`] },
+      },
+    });
+    await writeFile(path.join(agents.gyre([]).env.GYRE_HOME, "mcp.json"), JSON.stringify(serverFor(marker.gyre)));
+    await writeFile(path.join(agents.pi([]).env.PI_CODING_AGENT_DIR, "mcp.json"), JSON.stringify(serverFor(marker.pi)));
+  }
+  const times = { gyre0: [], pi0: [], gyre1: [], pi1: [] };
+  for (let round = 0; round < rounds + 1; round++) {
+    for (const [count, agents] of sets.entries()) {
+      for (const side of ["gyre", "pi"]) {
+        const ms = await timeSpec(agents[side](["--no-session", "-p", "hi"]), `${side} with ${count} servers`);
+        if (round > 0) times[`${side}${count}`].push(ms);
+      }
+    }
+  }
+  const { readFile } = await import("node:fs/promises");
+  const startedCount = async (file) =>
+    (await readFile(file, "utf8").catch(() => "")).split("\n").filter(Boolean).length;
+  const started = { gyre: await startedCount(markers[1].gyre), pi: await startedCount(markers[1].pi) };
+  await server.close();
+  for (const agents of sets) agents.cleanup();
+  return { times, started, runs: rounds + 1, version: pi.version };
+}
+
 const format = (value) => value.toFixed(1);
 const startup = await benchStartup();
 console.log(
@@ -252,3 +320,21 @@ const { toolSearch } = perCall;
 console.log(
   `tool definitions per turn, 100 MCP tools (estimated tokens)  ${toolSearch.search.tokens}  ${toolSearch.all.tokens}  (tool_search alone: ${toolSearch.search.count} tool; after loading 5: ${toolSearch.loaded.tokens} tokens, ${toolSearch.loaded.count} tools; all: ${toolSearch.all.count} tools)`,
 );
+if (argv.includes("--no-pi")) {
+  console.log("mcp start-up vs Pi: skipped (--no-pi)");
+} else {
+  const versus = await benchAgainstPi();
+  if (versus.skipped) console.log(`mcp start-up vs Pi: skipped (${versus.skipped})`);
+  else {
+    console.log(
+      `mcp start-up vs Pi ${versus.version} (median ms of ${rounds}, -p hi on Node 24, fake model server; gyre  Pi)`,
+    );
+    for (const count of [0, 1])
+      console.log(
+        `-p with ${count} servers  ${format(median(versus.times[`gyre${count}`]))}  ${format(median(versus.times[`pi${count}`]))}`,
+      );
+    console.log(
+      `server started in ${versus.runs} runs with 1 server: gyre ${versus.started.gyre} times, Pi ${versus.started.pi} times`,
+    );
+  }
+}

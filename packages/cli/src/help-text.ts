@@ -7,6 +7,7 @@ Usage:
   gyre --mode json -p "prompt"        one JSON line per event on stdout
   gyre --mode rpc                     JSONL commands on stdin, responses and events on stdout
   gyre mcp list|get|add|remove|serve  MCP servers (gyre mcp --help)
+  gyre install|list|remove|update     extension/skill/prompt packages (gyre install --help)
   gyre doctor [session] [--fix]       check a session and its checkpoints; --fix repairs, keeping a backup
   echo text | gyre "prompt"           piped stdin is appended to the prompt (implies -p)
 

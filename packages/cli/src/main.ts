@@ -49,6 +49,17 @@ async function main(argv: string[]): Promise<number> {
     const context = { cwd: process.cwd(), gyreHome: getGyreHome(process.env), stdout: process.stdout };
     return runDoctorMode({ argv: argv.slice(1), ...context, stderr: process.stderr });
   }
+  if (["install", "list", "remove", "update"].includes(argv[0] ?? "")) {
+    // Package management (packages/cli/src/commands/packages); loaded only for it.
+    const { runPackageCommand } = await import("./commands/packages/package-commands.js");
+    return await runPackageCommand(argv[0] ?? "", argv.slice(1), {
+      cwd: process.cwd(),
+      env: process.env,
+      gyreHome: getGyreHome(process.env),
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
+  }
   if (argv[0] === "mcp") {
     // `gyre mcp …` manages MCP servers (packages/cli/src/commands/mcp); loaded only for it.
     const { runMcpCommand } = await import("./commands/mcp/run-mcp-command.js");

@@ -18,7 +18,7 @@ import { createBudgetQuestion } from "./governor/budget-question.js";
 import { createGovernor } from "./governor/governor.js";
 import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome } from "./inspect-project.js";
 import type { McpManager } from "./mcp/mcp-manager.js";
-import { attachMcpTools, createMcpPromptExpander, startMcp } from "./mcp/start-mcp.js";
+import { attachMcpTools, createMcpPromptExpander, startMcp, withOptionalMentions } from "./mcp/start-mcp.js";
 import { openSessionStore } from "./open-session.js";
 import { createSafety, type Safety } from "./permissions/create-safety.js";
 import { isWithheldInPlanMode, PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
@@ -173,6 +173,13 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     ...(settings.mcpStartupTimeoutMs ? { startupTimeoutMs: settings.mcpStartupTimeoutMs } : {}),
     ...(io.ui ? { ui: io.ui } : {}),
     onNotice: (text, level) => reportMcp(text, level),
+    sampling: {
+      policy: settings.mcpSampling ?? "ask",
+      model: () => session?.state.model ?? model.model,
+      apiKey: (provider) =>
+        provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env }),
+      ...(io.streamFn ? { streamFn: io.streamFn } : {}),
+    },
   }).catch((error: Error) => {
     throw new CliError("bad_usage", error.message);
   });
@@ -280,12 +287,15 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     },
     // `!cmd` from the editor: the bash tool's sandbox and environment, whichever tools are on.
     userShell: createUserShell({ cwd: io.cwd, env: io.env, sandbox: safety.sandbox }),
-    resolveInput: createInputResolver({
-      ...(extensions ? { extensions } : {}),
-      templates: resources.templates,
-      skills: resources.skills,
-      ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
-    }),
+    resolveInput: withOptionalMentions(
+      createInputResolver({
+        ...(extensions ? { extensions } : {}),
+        templates: resources.templates,
+        skills: resources.skills,
+        ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
+      }),
+      mcp.manager,
+    ),
   });
   // Plan mode withholds tools and adds its note through the session, so switching it works mid-session.
   const current = session;

@@ -5,12 +5,13 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { fingerprintExtensionFiles } from "./extensions/find-extension-files.js";
+import { listPackages, packagesRoot } from "./packages/package-store.js";
 import type { ContextFile } from "./system-prompt/context-files.js";
 import { isGyreHomeContextFile } from "./system-prompt/context-files.js";
 
 /**
  * A hash of the project's `.gyre/` folder (settings, SYSTEM.md, APPEND_SYSTEM.md, prompts,
- * skills, extensions) and of its context files (AGENTS.md/CLAUDE.md from the root down to `cwd`,
+ * skills, extensions, installed packages) and of its context files (AGENTS.md/CLAUDE.md from the root down to `cwd`,
  * the user's own `$GYRE_HOME` file excluded). Reads only regular files, each within a bound.
  */
 export async function fingerprintProject(options: {
@@ -20,6 +21,11 @@ export async function fingerprintProject(options: {
 }): Promise<string> {
   const hash = createHash("sha256");
   hash.update(await fingerprintExtensionFiles(join(options.cwd, ".gyre")));
+  // Installed packages live under node_modules, which the walk above skips; each one's own files
+  // count here (their dependencies are pinned by .gyre/packages/package-lock.json, hashed above).
+  for (const installed of await listPackages(packagesRoot({ project: options.cwd }))) {
+    hash.update(`\0package\0${installed.name}\0${await fingerprintExtensionFiles(installed.dir)}`);
+  }
   for (const file of options.contextFiles) {
     if (isGyreHomeContextFile(file.path, options.gyreHome)) continue;
     hash.update(`\0${file.path}\0${file.content}`);

@@ -1,16 +1,37 @@
 import { writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWorkspace, gyreBin } from "../helpers/run-cli.js";
 import { startTmux, type TmuxSession } from "../interactive/tmux-session.js";
 
+const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const trouble = fileURLToPath(new URL("./fixtures/trouble-server.mjs", import.meta.url));
 let sessions: TmuxSession[] = [];
 afterEach(async () => {
   await Promise.all(sessions.map((session) => session.kill()));
   sessions = [];
 });
+
+/** The built gyre in tmux on the faux model, with only `home` as its home. */
+async function startGyre(options: {
+  cwd: string;
+  home: string;
+  script: string;
+  height?: number;
+}): Promise<TmuxSession> {
+  const { cwd, home, script } = options;
+  const env = `env -i PATH="${process.env.PATH}" HOME="${home}" GYRE_HOME="${home}" TERM=xterm-256color`;
+  const tmux = await startTmux({
+    command: `${env} node ${gyreBin} --provider faux --faux-script ${script}`,
+    cwd,
+    width: 160,
+    ...(options.height ? { height: options.height } : {}),
+  });
+  sessions.push(tmux);
+  return tmux;
+}
 
 describe("MCP in the TUI", () => {
   it("names the project's MCP servers and their commands in the trust prompt, then uses their tools", async () => {
@@ -28,13 +49,7 @@ describe("MCP in the TUI", () => {
         { content: [{ type: "text", text: "all done" }] },
       ]),
     );
-    const env = `env -i PATH="${process.env.PATH}" HOME="${home}" GYRE_HOME="${home}" TERM=xterm-256color`;
-    const tmux = await startTmux({
-      command: `${env} node ${gyreBin} --provider faux --faux-script ${script}`,
-      cwd,
-      width: 160,
-    });
-    sessions.push(tmux);
+    const tmux = await startGyre({ cwd, home, script });
     const prompt = await tmux.waitFor("Trust this folder?");
     expect(prompt).toContain("Its .mcp.json would start these MCP servers:");
     expect(prompt).toContain(`t: ${process.execPath} ${trouble}`);
@@ -51,4 +66,47 @@ describe("MCP in the TUI", () => {
     const screen = await tmux.waitFor("all done", 20_000);
     expect(screen).toContain("the widget is broken");
   }, 60_000);
+
+  it("says which servers are connecting, lists their state and stderr with /mcp, and asks before sampling", async () => {
+    const { cwd, home } = await createWorkspace();
+    const crasher = "console.error('boom: no token configured'); process.exit(3)";
+    await writeFile(
+      join(home, "mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          everything: { command: process.execPath, args: [everything, "stdio"] },
+          broken: { command: process.execPath, args: ["-e", crasher] },
+        },
+      }),
+    );
+    const script = join(home, "script.json");
+    await writeFile(
+      script,
+      JSON.stringify([
+        {
+          content: [
+            { type: "toolCall", name: "mcp__everything__trigger-sampling-request", arguments: { prompt: "a haiku" } },
+          ],
+        },
+        { content: [{ type: "text", text: "sampled-in-the-tui" }] },
+        { content: [{ type: "text", text: "all done" }] },
+      ]),
+    );
+    const tmux = await startGyre({ cwd, home, script, height: 50 });
+    await tmux.waitFor("Connecting to 2 MCP servers (everything, broken) in the background");
+    await tmux.waitFor('MCP server "everything" connected with', 20_000);
+    await tmux.waitFor('MCP server "broken"', 20_000);
+    await tmux.type("/mcp");
+    await tmux.send(["Enter"]);
+    const listed = await tmux.waitFor("boom: no token configured", 10_000);
+    expect(listed).toMatch(/everything\s+ready with \d+ tools/);
+    expect(listed).toMatch(/broken\s+(failed|restarting)/);
+    await tmux.type("go");
+    await tmux.send(["Enter"]);
+    const asked = await tmux.waitFor('MCP server "everything" asks to use the model', 20_000);
+    expect(asked).toContain("a haiku");
+    await tmux.send(["Enter"]);
+    const screen = await tmux.waitFor("all done", 20_000);
+    expect(screen).toContain("LLM sampling result");
+  }, 90_000);
 });

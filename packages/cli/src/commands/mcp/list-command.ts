@@ -16,9 +16,15 @@ import { getProjectTrustState, isProjectMcpTrusted } from "../../core/trust.js";
 import { version } from "../../version.js";
 import type { McpCommandIo } from "./run-mcp-command.js";
 
-type ListOptions = { verbose: boolean; trust: boolean; configFiles: string[]; timeoutMs: number; names: string[] };
+export type ListOptions = {
+  verbose: boolean;
+  trust: boolean;
+  configFiles: string[];
+  timeoutMs: number;
+  names: string[];
+};
 
-function parseListArgs(words: string[]): { ok: true; value: ListOptions } | { ok: false; error: string } {
+export function parseListArgs(words: string[]): { ok: true; value: ListOptions } | { ok: false; error: string } {
   const options: ListOptions = { verbose: false, trust: false, configFiles: [], timeoutMs: 10_000, names: [] };
   for (let index = 0; index < words.length; index++) {
     const word = words[index] ?? "";
@@ -40,7 +46,7 @@ function parseListArgs(words: string[]): { ok: true; value: ListOptions } | { ok
 }
 
 /** Loads the servers as a run in `io.cwd` would, and those of an unapproved project `.mcp.json` apart. */
-async function loadForListing(io: McpCommandIo, options: ListOptions) {
+export async function loadForListing(io: McpCommandIo, options: Pick<ListOptions, "trust" | "configFiles">) {
   const trusted =
     options.trust ||
     ((await getProjectTrustState({ gyreHome: io.gyreHome, cwd: io.cwd, fingerprint: "" }).catch(() => "untrusted")) !==
@@ -65,6 +71,7 @@ async function connectAll(io: McpCommandIo, servers: McpServerEntry[], timeoutMs
     cwd: io.cwd,
     env: io.env,
     clientVersion: version,
+    gyreHome: io.gyreHome,
     startupTimeoutMs: timeoutMs,
     restartDelaysMs: [],
   });

@@ -22,6 +22,8 @@ export const mcpHelpText = `Usage:
   gyre mcp add <name> [--scope user|project] [-e KEY=VALUE]… -- <command> [args…]
   gyre mcp add --transport http|sse <name> <url> [-H "Name: value"]… [--scope user|project]
   gyre mcp remove <name> [--scope user|project]
+  gyre mcp login <name> [--timeout <ms>]                      OAuth login to a remote server (prints the URL, waits on a 127.0.0.1 callback)
+  gyre mcp logout <name>                                      forget a remote server's OAuth tokens
   gyre mcp serve                                              gyre as an MCP server on stdio (tools gyre and gyre_reply)
 
 Servers come from $GYRE_HOME/mcp.json (user scope), the project's .mcp.json (project scope, once
@@ -60,6 +62,10 @@ export async function runMcpCommand(
         return await (await import("./add-command.js")).runAddCommand(rest, io);
       case "remove":
         return await (await import("./remove-command.js")).runRemoveCommand(rest, io);
+      case "login":
+        return await (await import("./login-command.js")).runLoginCommand(rest, io);
+      case "logout":
+        return await (await import("./login-command.js")).runLogoutCommand(rest, io);
       case "serve":
         return await (await import("./serve-command.js")).runServeCommand(rest, io);
       case undefined:
@@ -70,7 +76,7 @@ export async function runMcpCommand(
         return subcommand === undefined ? 2 : 0;
       default:
         return io.fail(
-          `Unknown command gyre mcp ${subcommand}; use list, get, add, remove or serve (gyre mcp --help).`,
+          `Unknown command gyre mcp ${subcommand}; use list, get, add, remove, login, logout or serve (gyre mcp --help).`,
           2,
         );
     }

@@ -37,6 +37,10 @@ export type Settings = {
   notify?: NotifyChannel;
   /** Only runs at least this long notify when they end (default 10000). */
   notifyAfterMs?: number;
+  /** MCP sampling (a server asking gyre's model): `ask` (default: the TUI or RPC client decides; print denies), `allow`, `deny`. */
+  mcpSampling?: "ask" | "allow" | "deny";
+  /** Package sources `gyre install` (without arguments) installs: npm:…, git:…, or paths. */
+  packages?: string[];
 };
 
 /** How the TUI tells the user a long run ended. */
@@ -67,6 +71,8 @@ const schema: Record<keyof Settings, FieldType> = {
   checkpoints: "object",
   notify: "string",
   notifyAfterMs: "number",
+  mcpSampling: "string",
+  packages: "string[]",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
@@ -147,6 +153,9 @@ function checkValue(key: string, value: unknown): string | undefined {
   }
   if (key === "notify" && !notifyChannels.includes(value as NotifyChannel))
     return `"notify" must be one of ${notifyChannels.join(", ")}.`;
+  if (key === "mcpSampling" && !["ask", "allow", "deny"].includes(value as string)) {
+    return `"mcpSampling" must be one of ask, allow, deny.`;
+  }
   if (key === "tools") {
     const unknown = (value as string[]).filter((tool) => !isBuiltInToolName(tool));
     if (unknown.length > 0)

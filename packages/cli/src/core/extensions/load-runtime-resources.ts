@@ -1,6 +1,8 @@
 import { join, resolve } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import { CliError } from "../errors.js";
+import { loadPackageResources } from "../packages/package-resources.js";
+import { packagesRoot } from "../packages/package-store.js";
 import { pathExists } from "../path-exists.js";
 import { loadPromptTemplates, type PromptTemplate } from "../prompt-templates/prompt-templates.js";
 import type { RuntimeConfig } from "../runtime-config.js";
@@ -39,9 +41,9 @@ export type LoadResourcesOptions = {
 };
 
 /**
- * Loads extensions (`$GYRE_HOME/extensions`, the trusted project's `.gyre/extensions`, then each
- * `-e` path; `discover: false` keeps only the given ones), skills and prompt templates (user then
- * project; the project's win by name). A missing given file throws a `CliError` ("bad_usage"); other load
+ * Loads extensions (`$GYRE_HOME/extensions`, the trusted project's `.gyre/extensions`, installed
+ * packages', then each `-e` path; `discover: false` keeps only the given ones), skills and prompt
+ * templates (packages, user, then project; a later one wins by name). A missing given file throws a `CliError` ("bad_usage"); other load
  * errors are reported and the run goes on without that extension.
  */
 export async function loadRuntimeResources(options: LoadResourcesOptions): Promise<RuntimeResources> {
@@ -52,11 +54,17 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
     if (!(await pathExists(path)))
       throw new CliError("bad_usage", `The extension file ${path} does not exist; check the -e/--extension path.`);
   }
+  // Installed packages (gyre install): the user's, then the trusted project's.
+  const packages = await loadPackageResources([
+    packagesRoot({ gyreHome }),
+    ...(trusted ? [packagesRoot({ project: cwd })] : []),
+  ]);
   const discovered = !config.extensions.discover
     ? []
     : [
         ...(await findExtensionFiles(join(gyreHome, "extensions"))),
         ...(trusted ? await findExtensionFiles(join(projectDir, "extensions")) : []),
+        ...packages.extensionFiles,
       ];
   let extensions: ExtensionRunner | undefined;
   if (discovered.length + explicit.length > 0) {
@@ -78,13 +86,21 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
       );
     if (extensions.extensions.length === 0) extensions = undefined;
   }
-  const skillDirs = [join(gyreHome, "skills"), ...(trusted ? [join(projectDir, "skills")] : [])];
+  // Packages first: a later folder wins by name, so the user's and the project's own come out on top.
+  const skillDirs = [...packages.skillDirs, join(gyreHome, "skills"), ...(trusted ? [join(projectDir, "skills")] : [])];
   const { skills, warnings } = await loadSkills(skillDirs);
   const templates = await loadPromptTemplates([
+    ...packages.promptDirs,
     join(gyreHome, "prompts"),
     ...(trusted ? [join(projectDir, "prompts")] : []),
   ]);
-  return { extensions, skills, templates, readablePaths: skills.length > 0 ? skillDirs : [], warnings };
+  return {
+    extensions,
+    skills,
+    templates,
+    readablePaths: skills.length > 0 ? skillDirs : [],
+    warnings: [...packages.warnings, ...warnings],
+  };
 }
 
 /** Whether any extension could load (so unknown flags may yet be registered ones). Cheap: lists two folders. */
@@ -97,7 +113,8 @@ export async function mayLoadExtensions(options: {
   if (!options.extensions.discover) return false;
   const folders = [join(options.gyreHome, "extensions"), join(options.cwd, ".gyre", "extensions")];
   for (const folder of folders) if ((await findExtensionFiles(folder)).length > 0) return true;
-  return false;
+  const roots = [packagesRoot({ gyreHome: options.gyreHome }), packagesRoot({ project: options.cwd })];
+  return (await loadPackageResources(roots)).extensionFiles.length > 0;
 }
 
 /** Built-in tools with extension tools applied: same name replaces (in place), new names are added. */

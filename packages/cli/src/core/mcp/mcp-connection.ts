@@ -5,8 +5,15 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, ElicitRequest, ElicitResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { connectTransport, loadMcpSdk } from "./open-transport.js";
+import type {
+  CallToolResult,
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+  Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { connectTransport, isUnauthorized, loadMcpSdk } from "./open-transport.js";
 import { createStderrRing } from "./stderr-ring.js";
 import type { McpServerEntry, McpServerState, McpServerStatus } from "./types.js";
 
@@ -17,6 +24,8 @@ export type McpConnectionOptions = {
   cwd: string;
   env: NodeJS.ProcessEnv;
   clientVersion: string;
+  /** Where `gyre mcp login` keeps OAuth tokens; without it remote servers connect without OAuth. */
+  gyreHome?: string;
   /** Connecting may take this long (default 10 s; the entry's `startupTimeoutMs` wins). */
   startupTimeoutMs?: number;
   /** A one-line notice for the user (a restart, a failure). */
@@ -25,6 +34,8 @@ export type McpConnectionOptions = {
   onToolsChanged?: () => void;
   /** Answers a server's elicitation request; without one, every request is declined. */
   elicit?: (request: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+  /** Answers a server's sampling request; without one, sampling is not offered. */
+  sample?: (request: CreateMessageRequest["params"], signal: AbortSignal) => Promise<CreateMessageResult>;
   /** Restart delays after unexpected exits, in order; once used up the server stays failed. */
   restartDelaysMs?: number[];
 };
@@ -81,8 +92,20 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
     const { Client, types } = await loadMcpSdk();
     const client = new Client(
       { name: "gyre", version: options.clientVersion },
-      { capabilities: { roots: { listChanged: false }, elicitation: { form: {} } } },
+      {
+        capabilities: {
+          roots: { listChanged: false },
+          elicitation: { form: {} },
+          ...(options.sample ? { sampling: {} } : {}),
+        },
+      },
     );
+    const { sample } = options;
+    if (sample) {
+      client.setRequestHandler(types.CreateMessageRequestSchema, (request, extra) =>
+        sample(request.params, extra.signal),
+      );
+    }
     client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
       roots: [{ uri: new URL(`file://${options.cwd}`).href, name: "workspace" }],
     }));
@@ -98,6 +121,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
         stderr,
         timeoutMs: startupTimeoutMs,
         signal: stopConnecting.signal,
+        ...(await oauthFor(entry, options.gyreHome)),
       });
       if (closing) {
         await transport.close().catch(() => {});
@@ -119,7 +143,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       error = undefined;
       options.onToolsChanged?.();
     } catch (problem) {
-      error = describeConnectError(problem, startupTimeoutMs);
+      error = describeConnectError(problem, startupTimeoutMs, entry.name);
       state = closing ? "closed" : "failed";
       await current?.transport.close().catch(() => {});
       current = undefined;
@@ -241,8 +265,23 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   };
 }
 
-function describeConnectError(problem: unknown, timeoutMs: number): string {
+/** The OAuth provider of a remote server the user logged in to; none before a login (a 401 then says to log in). */
+async function oauthFor(
+  entry: McpServerEntry,
+  gyreHome: string | undefined,
+): Promise<{ authProvider?: import("@modelcontextprotocol/sdk/client/auth.js").OAuthClientProvider }> {
+  if (entry.config.type === "stdio" || !gyreHome) return {};
+  const { readMcpAuth } = await import("./oauth-store.js");
+  const record = await readMcpAuth(gyreHome, entry.name, entry.config.url);
+  if (!record?.tokens) return {};
+  const { createMcpOAuthProvider } = await import("./oauth-provider.js");
+  return { authProvider: createMcpOAuthProvider({ gyreHome, server: entry.name, record }) };
+}
+
+function describeConnectError(problem: unknown, timeoutMs: number, server: string): string {
   const error = problem as { code?: unknown; message?: string };
+  if (isUnauthorized(problem))
+    return `the server requires authorization; run gyre mcp login ${server} to log in (OAuth)`;
   if (error.code === -32001) return `no answer to initialize within ${formatDelay(timeoutMs)}`;
   const message = error.message ?? String(problem);
   if (/ENOENT/.test(message)) return `${message} (is the command installed and on PATH?)`;

@@ -8,6 +8,7 @@ import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/type
 import { describeUnusableServer, type McpConfigProblem } from "./mcp-config.js";
 import { createMcpConnection, type McpConnection } from "./mcp-connection.js";
 import { createMcpResourceTools } from "./mcp-resource-tools.js";
+import type { McpSampler } from "./mcp-sampling.js";
 import { createMcpAgentTool } from "./mcp-tool.js";
 import { createToolSearch } from "./tool-search.js";
 import type { McpServerEntry, McpServerStatus } from "./types.js";
@@ -19,10 +20,14 @@ export type McpManagerOptions = {
   cwd: string;
   env: NodeJS.ProcessEnv;
   clientVersion: string;
+  /** Where OAuth tokens from `gyre mcp login` are kept (remote servers use them when present). */
+  gyreHome?: string;
   /** Default connect timeout per server (`mcpStartupTimeoutMs`, default 10 s). */
   startupTimeoutMs?: number;
   onNotice?: (message: string, level?: "info" | "warning") => void;
   elicit?: (server: string, request: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+  /** Answers servers' sampling requests with the run's model; without it sampling is not offered. */
+  sample?: McpSampler;
   restartDelaysMs?: number[];
   /** Above this many estimated tokens of MCP tool definitions, the model gets `tool_search` instead (default 10000). */
   toolSearchThresholdTokens?: number;
@@ -53,6 +58,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     for (const listener of [...listeners]) listener();
   };
   const connections = new Map<string, McpConnection>();
+  const { sample } = options;
   for (const entry of options.servers) {
     connections.set(
       entry.name,
@@ -61,11 +67,13 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         cwd: options.cwd,
         env: options.env,
         clientVersion: options.clientVersion,
+        ...(options.gyreHome ? { gyreHome: options.gyreHome } : {}),
         ...(options.startupTimeoutMs ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
         ...(options.onNotice ? { onNotice: options.onNotice } : {}),
         ...(options.elicit
           ? { elicit: (request, signal) => options.elicit?.(entry.name, request, signal) ?? decline() }
           : {}),
+        ...(sample ? { sample: (request, signal) => sample(entry.name, request, signal) } : {}),
         ...(options.restartDelaysMs ? { restartDelaysMs: options.restartDelaysMs } : {}),
         onToolsChanged: changed,
       }),

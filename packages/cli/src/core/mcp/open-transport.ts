@@ -3,6 +3,7 @@
  * imported here, and only here, with `await import()`: a run without MCP servers never loads it
  * (start-up time).
  */
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createSafeEnv } from "../tools/safe-env.js";
@@ -44,6 +45,8 @@ export async function connectTransport(options: {
   stderr: StderrRing;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** OAuth for a remote server the user logged in to (`gyre mcp login`). */
+  authProvider?: OAuthClientProvider;
 }): Promise<{ transport: Transport; kind: "stdio" | "http" | "sse" }> {
   const { client, config } = options;
   const requestOptions = { timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
@@ -65,24 +68,38 @@ export async function connectTransport(options: {
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: config.headers };
+  const auth = options.authProvider ? { authProvider: options.authProvider } : {};
   if (config.type === "http") {
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
     try {
-      const transport = new StreamableHTTPClientTransport(url, { requestInit });
+      const transport = new StreamableHTTPClientTransport(url, { requestInit, ...auth });
       await connectOrClose(client, transport, requestOptions);
       return { transport, kind: "http" };
     } catch (error) {
-      // Only a server that answered with an HTTP error may be an old SSE server; a timeout or a refused connection is final.
-      if (!isHttpRejection(error)) throw error;
+      // Only a server that answered with an HTTP error may be an old SSE server; a timeout, a
+      // refused connection or a demand for authorization is final.
+      if (!isHttpRejection(error) || isUnauthorized(error)) throw error;
     }
   }
   const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
   const transport = new SSEClientTransport(url, {
     requestInit,
     eventSourceInit: { fetch: withHeaders(config.headers) },
+    ...auth,
   });
   await connectOrClose(client, transport, requestOptions);
   return { transport, kind: "sse" };
+}
+
+/** Whether connecting failed because the server wants (other) OAuth credentials. */
+export function isUnauthorized(error: unknown): boolean {
+  const problem = error as { code?: unknown; name?: unknown; message?: unknown };
+  return (
+    problem.code === 401 ||
+    problem.name === "UnauthorizedError" ||
+    problem.name === "McpLoginRequiredError" ||
+    (typeof problem.message === "string" && /\b401\b|Unauthorized/.test(problem.message))
+  );
 }
 
 async function connectOrClose(

@@ -4,10 +4,12 @@
  * reading at most two small files, never for the SDK (start-up time).
  */
 import type { AnyAgentTool } from "@gyre/agent";
+import type { InputResolution } from "../extensions/resolve-input.js";
 import { isProjectMcpTrusted } from "../trust.js";
 import type { UserInterface } from "../user-interface.js";
 import { loadMcpServers } from "./mcp-config.js";
 import type { McpManager } from "./mcp-manager.js";
+import type { McpSamplerOptions } from "./mcp-sampling.js";
 
 export type StartMcpOptions = {
   gyreHome: string;
@@ -24,6 +26,8 @@ export type StartMcpOptions = {
   /** Asks the user on a server's behalf (elicitation); a UI that cannot ask declines. */
   ui?: UserInterface;
   onNotice?: (message: string, level?: "info" | "warning") => void;
+  /** The run's model for servers' sampling requests (the policy comes from `mcpSampling`); absent: not offered. */
+  sampling?: Omit<McpSamplerOptions, "ui">;
 };
 
 /**
@@ -47,20 +51,24 @@ export async function startMcp(
   });
   const warnings = [...loaded.warnings, ...loaded.unusable.map((problem) => `${problem.problem} (in ${problem.file})`)];
   if (loaded.servers.length === 0) return { manager: undefined, warnings };
-  const [{ createMcpManager }, { elicitWithUserInterface }] = await Promise.all([
+  const [{ createMcpManager }, { elicitWithUserInterface }, { createMcpSampler }] = await Promise.all([
     import("./mcp-manager.js"),
     import("./elicit-with-user-interface.js"),
+    import("./mcp-sampling.js"),
   ]);
   const { ui } = options;
+  const sample = options.sampling ? createMcpSampler({ ...options.sampling, ...(ui ? { ui } : {}) }) : undefined;
   const manager = createMcpManager({
     servers: loaded.servers,
     unusable: loaded.unusable,
     cwd: options.cwd,
     env: options.env,
     clientVersion: options.clientVersion,
+    gyreHome: options.gyreHome,
     ...(options.startupTimeoutMs ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     ...(ui ? { elicit: (server, request, signal) => elicitWithUserInterface(ui, server, request, signal) } : {}),
+    ...(sample ? { sample } : {}),
   });
   return { manager, warnings };
 }
@@ -84,4 +92,21 @@ export function createMcpPromptExpander(
   manager: McpManager,
 ): (name: string, rest: string) => Promise<string | undefined> {
   return async (name, rest) => (await import("./mcp-prompts.js")).expandMcpPrompt(manager, name, rest);
+}
+
+/**
+ * Wraps the input resolver (when there are MCP servers) so a prompt's `@server:uri` mentions get the resources attached
+ * (mcp-mentions.ts, loaded on first use); a handled command passes through untouched.
+ */
+export function withOptionalMentions(
+  resolve: (text: string) => Promise<InputResolution>,
+  manager: McpManager | undefined,
+): (text: string) => Promise<InputResolution> {
+  if (!manager) return resolve;
+  return async (text) => {
+    const resolved = await resolve(text);
+    if (resolved.kind !== "prompt" || !resolved.text.includes("@")) return resolved;
+    const { expandMcpMentions } = await import("./mcp-mentions.js");
+    return { kind: "prompt", text: await expandMcpMentions(manager, resolved.text) };
+  };
 }

@@ -2,6 +2,7 @@ import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
 import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
 import { describeRunFailure } from "../run-outcome.js";
+import { describeConnectingServers } from "../../core/mcp/describe-status.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
 import { FinishNotifier } from "./finish-notifier.js";
@@ -78,6 +79,8 @@ export class InteractiveController {
     layout.chat.setMessages(session.messages);
     layout.todos.set(this.runtime.todos.get());
     for (const notice of this.runtime.notices) layout.chat.addNotice(notice.text, "warning");
+    const connecting = this.runtime.mcp && describeConnectingServers(this.runtime.mcp.statuses());
+    if (connecting) layout.chat.addNotice(connecting, "info");
     session.subscribe((event) => this.onEvent(event));
     installKeyHandlers(
       layout,

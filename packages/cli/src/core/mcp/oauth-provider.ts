@@ -1,0 +1,112 @@
+/**
+ * gyre's side of OAuth 2.1 for remote MCP servers, as the SDK's `OAuthClientProvider`: the SDK
+ * does discovery, dynamic client registration, PKCE and token refresh; this keeps what it learns
+ * in `$GYRE_HOME/mcp-auth/<server>.json` (oauth-store.ts). Outside `gyre mcp login` nobody can
+ * open a browser, so a run that would need one fails with a sentence naming the login command.
+ */
+import { randomBytes } from "node:crypto";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+import { type McpAuthRecord, writeMcpAuth } from "./oauth-store.js";
+
+/** Thrown when a server needs a fresh login (no token, or the refresh token was refused). */
+export class McpLoginRequiredError extends Error {
+  constructor(readonly server: string) {
+    super(`MCP server "${server}" needs you to log in: run gyre mcp login ${server}.`);
+    this.name = "McpLoginRequiredError";
+  }
+}
+
+export type McpOAuthProviderOptions = {
+  gyreHome: string;
+  server: string;
+  /** The record read from disk (or a fresh `{ serverUrl }`); updated in place and saved on change. */
+  record: McpAuthRecord;
+  /** The loopback callback of a login; a run uses the one its login registered. */
+  redirectUrl?: string;
+  /** Shows the authorization URL to the user (login only); without it a redirect means "log in first". */
+  onAuthorizationUrl?: (url: URL) => void | Promise<void>;
+};
+
+/** The provider plus the `state` it sent, which the login's callback must echo. */
+export type McpOAuthProvider = OAuthClientProvider & { readonly expectedState: string | undefined };
+
+/** Creates the provider over `options.record`. */
+export function createMcpOAuthProvider(options: McpOAuthProviderOptions): McpOAuthProvider {
+  const { record } = options;
+  const redirectUrl =
+    options.redirectUrl ?? (record.callbackPort ? `http://127.0.0.1:${record.callbackPort}/callback` : undefined);
+  let state: string | undefined;
+  let discovery: Parameters<NonNullable<OAuthClientProvider["saveDiscoveryState"]>>[0] | undefined;
+  // The PKCE verifier never reaches the disk: a login runs in one process.
+  const save = () => {
+    const { codeVerifier: _inMemoryOnly, ...kept } = record;
+    return writeMcpAuth(options.gyreHome, options.server, kept);
+  };
+  const metadata: OAuthClientMetadata = {
+    client_name: "gyre",
+    redirect_uris: redirectUrl ? [redirectUrl] : [],
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    // A CLI cannot keep a client secret; PKCE protects the code instead.
+    token_endpoint_auth_method: "none",
+  };
+  return {
+    get redirectUrl() {
+      return redirectUrl;
+    },
+    get clientMetadata() {
+      return metadata;
+    },
+    get expectedState() {
+      return state;
+    },
+    state() {
+      state = randomBytes(16).toString("base64url");
+      return state;
+    },
+    clientInformation: () => record.clientInformation,
+    async saveClientInformation(information: OAuthClientInformationMixed) {
+      record.clientInformation = information;
+      await save();
+    },
+    tokens: () => record.tokens,
+    async saveTokens(tokens: OAuthTokens) {
+      record.tokens = tokens;
+      if (tokens.expires_in !== undefined) record.expiresAt = Date.now() + tokens.expires_in * 1000;
+      else delete record.expiresAt;
+      delete record.codeVerifier;
+      await save();
+    },
+    async redirectToAuthorization(url: URL) {
+      if (!options.onAuthorizationUrl) throw new McpLoginRequiredError(options.server);
+      await options.onAuthorizationUrl(url);
+    },
+    saveCodeVerifier(verifier: string) {
+      record.codeVerifier = verifier;
+    },
+    codeVerifier() {
+      if (!record.codeVerifier)
+        throw new Error("No login is in progress (no PKCE verifier); run gyre mcp login again.");
+      return record.codeVerifier;
+    },
+    async invalidateCredentials(scope) {
+      if (scope === "all" || scope === "client") delete record.clientInformation;
+      if (scope === "all" || scope === "tokens") {
+        delete record.tokens;
+        delete record.expiresAt;
+      }
+      if (scope === "all" || scope === "verifier") delete record.codeVerifier;
+      if (scope === "all" || scope === "discovery") discovery = undefined;
+      await save();
+    },
+    saveDiscoveryState(next) {
+      discovery = next;
+    },
+    discoveryState: () => discovery,
+  };
+}
