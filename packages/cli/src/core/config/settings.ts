@@ -28,6 +28,10 @@ export type Settings = {
   permissions?: PermissionRules;
   /** How long headless runs wait for MCP servers to connect (default 10000). */
   mcpStartupTimeoutMs?: number;
+  /** Interactive colours: `dark`, `light` or a file `$GYRE_HOME/themes/<name>.json` (default dark). */
+  theme?: string;
+  /** Who decides calls that need more than the sandbox gives, when `--approval` is not given. */
+  approval?: "ask" | "deny" | "allow";
 };
 
 export type LoadedSettings = { settings: Settings; files: string[] };
@@ -50,9 +54,12 @@ const schema: Record<keyof Settings, FieldType> = {
   sandbox: "object",
   permissions: "object",
   mcpStartupTimeoutMs: "number",
+  theme: "string",
+  approval: "string",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
+const approvalModes = ["ask", "deny", "allow"];
 /** Number fields that must be positive; the integer ones say so. */
 const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
   maxTurns: "integer",
@@ -94,9 +101,19 @@ export async function readSettingsFile(file: string): Promise<Settings | undefin
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw settingsError(file, "must contain a JSON object.");
   }
+  const problems = checkSettings(parsed as Record<string, unknown>);
+  if (problems.length > 0) throw settingsError(file, problems.join(" "));
+  return parsed as Settings;
+}
+
+/**
+ * Every problem of a settings object, one sentence each (empty when it is valid); the check
+ * `readSettingsFile` makes, for code that writes settings. Unknown keys are left alone.
+ */
+export function checkSettings(settings: Record<string, unknown>): string[] {
   // Every problem at once: fixing one only to be told of the next wastes the user's runs.
   const problems: string[] = [];
-  for (const [key, value] of Object.entries(parsed)) {
+  for (const [key, value] of Object.entries(settings)) {
     const expected = schema[key as keyof Settings];
     if (!expected) continue;
     if (!matchesType(value, expected)) problems.push(`"${key}" must be ${describeType(expected)}.`);
@@ -105,8 +122,7 @@ export async function readSettingsFile(file: string): Promise<Settings | undefin
       if (problem) problems.push(problem);
     }
   }
-  if (problems.length > 0) throw settingsError(file, problems.join(" "));
-  return parsed as Settings;
+  return problems;
 }
 
 /**
@@ -123,6 +139,12 @@ function checkValue(key: string, value: unknown): string | undefined {
   }
   if (key === "thinking" && !thinkingLevels.includes(value as string)) {
     return `"thinking" must be one of ${thinkingLevels.join(", ")}.`;
+  }
+  if (key === "approval" && !approvalModes.includes(value as string)) {
+    return `"approval" must be one of ${approvalModes.join(", ")}.`;
+  }
+  if (key === "theme" && !/^[A-Za-z0-9_-]{1,64}$/.test(value as string)) {
+    return `"theme" must be dark, light or the name of a file in $GYRE_HOME/themes (letters, digits, - and _).`;
   }
   if (key === "tools") {
     const unknown = (value as string[]).filter((tool) => !isBuiltInToolName(tool));

@@ -4,7 +4,9 @@ import type { Runtime } from "../../core/create-runtime.js";
 import type { UserInterface } from "../../core/user-interface.js";
 import { InteractiveController } from "./interactive-controller.js";
 import { Layout } from "./layout.js";
+import { setPalette } from "./palette.js";
 import { createTerminalUserInterface } from "./terminal-user-interface.js";
+import { loadTheme } from "./theme-file.js";
 
 export type InteractiveModeOptions = {
   /** Sent as the first prompt once the UI is up (`gyre "fix the test"`). */
@@ -28,6 +30,9 @@ export type InteractiveModeOptions = {
  * disposes the session (which persists it).
  */
 export async function runInteractiveMode(runtime: Runtime, options: InteractiveModeOptions): Promise<number> {
+  const theme = await loadTheme(runtime.settings.theme, runtime.gyreHome);
+  setPalette(theme.palette);
+  if (theme.problem) runtime.notices.push({ level: "warning", text: theme.problem });
   const layout = new Layout(options.terminal ?? new ProcessTerminal(), {
     version: options.version,
     model: `${runtime.model.provider}/${runtime.model.id}`,
