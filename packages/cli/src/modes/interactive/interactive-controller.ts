@@ -1,6 +1,7 @@
 import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
 import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
+import { attachFiles, describeAttachment } from "./attachments.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
 import { readGitBranch } from "./git-branch.js";
@@ -115,7 +116,11 @@ export class InteractiveController {
   private async runPrompt(text: string): Promise<void> {
     const { session } = this;
     try {
-      await session.prompt(text);
+      // Templates and commands get their arguments as typed; prompts get the files they name.
+      const attached = text.startsWith("/") ? undefined : await attachFiles(text, this.runtime.cwd);
+      for (const problem of attached?.problems ?? []) this.notify(problem, "warning");
+      for (const attachment of attached?.attachments ?? []) this.notify(describeAttachment(attachment));
+      await session.prompt(attached?.text ?? text, attached?.images);
     } catch (error) {
       this.notify(`The run failed: ${(error as Error).message}`, "error");
     }
