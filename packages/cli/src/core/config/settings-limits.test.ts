@@ -18,6 +18,8 @@ describe("timer and limit settings", () => {
     [{ maxWallTimeMs: 2 ** 31 }, /"maxWallTimeMs" .* above/],
     [{ retry: { maxDelayMs: 5e9 } }, /"retry.maxDelayMs" is 5000000000 ms, above/],
     [{ retry: { maxRetries: 1e9 } }, /"retry.maxRetries" is 1000000000; at most 100/],
+    [{ approval: "sometimes" }, /"approval" must be one of ask, deny, allow/],
+    [{ theme: "../up" }, /"theme" must be dark, light or the name of a file/],
   ])("refuses %j with a clear sentence", async (value, message) => {
     await expect(readSettingsFile(await settingsFile(value))).rejects.toThrow(message);
   });
