@@ -147,8 +147,8 @@ const header = [
   `gyre ${commit || "?"}; node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}; ` +
     `load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after; ${((Date.now() - started) / 1000).toFixed(0)} s`,
   `Items: ${selected.join(", ")}.`,
-  `start-up, loop and sessions: gyre and Pi ${PI_LATEST_VERSION} both on Node ${NODE_LTS_VERSION} (start-up also on this Node);` +
-    ` loop-in-process, providers and tui keep Pi ${PI_VERSION}, whose libraries they load (history).`,
+  `start-up, loop, sessions and tui: gyre and Pi ${PI_LATEST_VERSION} both on Node ${NODE_LTS_VERSION} (start-up also on this Node);` +
+    ` loop-in-process and providers keep Pi ${PI_VERSION}, whose libraries they load (history).`,
   "Ratio = gyre ÷ Pi of the medians (below 1: gyre is smaller/faster; for MB/s above 1 is better).",
   ...notes.map((note) => `Note: ${note}`),
   "",

@@ -140,7 +140,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   if (config.apiKeyFile) config = { ...config, apiKey: await readApiKeyFileOrExit(config.apiKeyFile) };
   // The session first: `-c` without --provider/--model continues on the model it last used.
   const sessionsDir = getSessionsDir(home);
-  const opened = await openSessionStore(config.session, { cwd: io.cwd, sessionsDir });
+  const opened = await openSessionStore(config.session, { cwd: io.cwd, sessionsDir, mode: config.mode });
   const restored = opened.store.buildContext();
   const model = io.model
     ? {

@@ -13,7 +13,7 @@ import { findNewestSession, resolveSessionArgument } from "./session/session-sto
  */
 export async function openSessionStore(
   choice: SessionChoice,
-  options: { cwd: string; sessionsDir: string },
+  options: { cwd: string; sessionsDir: string; mode?: string },
 ): Promise<{ store: SessionManager; notices: RuntimeNotice[] }> {
   const notices: RuntimeNotice[] = [];
   const store = await openChoice(choice, options, (text) => notices.push({ level: "problem", text }));
@@ -30,7 +30,7 @@ export async function openSessionStore(
 
 async function openChoice(
   choice: SessionChoice,
-  options: { cwd: string; sessionsDir: string },
+  options: { cwd: string; sessionsDir: string; mode?: string },
   onSkipped: (message: string) => void,
 ): Promise<SessionManager> {
   if (choice.kind === "memory") return SessionManager.inMemory({ cwd: options.cwd });
@@ -45,7 +45,11 @@ async function openChoice(
     });
   }
   if (!path || choice.kind === "new")
-    return SessionManager.create({ sessionsDir: options.sessionsDir, cwd: options.cwd });
+    return SessionManager.create({
+      sessionsDir: options.sessionsDir,
+      cwd: options.cwd,
+      ...(options.mode !== undefined && { mode: options.mode }),
+    });
   if (choice.fork) {
     // Read-only: the original may be open (and locked) in another gyre; the copy is ours.
     const source = await SessionManager.open(path, { readOnly: true });

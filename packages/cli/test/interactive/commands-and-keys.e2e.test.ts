@@ -135,6 +135,9 @@ describe("the /resume picker", () => {
       },
     });
     await submit(tmux, "/resume");
+    // A -p run is hidden until Ctrl+T shows it.
+    await tmux.waitFor("1 -p run hidden");
+    await tmux.send(["C-t"]);
     await tmux.waitFor("the failing statistics tests and fix");
   });
 });

@@ -23,6 +23,8 @@ export async function startGyre(
     setup?: (dirs: { cwd: string; home: string; url: string }) => Promise<void>;
     /** Replaces the default `--provider openai --model gpt-4o --base-url …` flags. */
     modelArgs?: (url: string) => string[];
+    /** Extra environment variables (NO_COLOR, …). */
+    env?: Record<string, string>;
   } = {},
 ) {
   const server = await startFakeModelServer({ respond: replies });
@@ -38,7 +40,8 @@ export async function startGyre(
     `${server.url}/v1`,
   ];
   const args = [...modelArgs, ...(options.args ?? [])];
-  const env = `env -i PATH="${process.env.PATH}" HOME="${home}" GYRE_HOME="${home}" TERM=xterm-256color`;
+  const extra = Object.entries(options.env ?? {}).map(([key, value]) => ` ${key}='${value}'`);
+  const env = `env -i PATH="${process.env.PATH}" HOME="${home}" GYRE_HOME="${home}" TERM=xterm-256color${extra.join("")}`;
   const quoted = args.map((arg) => `'${arg}'`).join(" ");
   const tmux = await startTmux({
     command: `${env} node ${gyreBin} ${quoted}`,

@@ -24,6 +24,8 @@ describe("timer and limit settings", () => {
       { checkpoints: { maxDiskBytes: 5 } },
       /"checkpoints.maxDiskBytes" is not a setting; use maxFileBytes, maxSnapshotBytes/,
     ],
+    [{ approval: "sometimes" }, /"approval" must be one of ask, deny, allow/],
+    [{ theme: "../up" }, /"theme" must be dark, light or the name of a file/],
   ])("refuses %j with a clear sentence", async (value, message) => {
     await expect(readSettingsFile(await settingsFile(value))).rejects.toThrow(message);
   });

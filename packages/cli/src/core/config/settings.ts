@@ -41,6 +41,10 @@ export type Settings = {
   mcpSampling?: "ask" | "allow" | "deny";
   /** Package sources `gyre install` (without arguments) installs: npm:…, git:…, or paths. */
   packages?: string[];
+  /** Interactive colours: `dark`, `light` or a file `$GYRE_HOME/themes/<name>.json` (default dark). */
+  theme?: string;
+  /** Who decides calls that need more than the sandbox gives, when `--approval` is not given. */
+  approval?: "ask" | "deny" | "allow";
 };
 
 /** How the TUI tells the user a long run ended. */
@@ -73,9 +77,12 @@ const schema: Record<keyof Settings, FieldType> = {
   notifyAfterMs: "number",
   mcpSampling: "string",
   packages: "string[]",
+  theme: "string",
+  approval: "string",
 };
 
 const thinkingLevels = ["off", "low", "medium", "high"];
+const approvalModes = ["ask", "deny", "allow"];
 /** Number fields that must be positive; the integer ones say so. */
 const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
   maxTurns: "integer",
@@ -121,9 +128,19 @@ export async function readSettingsFile(file: string): Promise<Settings | undefin
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw settingsError(file, "must contain a JSON object.");
   }
+  const problems = checkSettings(parsed as Record<string, unknown>);
+  if (problems.length > 0) throw settingsError(file, problems.join(" "));
+  return parsed as Settings;
+}
+
+/**
+ * Every problem of a settings object, one sentence each (empty when it is valid); the check
+ * `readSettingsFile` makes, for code that writes settings. Unknown keys are left alone.
+ */
+export function checkSettings(settings: Record<string, unknown>): string[] {
   // Every problem at once: fixing one only to be told of the next wastes the user's runs.
   const problems: string[] = [];
-  for (const [key, value] of Object.entries(parsed)) {
+  for (const [key, value] of Object.entries(settings)) {
     const expected = schema[key as keyof Settings];
     if (!expected) continue;
     if (!matchesType(value, expected)) problems.push(`"${key}" must be ${describeType(expected)}.`);
@@ -132,8 +149,7 @@ export async function readSettingsFile(file: string): Promise<Settings | undefin
       if (problem) problems.push(problem);
     }
   }
-  if (problems.length > 0) throw settingsError(file, problems.join(" "));
-  return parsed as Settings;
+  return problems;
 }
 
 /**
@@ -155,6 +171,12 @@ function checkValue(key: string, value: unknown): string | undefined {
     return `"notify" must be one of ${notifyChannels.join(", ")}.`;
   if (key === "mcpSampling" && !["ask", "allow", "deny"].includes(value as string)) {
     return `"mcpSampling" must be one of ask, allow, deny.`;
+  }
+  if (key === "approval" && !approvalModes.includes(value as string)) {
+    return `"approval" must be one of ${approvalModes.join(", ")}.`;
+  }
+  if (key === "theme" && !/^[A-Za-z0-9_-]{1,64}$/.test(value as string)) {
+    return `"theme" must be dark, light or the name of a file in $GYRE_HOME/themes (letters, digits, - and _).`;
   }
   if (key === "tools") {
     const unknown = (value as string[]).filter((tool) => !isBuiltInToolName(tool));

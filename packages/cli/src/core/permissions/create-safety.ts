@@ -100,7 +100,7 @@ export function createSafety(options: SafetyOptions): Safety {
       maxMemoryMb: 8192,
     },
   });
-  const approval = config.approval ?? defaultApproval(config.mode);
+  const approval = config.approval ?? settings.approval ?? defaultApproval(config.mode);
   const gate = createApprovalGate(
     {
       rules: createRuleSet(settings.permissions ?? {}, { cwd, homeDir }),

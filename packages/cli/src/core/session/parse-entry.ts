@@ -22,7 +22,7 @@ export function parseSessionHeader(text: string): ParseResult<SessionHeader> {
   }
   if (!isJsonObject(value) || value.type !== "session")
     return fail('line 1 is not a session header (no "type":"session")');
-  const { version, id, timestamp, cwd, parentSession } = value;
+  const { version, id, timestamp, cwd, parentSession, mode } = value;
   if (typeof version !== "number" || !Number.isInteger(version) || version < 1)
     return fail("the session header has no valid version");
   if (version > SESSION_FORMAT_VERSION)
@@ -36,6 +36,8 @@ export function parseSessionHeader(text: string): ParseResult<SessionHeader> {
     return fail("the session header's parentSession is not a string");
   const header: SessionHeader = { type: "session", version, id, timestamp, cwd };
   if (parentSession !== undefined) header.parentSession = parentSession;
+  // A mode is only a hint for listings: a wrong type is dropped rather than failing the file.
+  if (typeof mode === "string") header.mode = mode;
   return { ok: true, value: header };
 }
 

@@ -42,6 +42,8 @@ export type CreateSessionOptions = {
   /** Applied to every line before it is written. Default: key shapes plus secret-named vars of `process.env`. */
   redact?: Redactor;
   parentSession?: string;
+  /** How the run was started (`RuntimeConfig.mode`), recorded in the header for `--resume`'s filter. */
+  mode?: string;
 };
 
 export type OpenSessionOptions = {
@@ -73,7 +75,7 @@ export class SessionManager {
 
   /** A new session whose file is created when its first message is appended. */
   static create(options: CreateSessionOptions): SessionManager {
-    const header = createHeader(options.cwd, options.parentSession);
+    const header = createHeader(options.cwd, options.parentSession, options.mode);
     const path = newSessionPath({ ...options, id: header.id, date: new Date(header.timestamp) });
     const redact = options.redact ?? createRedactor({ env: process.env });
     const file = SessionFile.forNewSession(path, header);
@@ -293,6 +295,7 @@ export class SessionManager {
         cwd,
         parentSession: parentPath,
         ...(redact && { redact }),
+        ...(this.header.mode !== undefined && { mode: this.header.mode }),
       });
     }
     // Each entry's parent is the one before it: a gap the reader bridged is whole in the copy.
@@ -350,7 +353,7 @@ export class SessionManager {
   }
 }
 
-function createHeader(cwd: string, parentSession?: string): SessionHeader {
+function createHeader(cwd: string, parentSession?: string, mode?: string): SessionHeader {
   const header: SessionHeader = {
     type: "session",
     version: SESSION_FORMAT_VERSION,
@@ -359,6 +362,7 @@ function createHeader(cwd: string, parentSession?: string): SessionHeader {
     cwd,
   };
   if (parentSession !== undefined) header.parentSession = parentSession;
+  if (mode !== undefined) header.mode = mode;
   return header;
 }
 

@@ -1,4 +1,4 @@
-import { utimes } from "node:fs/promises";
+import { stat, utimes } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { tempDir, userMessage } from "../../../test/session/helpers.js";
 import { SessionManager } from "./session-manager.js";
@@ -15,6 +15,18 @@ async function makeSession(sessionsDir: string, cwd: string, text: string, mtime
 }
 
 describe("finding sessions", () => {
+  it("summarises message count, the last model, size and the mode the header records", async () => {
+    const sessionsDir = await tempDir();
+    const session = SessionManager.create({ sessionsDir, cwd: "/p", mode: "print" });
+    session.appendModelChange("openai", "gpt-4o");
+    session.appendMessage(userMessage("one"));
+    session.appendMessage(userMessage("two"));
+    await session.close();
+    const [summary] = await listSessions({ sessionsDir, cwd: "/p" });
+    const { size } = await stat(session.path as string);
+    expect(summary).toMatchObject({ messageCount: 2, model: "openai/gpt-4o", size, mode: "print" });
+  });
+
   it("makes distinct, readable folder names for working directories", () => {
     expect(cwdSlug("/home/me/project")).toMatch(/^home-me-project-[0-9a-f]{8}$/);
     expect(cwdSlug("/a/b-c")).not.toBe(cwdSlug("/a-b/c"));

@@ -122,7 +122,12 @@ async function summariseSession(ref: SessionFileRef): Promise<SessionSummary | u
     created: new Date(header.value.timestamp),
     modified: ref.modified,
     firstMessage: findFirstUserText(buffer),
+    messageCount: countOccurrences(buffer, '{"type":"message"'),
+    size: buffer.length,
   };
+  const model = findLastModel(buffer);
+  if (model !== undefined) summary.model = model;
+  if (header.value.mode !== undefined) summary.mode = header.value.mode;
   const name = findLastName(buffer);
   if (name !== undefined) summary.name = name;
   if (header.value.parentSession !== undefined) summary.parentSession = header.value.parentSession;
@@ -147,6 +152,28 @@ function findFirstUserText(buffer: Buffer): string {
     return oneLine.length > FIRST_MESSAGE_CHARS ? `${oneLine.slice(0, FIRST_MESSAGE_CHARS - 1)}…` : oneLine;
   }
   return "";
+}
+
+function countOccurrences(buffer: Buffer, pattern: string): number {
+  let count = 0;
+  for (let at = buffer.indexOf(pattern); at >= 0; at = buffer.indexOf(pattern, at + pattern.length)) count++;
+  return count;
+}
+
+/** "provider/model" of the last answer, else of the last model change. */
+function findLastModel(buffer: Buffer): string | undefined {
+  const answer = buffer.lastIndexOf('"role":"assistant"');
+  if (answer >= 0) {
+    const parsed = parseSessionEntryLine(lineAround(buffer, answer));
+    if (parsed.ok && parsed.value.type === "message" && parsed.value.message.role === "assistant")
+      return `${parsed.value.message.provider}/${parsed.value.message.model}`;
+  }
+  const change = buffer.lastIndexOf('{"type":"model_change"');
+  if (change < 0) return undefined;
+  const parsed = parseSessionEntryLine(lineAround(buffer, change));
+  return parsed.ok && parsed.value.type === "model_change"
+    ? `${parsed.value.provider}/${parsed.value.modelId}`
+    : undefined;
 }
 
 function findLastName(buffer: Buffer): string | undefined {

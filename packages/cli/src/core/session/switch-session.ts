@@ -15,7 +15,11 @@ export type SessionTreeView = {
 export function createSiblingStore(current: SessionManager, sessionsDir: string | undefined): SessionManager {
   return current.path === undefined || sessionsDir === undefined
     ? SessionManager.inMemory({ cwd: current.cwd })
-    : SessionManager.create({ sessionsDir, cwd: current.cwd });
+    : SessionManager.create({
+        sessionsDir,
+        cwd: current.cwd,
+        ...(current.header.mode !== undefined && { mode: current.header.mode }),
+      });
 }
 
 /**

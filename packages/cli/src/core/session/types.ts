@@ -24,6 +24,8 @@ export type SessionHeader = {
   cwd: string;
   /** Path of the session this one was forked from. */
   parentSession?: string;
+  /** How the run that created it was started ("interactive", "print", "json", "rpc"); older files lack it. */
+  mode?: string;
 };
 
 /** Fields every entry has. `id` is 8 hex digits, unique in its file; `parentId` null for a root. */
@@ -139,4 +141,12 @@ export type SessionSummary = {
   modified: Date;
   /** Text of the first user message, shortened; "" when there is none. */
   firstMessage: string;
+  /** Message entries in the file, on every branch. */
+  messageCount: number;
+  /** "provider/model" of the last answer (or model change); undefined before any. */
+  model?: string;
+  /** Bytes on disk. */
+  size: number;
+  /** The header's `mode`: how the session was started. */
+  mode?: string;
 };

@@ -3,6 +3,7 @@
  * and keywords of the common languages. Good enough to read code at a glance; no grammar files,
  * no dependency, and each line stands alone so a streaming block never re-colours earlier lines.
  */
+import { paint } from "./palette.js";
 
 const keywords = new Set(
   (
@@ -42,9 +43,9 @@ export function highlightCode(code: string, lang?: string): string[] {
 /** A unified-diff line: removals red, additions green, hunk headers cyan, like an edit's diff. */
 function highlightDiffLine(line: string): string {
   if (line.startsWith("+++") || line.startsWith("---")) return `\x1b[1m${line}\x1b[22m`;
-  if (line.startsWith("+")) return `\x1b[32m${line}\x1b[39m`;
-  if (line.startsWith("-")) return `\x1b[31m${line}\x1b[39m`;
-  if (line.startsWith("@@")) return `\x1b[36m${line}\x1b[39m`;
+  if (line.startsWith("+")) return paint("green", line);
+  if (line.startsWith("-")) return paint("red", line);
+  if (line.startsWith("@@")) return paint("cyan", line);
   return line;
 }
 
@@ -65,11 +66,11 @@ function highlightLine(line: string, hashComments: boolean, dashComments: boolea
           (dashComments && comment.startsWith("--"));
         // Not a comment in this language: colour nothing, but keep highlighting what follows.
         if (!isComment) return comment[0] + highlightLine(comment.slice(1), hashComments, dashComments);
-        return `\x1b[90m${comment}\x1b[39m`;
+        return paint("gray", comment);
       }
-      if (string !== undefined) return `\x1b[32m${string}\x1b[39m`;
-      if (number !== undefined) return `\x1b[33m${number}\x1b[39m`;
-      if (word !== undefined && keywords.has(word)) return `\x1b[35m${word}\x1b[39m`;
+      if (string !== undefined) return paint("green", string);
+      if (number !== undefined) return paint("yellow", number);
+      if (word !== undefined && keywords.has(word)) return paint("magenta", word);
       return match;
     },
   );

@@ -3,6 +3,7 @@ import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
 import { describeRunFailure } from "../run-outcome.js";
 import { describeConnectingServers } from "../../core/mcp/describe-status.js";
+import { attachFiles, describeAttachment } from "./attachments.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
 import { FinishNotifier } from "./finish-notifier.js";
@@ -169,7 +170,11 @@ export class InteractiveController {
     const { session } = this;
     const startedAt = Date.now();
     try {
-      const { reason } = await session.prompt(text);
+      // Templates and commands get their arguments as typed; prompts get the files they name.
+      const attached = text.startsWith("/") ? undefined : await attachFiles(text, this.runtime.cwd);
+      for (const problem of attached?.problems ?? []) this.notify(problem, "warning");
+      for (const attachment of attached?.attachments ?? []) this.notify(describeAttachment(attachment));
+      const { reason } = await session.prompt(attached?.text ?? text, attached?.images);
       // A limit or a loop ended the run (the user said stop at the pause): say which.
       if (reason === "budget" || reason === "loop")
         this.notify(`Stopped: ${describeRunFailure(session, reason)}`, "warning");

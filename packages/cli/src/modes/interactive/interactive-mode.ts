@@ -7,7 +7,9 @@ import { loadKeybindings } from "./keybindings.js";
 import { Layout } from "./layout.js";
 import { resolveModelScope } from "./quick-switch.js";
 import { listAvailableModels } from "./slash-commands/model-command.js";
+import { setPalette } from "./palette.js";
 import { createTerminalUserInterface } from "./terminal-user-interface.js";
+import { loadTheme } from "./theme-file.js";
 
 export type InteractiveModeOptions = {
   /** Sent as the first prompt once the UI is up (`gyre "fix the test"`). */
@@ -36,6 +38,9 @@ export async function runInteractiveMode(runtime: Runtime, options: InteractiveM
   // Before the screen opens, so a bad --models pattern is a plain one-line error.
   const modelScope = options.models ? resolveModelScope(options.models, listAvailableModels(runtime.model)) : undefined;
   const keys = await loadKeybindings(runtime.gyreHome);
+  const theme = await loadTheme(runtime.settings.theme, runtime.gyreHome);
+  setPalette(theme.palette);
+  if (theme.problem) runtime.notices.push({ level: "warning", text: theme.problem });
   const layout = new Layout(options.terminal ?? new ProcessTerminal(), {
     version: options.version,
     model: `${runtime.model.provider}/${runtime.model.id}`,

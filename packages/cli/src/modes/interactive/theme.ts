@@ -1,18 +1,20 @@
 /**
- * Colours and component themes for the interactive mode. Plain SGR sequences (16-colour palette,
- * so the user's terminal theme decides the actual colours); no colour library on the start-up path.
+ * Colours and component themes for the interactive mode. Plain SGR sequences from the current
+ * palette (palette.ts; the `theme` setting picks it); no colour library on the start-up path.
  */
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui";
-import { colourEnabled } from "./colour-support.js";
 import { highlightCode } from "./highlight-code.js";
+import { type ColourName, coloursOn, paint } from "./palette.js";
 
 const sgr =
   (open: number, close: number) =>
   (text: string): string =>
     `\x1b[${open}m${text}\x1b[${close}m`;
-const useColour = colourEnabled();
-/** A colour, or plain text when the user asked for none (NO_COLOR, FORCE_COLOR=0). */
-const colour = (open: number, close: number) => (useColour ? sgr(open, close) : (text: string): string => text);
+/** A colour of the current palette, or plain text when the user asked for none (NO_COLOR, FORCE_COLOR=0). */
+const colour =
+  (name: ColourName) =>
+  (text: string): string =>
+    paint(name, text);
 
 /** Text styles used across the UI. */
 export const style = {
@@ -21,13 +23,13 @@ export const style = {
   italic: sgr(3, 23),
   underline: sgr(4, 24),
   strikethrough: sgr(9, 29),
-  red: colour(31, 39),
-  green: colour(32, 39),
-  yellow: colour(33, 39),
-  blue: colour(34, 39),
-  magenta: colour(35, 39),
-  cyan: colour(36, 39),
-  gray: colour(90, 39),
+  red: colour("red"),
+  green: colour("green"),
+  yellow: colour("yellow"),
+  blue: colour("blue"),
+  magenta: colour("magenta"),
+  cyan: colour("cyan"),
+  gray: colour("gray"),
 };
 
 export const markdownTheme: MarkdownTheme = {
@@ -45,7 +47,7 @@ export const markdownTheme: MarkdownTheme = {
   italic: style.italic,
   strikethrough: style.strikethrough,
   underline: style.underline,
-  highlightCode: (code, lang) => (useColour ? highlightCode(code, lang) : code.split("\n")),
+  highlightCode: (code, lang) => (coloursOn() ? highlightCode(code, lang) : code.split("\n")),
 };
 
 export const selectListTheme: SelectListTheme = {

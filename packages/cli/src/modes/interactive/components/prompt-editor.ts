@@ -1,8 +1,13 @@
 import { Editor } from "@mariozechner/pi-tui";
 import { style } from "../theme.js";
 
-const borderCell = style.gray("─");
-const borderRun = new RegExp(`(?:${borderCell.replace(/\[/g, "\\[")}){2,}`, "g");
+/** The border cell and a pattern for runs of it, in the current theme's gray (themes switch live). */
+let border = { cell: "", run: /$^/g };
+function borderPattern(): { cell: string; run: RegExp } {
+  const cell = style.gray("─");
+  if (cell !== border.cell) border = { cell, run: new RegExp(`(?:${cell.replace(/\[/g, "\\[")}){2,}`, "g") };
+  return border;
+}
 
 /**
  * pi-tui's editor with its border lines written compactly. pi-tui colours the border one cell at
@@ -22,6 +27,7 @@ export class PromptEditor extends Editor {
 
   override render(width: number): string[] {
     const lines = super.render(width);
+    const { cell: borderCell, run: borderRun } = borderPattern();
     for (let index = 0; index < lines.length; index++) {
       const line = lines[index] as string;
       if (line.startsWith(borderCell))

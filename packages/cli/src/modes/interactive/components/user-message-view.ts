@@ -1,4 +1,5 @@
 import { type Component, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { collapseAttachments } from "../attachments.js";
 import { sanitizeText } from "../sanitize-text.js";
 import { style } from "../theme.js";
 
@@ -9,7 +10,8 @@ export class UserMessageView implements Component {
   private readonly text: string;
 
   constructor(text: string) {
-    this.text = sanitizeText(text).trimEnd();
+    // An attached file's content is for the model; the conversation shows which file it was.
+    this.text = sanitizeText(collapseAttachments(text)).trimEnd();
   }
 
   invalidate(): void {

@@ -81,15 +81,22 @@ export class SelectDialog implements Component, Focusable {
   }
 
   private createList(items: SelectItem[]): SelectList {
-    // pi-tui cuts labels at 32 columns by default; long labels (a session's first message) get
-    // up to 64, measured over all items so filtering does not make the columns jump.
-    const longest = Math.max(0, ...this.options.items.map((item) => visibleWidth(item.label ?? item.value)));
-    const width = Math.min(64, Math.max(32, longest + 2));
-    return new SelectList(items, this.options.maxVisible ?? 10, selectListTheme, {
-      minPrimaryColumnWidth: width,
-      maxPrimaryColumnWidth: width,
-    });
+    return createWideList(items, this.options.items, this.options.maxVisible ?? 10);
   }
+}
+
+/**
+ * A SelectList of `items` whose label column fits the longest label of `allItems` (32–64
+ * columns): pi-tui cuts labels at 32 by default, too short for a session's first message, and
+ * measuring over all items keeps the columns still while filtering.
+ */
+export function createWideList(items: SelectItem[], allItems: readonly SelectItem[], maxVisible: number): SelectList {
+  const longest = Math.max(0, ...allItems.map((item) => visibleWidth(item.label ?? item.value)));
+  const width = Math.min(64, Math.max(32, longest + 2));
+  return new SelectList(items, maxVisible, selectListTheme, {
+    minPrimaryColumnWidth: width,
+    maxPrimaryColumnWidth: width,
+  });
 }
 
 function describe(item: SelectItem): string {

@@ -1,19 +1,32 @@
-import { listResumableSessions, toSessionItems } from "../pickers/session-picker.js";
+import { deleteSessionFile, renameSessionFile } from "../../../core/session/session-actions.js";
+import { listResumableSessions } from "../pickers/session-picker.js";
+import { SessionPicker } from "../pickers/session-picker-view.js";
 import type { SlashCommand } from "./types.js";
 
-/** /resume: picks an earlier session of this folder and continues it. */
+/** /resume: picks an earlier session (this folder, or every project) and continues it. */
 export const resumeCommand: SlashCommand = {
   name: "resume",
   description: "Continue an earlier session",
   run: async (_args, context) => {
-    const { session, runtime } = context;
-    const sessions = await listResumableSessions({
-      sessionsDir: context.sessionsDir,
-      cwd: runtime.cwd,
-      exclude: session.state.sessionFile,
-    });
-    if (sessions.length === 0) return context.notify("No other sessions in this folder yet.");
-    const path = await context.select("Resume session", toSessionItems(sessions));
+    const { session, runtime, layout } = context;
+    const path = await layout.ask<string>(
+      (done) =>
+        new SessionPicker({
+          title: "Resume session",
+          load: (allProjects) =>
+            listResumableSessions({
+              sessionsDir: context.sessionsDir,
+              cwd: runtime.cwd,
+              allProjects,
+              exclude: session.state.sessionFile,
+            }),
+          rename: renameSessionFile,
+          remove: deleteSessionFile,
+          home: process.env.HOME,
+          requestRender: () => layout.render(),
+          onDone: done,
+        }),
+    );
     if (!path) return;
     try {
       await session.open(path);
