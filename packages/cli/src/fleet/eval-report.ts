@@ -20,6 +20,8 @@ export type EvalRunRecord = {
   /** The check command's last output lines (failed checks only). */
   checkOutput?: string;
   sessionFile: string;
+  /** The command that replays this run against another build's tools (folder tasks only). */
+  replay?: string;
 };
 
 export type EvalVariantSummary = {

@@ -71,6 +71,9 @@ export async function runEvalTask(options: EvalRunOptions): Promise<EvalRunRecor
       harnessErrors,
       ...(check.code === 0 ? {} : { checkOutput: check.output }),
       sessionFile,
+      ...("folder" in task.source
+        ? { replay: `gyre replay ${JSON.stringify(sessionFile)} --workspace ${JSON.stringify(task.source.folder)}` }
+        : {}),
     };
   } finally {
     await workspace.cleanup();

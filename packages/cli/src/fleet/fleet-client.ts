@@ -50,6 +50,7 @@ export async function createFleetClient(options: { redisUrl: string; queue: stri
   // ioredis reconnects and queues commands meanwhile; without a listener each retry is printed.
   redis.on("error", () => {});
   const queue: Queue = new QueueClass(options.queue, { connection: redis });
+  queue.on("error", () => {}); // the same outage; BullMQ prints an unheard error event
   const journals = createRedisSessionStore(redis, (id) => fleetKeys.journal(options.queue, id));
   const info = async (jobId: string): Promise<JobInfo | undefined> => {
     // The state first, then the job: read the other way round, a job that finished in between

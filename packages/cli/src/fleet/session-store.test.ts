@@ -49,6 +49,18 @@ describe("session stores", () => {
     expect(await store.list()).toEqual(["x", "y"]);
   });
 
+  it("stores a line once when a lost reply makes the client send it again, and refuses another writer's line in its place", async () => {
+    const store = createRedisSessionStore(redis, (id) => `test:journal:${id}`);
+    await store.append("resend", ["one"]);
+    // The first send of "two" reached Redis; its reply was lost and ioredis sends it again.
+    await redis.xadd("test:journal:resend", "0-2", "line", "two");
+    await store.append("resend", ["two"]);
+    expect(await store.readAll("resend")).toEqual(["one", "two"]);
+    await redis.xadd("test:journal:resend", "0-3", "line", "someone else");
+    await expect(store.append("resend", ["three"])).rejects.toThrow(/did not store the journal line 0-3/);
+    expect(await store.readAll("resend")).toEqual(["one", "two", "someone else"]);
+  });
+
   it("journals each line of a worker's session file to Redis before the file, once each", async () => {
     const file = join(root, "job.jsonl");
     const header = { type: "session", version: 1, id: "job-1", timestamp: new Date().toISOString(), cwd: root };

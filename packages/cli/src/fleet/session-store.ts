@@ -51,20 +51,37 @@ export function createFileSessionStore(dir: string): SessionStore {
 }
 
 /**
- * One Redis Stream per session, key `keyOf(id)`, each entry's field `line` one line. `list`
- * scans for keys matching `keyOf("*")`. ioredis queues commands while disconnected, so an append
- * during a Redis restart waits for the reconnect instead of failing.
+ * One Redis Stream per session, key `keyOf(id)`, each entry's field `line` one line, entry ids
+ * `0-1`, `0-2`, … in line order. ioredis queues commands while disconnected and, after a
+ * reconnect, sends again those whose reply it lost: with ids of our own such a resend cannot
+ * store a line twice (Redis refuses an id at or below the last one; the line already there is
+ * checked to be ours). Another writer's lines in between are refused the same way: fail closed.
  */
 export function createRedisSessionStore(redis: Redis, keyOf: (sessionId: string) => string): SessionStore {
+  const next = new Map<string, number>();
+  const nextSequence = async (key: string) => {
+    const known = next.get(key);
+    if (known !== undefined) return known;
+    const [last] = await redis.xrevrange(key, "+", "-", "COUNT", 1);
+    return last === undefined ? 1 : Number(last[0].split("-")[1]) + 1;
+  };
   return {
     async append(sessionId, lines) {
       if (lines.length === 0) return;
+      const key = keyOf(sessionId);
+      const first = await nextSequence(key);
       const batch = redis.multi();
-      for (const line of lines) batch.xadd(keyOf(sessionId), "*", "line", line);
+      for (const [index, line] of lines.entries()) batch.xadd(key, `0-${first + index}`, "line", line);
       const replies = await batch.exec();
-      const failed = replies?.find(([error]) => error !== null)?.[0];
-      if (replies === null || failed)
-        throw new Error(`Redis did not store the journal: ${failed?.message ?? "aborted"}`);
+      if (replies === null) throw new Error("Redis did not store the journal: the transaction was aborted.");
+      for (const [index, [error]] of replies.entries()) {
+        if (error === null) continue;
+        const id = `0-${first + index}`;
+        const [stored] = await redis.xrange(key, id, id);
+        const line = stored?.[1][stored[1].indexOf("line") + 1];
+        if (line !== lines[index]) throw new Error(`Redis did not store the journal line ${id}: ${error.message}`);
+      }
+      next.set(key, first + lines.length);
     },
     async readAll(sessionId) {
       const entries = await redis.xrange(keyOf(sessionId), "-", "+");
@@ -79,8 +96,8 @@ export function createRedisSessionStore(redis: Redis, keyOf: (sessionId: string)
       const ids: string[] = [];
       let cursor = "0";
       do {
-        const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
-        cursor = next;
+        const [found, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
+        cursor = found;
         for (const key of keys) ids.push(key.slice(prefix.length, key.length - suffix.length));
       } while (cursor !== "0");
       return ids.sort();

@@ -90,6 +90,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       maxStalledCount: 3,
     },
   );
+  // Connection errors are reported once per outage by reportOutages; anything else is logged.
+  worker.on("error", (error: Error) => {
+    if (!/ECONNREFUSED|ECONNRESET|Connection is closed|EPIPE/.test(error.message))
+      options.log?.(`queue error: ${error.message}`);
+  });
   await worker.waitUntilReady();
   options.onReady?.();
   return {

@@ -74,6 +74,9 @@ describe("gyre eval", () => {
     expect(bad).toMatchObject({ variant: "openai/bad", runs: 2, passed: 0, harnessErrors: 2 });
     expect(bad.harnessErrorKinds).toEqual({ "tool-call parse failure": 2 });
     expect(report.runs).toHaveLength(4);
+    expect(report.runs[0].replay).toBe(
+      `gyre replay ${JSON.stringify(report.runs[0].sessionFile)} --workspace ${JSON.stringify(join(dir, "task-a"))}`,
+    );
     const markdown = await readFile(join(dir, "out", "results.md"), "utf8");
     expect(run.stdout).toBe(markdown);
     expect(markdown).toContain("| openai/good | 2/2 | 100% (34%–100%) |");

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,12 +31,14 @@ function promptText(body: { messages?: { role: string; content: unknown }[] }): 
 describe("fleet across a Redis restart", () => {
   it("finishes every job after redis-server is stopped and started again mid-run, none lost and none run twice", async () => {
     const { cwd, home } = await workspace(root, "restart");
-    const runs = join(cwd, "runs.txt");
+    // One folder per job: concurrent sandboxed commands in one folder race on the mount point
+    // the sandbox creates for .gyre (reported to the sandbox's owners); not what this test is about.
+    const folderOf = (n: number | string) => join(cwd, `job-${n}`);
     const server = await startFakeModelServer({
       respond: ({ body }) => {
         const job = /job (\d+)/.exec(promptText(body))?.[1] ?? "?";
         const answered = (body.messages ?? []).some((message) => message.role === "tool");
-        if (!answered) return { toolCalls: [{ name: "bash", arguments: { command: `echo ${job} >> ${runs}` } }] };
+        if (!answered) return { toolCalls: [{ name: "bash", arguments: { command: `echo ${job} >> runs.txt` } }] };
         return { text: `done ${job}`, chunkSize: 2, delayMs: 60 };
       },
     });
@@ -46,13 +48,18 @@ describe("fleet across a Redis restart", () => {
     const client = await createFleetClient({ redisUrl: redis.url, queue });
     try {
       const count = 24;
+      await Promise.all(Array.from({ length: count }, (_, n) => mkdir(folderOf(n))));
       const ids = await Promise.all(
         Array.from({ length: count }, (_, n) =>
-          client.submit({ prompt: `job ${n}`, cwd, provider: "openai", model: "gpt-4o", tools: ["bash"] }),
+          client.submit({ prompt: `job ${n}`, cwd: folderOf(n), provider: "openai", model: "gpt-4o", tools: ["bash"] }),
         ),
       );
+      const ranSoFar = async () =>
+        (await Promise.all(ids.map((_, n) => readFile(join(folderOf(n), "runs.txt"), "utf8").catch(() => "")))).join(
+          "",
+        );
       await waitFor(
-        async () => ((await readFile(runs, "utf8").catch(() => "")).split("\n").length > 4 ? true : undefined),
+        async () => ((await ranSoFar()).split("\n").length > 4 ? true : undefined),
         120_000,
         "the first jobs to run their tool",
       );
@@ -75,7 +82,7 @@ describe("fleet across a Redis restart", () => {
         expect(JSON.parse(summary.results), summary.results).toHaveLength(1);
         expect(summary.results).toContain('"isError":false');
       }
-      const ran = (await readFile(runs, "utf8")).trim().split("\n").map(Number);
+      const ran = (await ranSoFar()).trim().split("\n").map(Number);
       expect(
         ran.sort((a, b) => a - b),
         JSON.stringify(summaries),
