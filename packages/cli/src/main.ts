@@ -33,8 +33,11 @@ async function run(argv: string[]): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   if (process.env.GYRE_EXIT_WITH_PARENT === "1") exitWithParent();
+  // A fleet worker's child journals its session to Redis before the file (fleet/session-store.ts).
+  if (process.env.GYRE_SESSION_JOURNAL_KEY !== undefined)
+    await (await import("./fleet/session-store.js")).installSessionJournalFromEnv(process.env);
   // The fleet's subcommands load their module (and bullmq) only when named: start-up.
-  if (["worker", "submit", "jobs", "job"].includes(argv[0] ?? "")) {
+  if (["worker", "submit", "jobs", "job", "eval", "replay"].includes(argv[0] ?? "")) {
     const { runFleetCommand } = await import("./fleet/fleet-commands.js");
     return runFleetCommand(argv, {
       stdout: process.stdout,

@@ -528,6 +528,10 @@ export class AgentSession {
     if (event.type === "message_end") {
       this.store.appendMessage(event.message);
       if (event.message.role === "assistant") this.ledger?.add(event.message.usage);
+      // A tool runs only once its call is durable (file, or the fleet's journal): a run killed
+      // mid-tool then resumes with the "interrupted" result instead of asking for the call again.
+      if (event.message.role === "assistant" && event.message.content.some((block) => block.type === "toolCall"))
+        return this.flush();
     }
     if (event.type === "turn_end" || event.type === "agent_end") return this.flush();
     return undefined;

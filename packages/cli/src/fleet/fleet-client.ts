@@ -8,6 +8,7 @@ import type { Redis } from "ioredis";
 import { fleetKeys } from "./fleet-keys.js";
 import { type JobPayload, parseJobPayload } from "./job-payload.js";
 import type { JobResult } from "./run-job.js";
+import { createRedisSessionStore } from "./session-store.js";
 
 export type JobState =
   | "waiting"
@@ -46,11 +47,17 @@ export type FleetClient = {
 export async function createFleetClient(options: { redisUrl: string; queue: string }): Promise<FleetClient> {
   const [{ Queue: QueueClass }, { Redis: RedisClass }] = await Promise.all([import("bullmq"), import("ioredis")]);
   const redis: Redis = new RedisClass(options.redisUrl, { maxRetriesPerRequest: null });
+  // ioredis reconnects and queues commands meanwhile; without a listener each retry is printed.
+  redis.on("error", () => {});
   const queue: Queue = new QueueClass(options.queue, { connection: redis });
+  queue.on("error", () => {}); // the same outage; BullMQ prints an unheard error event
+  const journals = createRedisSessionStore(redis, (id) => fleetKeys.journal(options.queue, id));
   const info = async (jobId: string): Promise<JobInfo | undefined> => {
+    // The state first, then the job: read the other way round, a job that finished in between
+    // reads "completed" with the result it did not have yet.
+    const state = (await queue.getJobState(jobId)) as JobState;
     const job = await queue.getJob(jobId);
     if (job === undefined || job === null) return undefined;
-    const state = (await job.getState()) as JobState;
     const data = job.data as Partial<JobPayload>;
     return {
       id: jobId,
@@ -89,6 +96,7 @@ export async function createFleetClient(options: { redisUrl: string; queue: stri
     },
     async *follow(jobId, followOptions = {}) {
       const reader: Redis = redis.duplicate();
+      reader.on("error", () => {});
       let cursor = "0";
       try {
         while (!followOptions.signal?.aborted) {
@@ -124,8 +132,8 @@ export async function createFleetClient(options: { redisUrl: string; queue: stri
       if (state === "waiting" || state === "delayed" || state === "prioritized") await job?.remove();
     },
     async sessionJsonl(jobId) {
-      const entries = await redis.xrange(fleetKeys.journal(options.queue, jobId), "-", "+");
-      return entries.map(([, fields]) => `${fields[fields.indexOf("line") + 1] ?? ""}\n`).join("");
+      const lines = await journals.readAll(jobId);
+      return lines.map((line) => `${line}\n`).join("");
     },
     async close() {
       await queue.close();

@@ -1,5 +1,6 @@
 /**
- * The fleet's subcommands: `gyre worker`, `gyre submit`, `gyre jobs`, `gyre job <id>`. Flags are
+ * The fleet's subcommands: `gyre worker`, `gyre submit`, `gyre jobs`, `gyre job <id>`, and the
+ * batch tools beside them, `gyre eval` and `gyre replay`. Flags are
  * parsed with node:util's parseArgs; a bad one is exit 2 with one sentence. The Redis URL comes
  * from `--redis` or `GYRE_REDIS_URL`.
  */
@@ -28,8 +29,19 @@ export async function runFleetCommand(argv: readonly string[], io: Io): Promise<
       return runJobsCommand(rest, io);
     case "job":
       return runJobCommand(rest, io);
+    case "eval": {
+      const { runEvalCommand } = await import("./eval-command.js");
+      return runEvalCommand(rest, { ...io, gyreBin: realpathSync(process.argv[1] ?? "") });
+    }
+    case "replay": {
+      const { runReplayCommand } = await import("./replay-command.js");
+      return runReplayCommand(rest, { ...io, gyreBin: realpathSync(process.argv[1] ?? "") });
+    }
     default:
-      throw new CliError("bad_usage", `Unknown fleet command ${String(command)}; use worker, submit, jobs or job.`);
+      throw new CliError(
+        "bad_usage",
+        `Unknown fleet command ${String(command)}; use worker, submit, jobs, job, eval or replay.`,
+      );
   }
 }
 

@@ -5,7 +5,7 @@
 export const fleetKeys = {
   /** Stream of a job's events (each entry's field `event` is one JSON line of JSON mode). */
   events: (queue: string, jobId: string) => `gyre:fleet:${queue}:events:${jobId}`,
-  /** Stream of a job's session journal lines (field `line`), appended as the session file grows. */
+  /** Stream of a job's session journal lines (field `line`), appended before the session file. */
   journal: (queue: string, jobId: string) => `gyre:fleet:${queue}:journal:${jobId}`,
   /** Set when a job is to be cancelled. */
   cancel: (queue: string, jobId: string) => `gyre:fleet:${queue}:cancel:${jobId}`,

@@ -4,18 +4,19 @@
  * when the journal already ends in a final answer it returns that answer without a model call.
  * Otherwise it runs `gyre --mode json -p --session <file>` as a child (its own process, the
  * sandbox and tools of a normal run, exiting if the worker dies), copies every event line to the
- * job's event stream and every new journal line to the journal stream, and stops the child on
- * cancel. A resumed attempt opens the session as `--continue` does (tool calls without a result
+ * job's event stream, and stops the child on cancel. The child appends each journal line to the
+ * job's journal stream itself, before its session file, and a tool runs only once its call is in
+ * the stream (see session-store.ts). A resumed attempt opens the session as `--continue` does (tool calls without a result
  * get the "interrupted" result; nothing is re-run) and asks the model to go on.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import * as nodePath from "node:path";
 import type { Redis } from "ioredis";
 import { fleetKeys } from "./fleet-keys.js";
 import { type JobPayload, payloadArguments } from "./job-payload.js";
+import { createRedisSessionStore, sessionJournalEnv } from "./session-store.js";
+import { freshWorkspace, sessionHeaderLine, type Workspace } from "./workspace-copy.js";
 
 export type JobResult = {
   reason: string;
@@ -33,6 +34,8 @@ export type RunJobOptions = {
   attempt: number;
   payload: JobPayload;
   redis: Redis;
+  /** The URL `redis` connects to (the child opens its own connection for the journal). */
+  redisUrl: string;
   /** The worker's own gyre home (settings, keys in its environment); sessions of jobs go under it. */
   gyreHome: string;
   /** The gyre bin to run. */
@@ -49,59 +52,31 @@ export async function runJob(options: RunJobOptions): Promise<JobResult> {
   const dir = nodePath.join(options.gyreHome, "fleet", "sessions");
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = nodePath.join(dir, `${options.queue}-${options.jobId}.jsonl`);
-  const journal = await options.redis.xrange(fleetKeys.journal(options.queue, options.jobId), "-", "+");
-  const lines = journal
-    .map(([, fields]) => fieldOf(fields, "line"))
-    .filter((line): line is string => line !== undefined);
+  const store = createRedisSessionStore(options.redis, (id) => fleetKeys.journal(options.queue, id));
+  const lines = await store.readAll(options.jobId);
   const workspace = await prepareWorkspace(options.payload);
   try {
     if (lines.length === 0) {
-      const header = {
-        type: "session",
-        version: 1,
-        id: randomUUID(),
-        timestamp: new Date().toISOString(),
-        cwd: workspace.cwd,
-      };
-      lines.push(JSON.stringify(header));
-      await options.redis.xadd(fleetKeys.journal(options.queue, options.jobId), "*", "line", lines[0] as string);
+      lines.push(sessionHeaderLine(workspace.cwd));
+      await store.append(options.jobId, lines);
     }
     await writeFile(file, `${lines.join("\n")}\n`, { mode: 0o600 });
     const answered = finalAnswerOf(lines);
     if (answered !== undefined)
       return { reason: "stop", text: answered, exitCode: 0, fromJournal: true, attempt: options.attempt };
     const prompt = lines.length > 1 ? RESUME_PROMPT : options.payload.prompt;
-    return await runChild({ ...options, file, cwd: workspace.cwd, prompt, journalLines: lines.length });
+    return await runChild({ ...options, file, cwd: workspace.cwd, prompt });
   } finally {
     await workspace.cleanup();
   }
 }
 
-async function prepareWorkspace(payload: JobPayload): Promise<{ cwd: string; cleanup: () => Promise<void> }> {
+async function prepareWorkspace(payload: JobPayload): Promise<Workspace> {
   if (payload.cwd !== undefined) return { cwd: payload.cwd, cleanup: async () => {} };
-  const root = await mkdtemp(nodePath.join(tmpdir(), "gyre-job-"));
-  const cwd = nodePath.join(root, "work");
-  const git = payload.git as { url: string; ref?: string };
-  await runGit(["clone", "--quiet", git.url, cwd], root);
-  if (git.ref !== undefined) await runGit(["checkout", "--quiet", git.ref], cwd);
-  return { cwd, cleanup: () => rm(root, { recursive: true, force: true }) };
+  return freshWorkspace({ git: payload.git as { url: string; ref?: string } }, "gyre-job-");
 }
 
-function runGit(args: string[], cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`git ${args[0]} failed: ${stderr.trim() || `exit ${code}`}`)),
-    );
-  });
-}
-
-type ChildRun = RunJobOptions & { file: string; cwd: string; prompt: string; journalLines: number };
+type ChildRun = RunJobOptions & { file: string; cwd: string; prompt: string };
 
 async function runChild(run: ChildRun): Promise<JobResult> {
   const args = [
@@ -117,12 +92,16 @@ async function runChild(run: ChildRun): Promise<JobResult> {
   ];
   const child = spawn(process.execPath, args, {
     cwd: run.cwd,
-    env: { ...run.env, GYRE_HOME: run.gyreHome, GYRE_EXIT_WITH_PARENT: "1" },
+    env: {
+      ...run.env,
+      GYRE_HOME: run.gyreHome,
+      GYRE_EXIT_WITH_PARENT: "1",
+      ...sessionJournalEnv({ redisUrl: run.redisUrl, key: fleetKeys.journal(run.queue, run.jobId), file: run.file }),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const stopChild = () => child.kill("SIGTERM");
   run.signal.addEventListener("abort", stopChild, { once: true });
-  const mirror = mirrorJournal(run);
   let result: Record<string, unknown> | undefined;
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
@@ -134,7 +113,6 @@ async function runChild(run: ChildRun): Promise<JobResult> {
   const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
   run.signal.removeEventListener("abort", stopChild);
   await events;
-  await mirror.stop();
   if (run.signal.aborted) return { reason: "cancelled", text: "", exitCode, fromJournal: false, attempt: run.attempt };
   if (result === undefined)
     throw new Error(
@@ -178,49 +156,6 @@ async function copyEvents(
   await chain;
 }
 
-/** Appends the session file's new complete lines to the journal stream as they are written. */
-function mirrorJournal(run: ChildRun): { stop(): Promise<void> } {
-  let offset = 0;
-  let skip = run.journalLines;
-  let pending = "";
-  let busy: Promise<void> = Promise.resolve();
-  const pull = async () => {
-    const handle = await open(run.file, "r");
-    try {
-      const { size } = await handle.stat();
-      if (size <= offset) return;
-      const buffer = Buffer.alloc(size - offset);
-      await handle.read(buffer, 0, buffer.length, offset);
-      offset = size;
-      pending += buffer.toString("utf8");
-    } finally {
-      await handle.close();
-    }
-    const complete = pending.lastIndexOf("\n");
-    if (complete === -1) return;
-    const lines = pending.slice(0, complete).split("\n");
-    pending = pending.slice(complete + 1);
-    for (const line of lines) {
-      if (skip > 0) {
-        skip--;
-        continue;
-      }
-      if (line.trim() !== "") await run.redis.xadd(fleetKeys.journal(run.queue, run.jobId), "*", "line", line);
-    }
-  };
-  const tick = () => {
-    busy = busy.then(pull).catch(() => {});
-  };
-  const timer = setInterval(tick, 100);
-  return {
-    async stop() {
-      clearInterval(timer);
-      tick();
-      await busy;
-    },
-  };
-}
-
 /** The final answer when the journal's last message is an assistant message that stopped without tool calls. */
 export function finalAnswerOf(lines: readonly string[]): string | undefined {
   for (let index = lines.length - 1; index > 0; index--) {
@@ -242,9 +177,4 @@ export function finalAnswerOf(lines: readonly string[]): string | undefined {
       .join("");
   }
   return undefined;
-}
-
-function fieldOf(fields: string[], name: string): string | undefined {
-  const index = fields.indexOf(name);
-  return index === -1 ? undefined : fields[index + 1];
 }

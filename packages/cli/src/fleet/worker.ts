@@ -25,12 +25,30 @@ export type WorkerOptions = {
 
 export type RunningWorker = { close(): Promise<void> };
 
+/**
+ * ioredis reconnects by itself and queues commands meanwhile (jobs wait, none fail): an outage
+ * is one log line when it starts and one when Redis is back, not an error per retry.
+ */
+function reportOutages(redis: import("ioredis").Redis, log: ((line: string) => void) | undefined): void {
+  let down = false;
+  redis.on("error", (error: Error) => {
+    if (!down) log?.(`redis unreachable (${error.message}); retrying, jobs in progress wait`);
+    down = true;
+  });
+  redis.on("ready", () => {
+    if (down) log?.("redis reachable again");
+    down = false;
+  });
+}
+
 /** Starts a worker; it runs until `close()`. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const [{ Worker, UnrecoverableError }, { Redis }] = await Promise.all([import("bullmq"), import("ioredis")]);
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   const controllers = new Map<string, AbortController>();
   const subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  reportOutages(redis, options.log);
+  subscriber.on("error", () => {}); // the same outage, reported once through `redis`
   await subscriber.subscribe(fleetKeys.cancelChannel(options.queue));
   subscriber.on("message", (_channel: string, jobId: string) => controllers.get(jobId)?.abort());
   const worker = new Worker<unknown, JobResult>(
@@ -51,6 +69,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           attempt: job.attemptsMade + 1,
           payload: parsed.value,
           redis,
+          redisUrl: options.redisUrl,
           gyreHome: options.gyreHome,
           gyreBin: options.gyreBin,
           env: options.env,
@@ -71,6 +90,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       maxStalledCount: 3,
     },
   );
+  // Connection errors are reported once per outage by reportOutages; anything else is logged.
+  worker.on("error", (error: Error) => {
+    if (!/ECONNREFUSED|ECONNRESET|Connection is closed|EPIPE/.test(error.message))
+      options.log?.(`queue error: ${error.message}`);
+  });
   await worker.waitUntilReady();
   options.onReady?.();
   return {

@@ -1,99 +1,40 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import type { ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFleetClient, type FleetClient } from "../../src/fleet/fleet-client.js";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
-import { cliEnv, gyreBin } from "../helpers/run-cli.js";
+import { createWorkerPool, journalOf, workspace as makeWorkspace, waitFor, waitForJobs } from "./fleet-harness.js";
+import { type RedisServer, requireRedisServer, startRedisServer } from "./redis-server.js";
 
-if (spawnSync("redis-server", ["--version"]).status !== 0) {
-  throw new Error("The fleet tests need redis-server on PATH (apt-get install -y redis-server; .ci/run installs it).");
-}
+requireRedisServer();
 
 let root: string;
+let redis: RedisServer;
 let redisUrl: string;
-let redis: ChildProcess;
-const workers: ChildProcess[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes"],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("Ready to accept connections")) resolve();
-    });
-    child.on("exit", (code) => reject(new Error(`redis-server exited with ${code}`)));
-  });
-  return child;
-}
-
-/** Starts `gyre worker` as its own process; resolves once it says it is ready. */
-async function startWorker(home: string, args: string[] = [], env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [gyreBin, "worker", "--redis", redisUrl, ...args], {
-    env: cliEnv(home, env),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  workers.push(child);
-  await new Promise<void>((resolve, reject) => {
-    let seen = "";
-    child.stderr?.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes("ready on queue")) resolve();
-    });
-    child.on("exit", (code) => reject(new Error(`worker exited with ${code}: ${seen}`)));
-  });
-  return child;
-}
-
-async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`Timed out waiting for ${what}.`);
-}
+const pool = createWorkerPool(() => redisUrl);
+const startWorker = pool.start;
+const workspace = (name: string) => makeWorkspace(root, name);
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "gyre-fleet-"));
-  const port = await freePort();
-  await mkdir(join(root, "redis"));
-  redis = await startRedis(port, join(root, "redis"));
-  redisUrl = `redis://127.0.0.1:${port}`;
+  redis = await startRedisServer(join(root, "redis"));
+  redisUrl = redis.url;
 });
 
 afterAll(async () => {
-  for (const worker of workers) worker.kill("SIGKILL");
-  redis?.kill("SIGKILL");
+  pool.killAll();
+  await redis?.stop();
 });
 
-async function workspace(name: string): Promise<{ cwd: string; home: string }> {
-  const cwd = join(root, name, "project");
-  const home = join(root, name, "home");
-  await mkdir(cwd, { recursive: true });
-  await mkdir(home, { recursive: true });
-  return { cwd, home };
-}
+/** A job on the fake OpenAI server's "gpt-4o" with the bash tool only. */
+const submitBashJob = (client: FleetClient, prompt: string, cwd: string) =>
+  client.submit({ prompt, cwd, provider: "openai", model: "gpt-4o", tools: ["bash"] });
 
 describe("fleet on a real redis-server", () => {
-  it("drains 60 jobs with 3 workers of concurrency 4, none lost and none run twice", async () => {
+  it("drains 100 jobs with 3 workers of concurrency 4, none lost and none run twice", async () => {
     const { cwd, home } = await workspace("drain");
     const script = join(home, "script.json");
     await writeFile(script, JSON.stringify([{ content: [{ type: "text", text: "done" }] }]));
@@ -102,35 +43,26 @@ describe("fleet on a real redis-server", () => {
     const client = await createFleetClient({ redisUrl, queue });
     try {
       const ids = await Promise.all(
-        Array.from({ length: 60 }, (_, n) =>
+        Array.from({ length: 100 }, (_, n) =>
           client.submit({ prompt: `job ${n}`, cwd, provider: "faux", fauxScript: script }),
         ),
       );
-      const finished = await waitFor(
-        async () => {
-          const jobs = await Promise.all(ids.map((id) => client.get(id)));
-          return jobs.every((job) => job?.state === "completed" || job?.state === "failed") ? jobs : undefined;
-        },
-        240_000,
-        "60 jobs",
-      );
+      expect(new Set(ids).size).toBe(100);
+      const finished = await waitForJobs(client, ids, 400_000);
       expect(finished.map((job) => job?.state)).toEqual(ids.map(() => "completed"));
       expect(finished.map((job) => job?.result?.text)).toEqual(ids.map(() => "done"));
       expect(finished.every((job) => job?.attempts === 1)).toBe(true);
-      for (const id of ids.slice(0, 10)) {
-        const journal = (await client.sessionJsonl(id))
-          .trim()
-          .split("\n")
-          .map((line) => JSON.parse(line));
-        expect(journal[0]?.type).toBe("session");
-        expect(journal.filter((entry) => entry.type === "message" && entry.message.role === "assistant")).toHaveLength(
-          1,
-        );
+      for (const [n, id] of ids.entries()) {
+        const { entries, messages, answers } = await journalOf(client, id);
+        expect(entries[0]?.type).toBe("session");
+        expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+        expect(messages[0]?.content).toBe(`job ${n}`);
+        expect(answers).toHaveLength(1);
       }
     } finally {
       await client.close();
     }
-  }, 300_000);
+  }, 450_000);
 
   it("resumes a job whose worker was killed -9 mid-tool on another worker, without re-running the tool or answering twice", async () => {
     const { cwd, home } = await workspace("kill");
@@ -151,25 +83,14 @@ describe("fleet on a real redis-server", () => {
     const first = await startWorker(home, ["--queue", queue, "--lock-ms", "2000"], env);
     const client = await createFleetClient({ redisUrl, queue });
     try {
-      const id = await client.submit({
-        prompt: "run the slow step",
-        cwd,
-        provider: "openai",
-        model: "gpt-4o",
-        tools: ["bash"],
-      });
+      const id = await submitBashJob(client, "run the slow step", cwd);
       await waitFor(
         async () => ((await readFile(marker, "utf8").catch(() => "")).includes("run") ? true : undefined),
         60_000,
         "the tool to start",
       );
-      // The journal is mirrored to Redis as the session file grows (every 100 ms): the takeover
-      // guarantee holds from the moment the call is in it (the window before is a known gap).
-      await waitFor(
-        async () => ((await client.sessionJsonl(id)).includes('"toolCall"') ? true : undefined),
-        10_000,
-        "the call in the journal",
-      );
+      // The child journals the call to Redis before the tool may run: it is there already.
+      expect(await client.sessionJsonl(id)).toContain('"toolCall"');
       first.kill("SIGKILL");
       await startWorker(home, ["--queue", queue, "--lock-ms", "2000"], env);
       const job = await waitFor(
@@ -192,6 +113,54 @@ describe("fleet on a real redis-server", () => {
       expect(answers).toHaveLength(1);
       expect(messages.filter((message) => message.role === "toolResult")).toHaveLength(1);
       expect(JSON.stringify(journal)).not.toContain("sk-worker-held-key");
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  }, 180_000);
+
+  it("resumes a job whose worker was killed -9 right after a tool result was written, with no re-run and one answer", async () => {
+    const { cwd, home } = await workspace("after-result");
+    const marker = join(cwd, "runs.txt");
+    const queue = "after-result";
+    const client = await createFleetClient({ redisUrl, queue });
+    let first: ChildProcess | undefined;
+    let journalAtKill = "";
+    let afterResult = 0;
+    const server: FakeModelServer = await startFakeModelServer({
+      respond: async ({ body }) => {
+        const results = (body.messages ?? []).filter((message) => message.role === "tool");
+        if (results.length === 0)
+          return { toolCalls: [{ name: "bash", arguments: { command: `echo run >> ${marker}; echo counted` } }] };
+        afterResult++;
+        if (afterResult > 1) return { text: "answered once" };
+        // The next model call has begun: the tool result must be in Redis by now. Kill at once.
+        journalAtKill = await client.sessionJsonl("1");
+        first?.kill("SIGKILL");
+        // No reply reaches the dying run (a "hang" reply would still stream its stop).
+        await new Promise((resolve) => setTimeout(resolve, 15_000));
+        return { status: 503, error: "too late" };
+      },
+    });
+    const env = { OPENAI_API_KEY: "sk-worker-held-key-0000000000", OPENAI_BASE_URL: `${server.url}/v1` };
+    first = await startWorker(home, ["--queue", queue, "--lock-ms", "2000"], env);
+    try {
+      const id = await submitBashJob(client, "count once", cwd);
+      expect(id).toBe("1");
+      await waitFor(async () => (first?.exitCode !== null || first?.signalCode ? true : undefined), 60_000, "the kill");
+      expect(journalAtKill).toContain('"role":"toolResult"');
+      expect(journalAtKill).toContain("counted");
+      await startWorker(home, ["--queue", queue, "--lock-ms", "2000"], env);
+      const [job] = await waitForJobs(client, [id], 90_000);
+      expect(job?.state).toBe("completed");
+      expect(job?.result?.text).toBe("answered once");
+      expect((await readFile(marker, "utf8")).trim().split("\n")).toEqual(["run"]);
+      const { messages, answers } = await journalOf(client, id);
+      const results = messages.filter((message) => message.role === "toolResult");
+      expect(results).toHaveLength(1);
+      expect(JSON.stringify(results[0])).not.toContain("interrupted");
+      expect(answers).toHaveLength(1);
+      expect(server.requests.filter((request) => JSON.stringify(request.body).includes('"tool_calls"')).length).toBe(2);
     } finally {
       await client.close();
       await server.close();

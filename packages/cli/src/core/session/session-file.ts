@@ -7,6 +7,7 @@ import { type FileHandle, mkdir, open, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { describeError } from "@gyre/ai";
 import { CliError } from "../errors.js";
+import { type SessionJournal, sessionJournalFor } from "./session-journal.js";
 import { acquireSessionLock, type SessionLock } from "./session-lock.js";
 import type { SessionHeader } from "./types.js";
 
@@ -30,6 +31,8 @@ export class SessionFile {
   private needsNewline: boolean;
   private closed = false;
   private closing: Promise<void> | undefined;
+  /** Gets each line before the file does (the fleet's Redis journal); usually none. */
+  private readonly journal: SessionJournal | undefined;
 
   private constructor(
     readonly path: string,
@@ -37,6 +40,7 @@ export class SessionFile {
     endsWithNewline: boolean,
   ) {
     this.needsNewline = !endsWithNewline;
+    this.journal = sessionJournalFor(path);
   }
 
   /** A file for a new session; nothing touches the disk until the first `append`. */
@@ -95,6 +99,15 @@ export class SessionFile {
           throw error;
         }
         lines = [JSON.stringify(this.header), ...lines];
+      }
+      if (lines.length > 0 && this.journal) {
+        try {
+          await this.journal.append(lines);
+        } catch (error) {
+          // Not in the journal means not written: kept, and journaled first on the next drain.
+          this.pending = lines.concat(this.pending);
+          throw error;
+        }
       }
       if (lines.length > 0) {
         this.unwritten = Buffer.concat([

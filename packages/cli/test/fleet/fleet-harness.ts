@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { FleetClient, JobInfo } from "../../src/fleet/fleet-client.js";
+import { cliEnv, gyreBin } from "../helpers/run-cli.js";
+
+/** Worker processes started by a test file; `killAll` ends them (SIGKILL: they hold no state of ours). */
+export function createWorkerPool(redisUrl: () => string) {
+  const workers: ChildProcess[] = [];
+  return {
+    /** Starts `gyre worker` as its own process; resolves once it says it is ready. */
+    async start(home: string, args: string[] = [], env: Record<string, string> = {}): Promise<ChildProcess> {
+      const child = spawn(process.execPath, [gyreBin, "worker", "--redis", redisUrl(), ...args], {
+        env: cliEnv(home, env),
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      workers.push(child);
+      await new Promise<void>((resolve, reject) => {
+        let seen = "";
+        child.stderr?.on("data", (chunk: Buffer) => {
+          seen += chunk.toString();
+          if (seen.includes("ready on queue")) resolve();
+        });
+        child.on("exit", (code) => reject(new Error(`worker exited with ${code}: ${seen}`)));
+      });
+      return child;
+    },
+    killAll(): void {
+      for (const worker of workers) worker.kill("SIGKILL");
+    },
+  };
+}
+
+/** Polls `check` every 100 ms until it gives a value; throws naming `what` after `timeoutMs`. */
+export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Timed out waiting for ${what}.`);
+}
+
+/** A project folder and a GYRE_HOME under `root/name`. */
+export async function workspace(root: string, name: string): Promise<{ cwd: string; home: string }> {
+  const cwd = join(root, name, "project");
+  const home = join(root, name, "home");
+  await mkdir(cwd, { recursive: true });
+  await mkdir(home, { recursive: true });
+  return { cwd, home };
+}
+
+/** Waits until every job has finished (completed or failed) and returns them in order. */
+export function waitForJobs(client: FleetClient, ids: string[], timeoutMs: number): Promise<(JobInfo | undefined)[]> {
+  return waitFor(
+    async () => {
+      const jobs = await Promise.all(ids.map((id) => client.get(id)));
+      return jobs.every((job) => job?.state === "completed" || job?.state === "failed") ? jobs : undefined;
+    },
+    timeoutMs,
+    `${ids.length} jobs`,
+  );
+}
+
+/** The job's journal as parsed entries, and its messages. */
+export async function journalOf(client: FleetClient, id: string) {
+  const entries = (await client.sessionJsonl(id))
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string; message?: Record<string, unknown> & { role: string } });
+  const messages = entries.flatMap((entry) => (entry.type === "message" && entry.message ? [entry.message] : []));
+  return { entries, messages, answers: messages.filter((m) => m.role === "assistant" && m.stopReason === "stop") };
+}
