@@ -44,11 +44,13 @@ export function recordedRequest(messages: readonly AgentMessage[]): RecordedRequ
     if (message.role === "assistant") {
       // An aborted or failed response was cut by the harness or the network, not said by the model.
       if (message.stopReason === "aborted" || message.stopReason === "error") continue;
-      const content = message.content.map((block): FauxBlock => {
+      // A provider's server-side tool blocks (web search) ran at the provider: nothing to replay.
+      const content = message.content.flatMap((block): FauxBlock[] => {
         if (block.type === "toolCall")
-          return { type: "toolCall", id: block.id, name: block.name, arguments: block.rawArguments ?? block.arguments };
-        if (block.type === "thinking") return { type: "thinking", thinking: block.thinking };
-        return { type: "text", text: block.text };
+          return [{ type: "toolCall", id: block.id, name: block.name, arguments: block.rawArguments ?? block.arguments }];
+        if (block.type === "thinking") return [{ type: "thinking", thinking: block.thinking }];
+        if (block.type === "text") return [{ type: "text", text: block.text }];
+        return [];
       });
       script.push({ content, ...(message.stopReason === "length" ? { stopReason: "length" } : {}) });
     }
