@@ -52,10 +52,6 @@ export class SubagentLinesView implements Component {
     this.expanded = !this.expanded;
   }
 
-  get count(): number {
-    return this.lines.size;
-  }
-
   invalidate(): void {}
 
   render(width: number): string[] {

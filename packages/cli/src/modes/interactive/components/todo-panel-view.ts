@@ -18,10 +18,6 @@ export class TodoPanelView implements Component {
     this.todos = todos;
   }
 
-  get items(): readonly TodoItem[] {
-    return this.todos;
-  }
-
   invalidate(): void {}
 
   render(width: number): string[] {
