@@ -47,7 +47,9 @@ export function recordedRequest(messages: readonly AgentMessage[]): RecordedRequ
       // A provider's server-side tool blocks (web search) ran at the provider: nothing to replay.
       const content = message.content.flatMap((block): FauxBlock[] => {
         if (block.type === "toolCall")
-          return [{ type: "toolCall", id: block.id, name: block.name, arguments: block.rawArguments ?? block.arguments }];
+          return [
+            { type: "toolCall", id: block.id, name: block.name, arguments: block.rawArguments ?? block.arguments },
+          ];
         if (block.type === "thinking") return [{ type: "thinking", thinking: block.thinking }];
         if (block.type === "text") return [{ type: "text", text: block.text }];
         return [];

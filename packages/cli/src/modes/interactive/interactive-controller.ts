@@ -1,8 +1,8 @@
 import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
 import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
-import { describeRunFailure } from "../run-outcome.js";
 import { describeConnectingServers } from "../../core/mcp/describe-status.js";
+import { describeRunFailure } from "../run-outcome.js";
 import { attachFiles, describeAttachment } from "./attachments.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";

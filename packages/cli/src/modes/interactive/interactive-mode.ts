@@ -5,9 +5,9 @@ import type { UserInterface } from "../../core/user-interface.js";
 import { InteractiveController } from "./interactive-controller.js";
 import { loadKeybindings } from "./keybindings.js";
 import { Layout } from "./layout.js";
+import { setPalette } from "./palette.js";
 import { resolveModelScope } from "./quick-switch.js";
 import { listAvailableModels } from "./slash-commands/model-command.js";
-import { setPalette } from "./palette.js";
 import { createTerminalUserInterface } from "./terminal-user-interface.js";
 import { loadTheme } from "./theme-file.js";
 
