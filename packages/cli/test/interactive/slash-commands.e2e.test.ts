@@ -109,7 +109,7 @@ describe("slash commands in tmux", () => {
     await tmux.waitFor("named-answer");
     await submit(tmux, "/name my-session-name");
     const screen = await tmux.waitFor('Session named "my-session-name"');
-    expect(screen).toMatch(/· my-session-name\s*$/m);
+    expect(screen).toMatch(/· my-session-name( · sandbox [^\n]*)?\s*$/m);
     const entry = await eventually(async () => {
       const [file] = await readSessionFiles(home);
       return file?.entries.find((candidate) => candidate.type === "session_info");

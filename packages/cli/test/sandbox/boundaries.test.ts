@@ -2,10 +2,12 @@
  * The security boundaries of the reliability checklist (D1–D5, D8, D10–D14) against real
  * bubblewrap: every assertion runs a real command in a real sandbox.
  */
-import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { mkdir, readdir, readFile, rmdir, stat, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildBwrapArgs } from "../../src/core/sandbox/bwrap-args.js";
 import type { SessionSandbox } from "../../src/core/sandbox/session-sandbox.js";
 import { createSafeEnv } from "../../src/core/tools/safe-env.js";
 import { createWorkspace, policyFor, runIn, startSandbox, type Workspace } from "./helpers.js";
@@ -206,6 +208,26 @@ describe("read masks", () => {
       expect(result.output).toContain("end");
     } finally {
       await masked.dispose();
+    }
+  });
+});
+
+describe("two sessions in one folder", () => {
+  it("starts a sandbox whose empty .gyre another session removed after the plan, and keeps .gyre read-only", async () => {
+    const shared = await createWorkspace("/var/tmp");
+    try {
+      // Another session made .gyre as its mount point; this one plans while it exists, then the
+      // other leaves and removes it before this sandbox's bwrap starts.
+      await mkdir(join(shared.cwd, ".gyre"));
+      const plan = await buildBwrapArgs(policyFor(shared));
+      await rmdir(join(shared.cwd, ".gyre"));
+      const run = spawnSync("bwrap", [...plan.args, "--", "/bin/sh", "-c", "touch .gyre/x; echo started"], {
+        encoding: "utf8",
+      });
+      expect(run.stderr).toContain("Read-only file system");
+      expect(run.stdout).toContain("started");
+    } finally {
+      await shared.cleanup();
     }
   });
 });

@@ -3,7 +3,7 @@
  * checks: protected paths are bind-mounted read-only over the writable workspace, so a symlink or
  * a rename cannot get around them, and masked paths are replaced by empty ones.
  */
-import { lstat, mkdir, realpath, stat } from "node:fs/promises";
+import { lstat, mkdir, readdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { BASE_BWRAP_FLAGS } from "./probe-sandbox.js";
 import type { SandboxPolicy } from "./types.js";
@@ -115,11 +115,18 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
   for (const candidate of protectedCandidates(policy, writableRoots)) {
     const path = await canonical(candidate.path);
     if (protectedPaths.includes(path) || !writableRoots.some((root) => isInside(path, root))) continue;
-    let kind = await kindOf(path);
-    if (kind === "missing" && candidate.createIfMissing && (await kindOf(dirname(path))) === "dir") {
-      await mkdir(path);
-      createdMountPoints.push(path);
-      kind = "dir";
+    const kind = await kindOf(path);
+    const missing = kind === "missing" && (await kindOf(dirname(path))) === "dir";
+    if (candidate.createIfMissing && (missing || (kind === "dir" && (await isEmptyDir(path))))) {
+      // An empty read-only tmpfs, not a bind of the (empty) folder: bwrap needs no source then and
+      // makes the mount point again if another session in this folder removed it on its way out.
+      if (missing) {
+        await mkdir(path, { recursive: true });
+        createdMountPoints.push(path);
+      }
+      protectedPaths.push(path);
+      args.push("--tmpfs", path, "--remount-ro", path);
+      continue;
     }
     if (kind === "missing" || (candidate.onlyFile && kind !== "file")) continue;
     protectedPaths.push(path);
@@ -164,4 +171,8 @@ function socketsFromEnv(env: NodeJS.ProcessEnv): string[] {
   if (env.DOCKER_HOST?.startsWith("unix://")) sockets.push(env.DOCKER_HOST.slice("unix://".length));
   if (env.XDG_RUNTIME_DIR) sockets.push(env.XDG_RUNTIME_DIR);
   return sockets;
+}
+
+async function isEmptyDir(path: string): Promise<boolean> {
+  return (await readdir(path).catch(() => ["?"])).length === 0;
 }

@@ -1,7 +1,7 @@
 import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
 import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
-import { describeConnectingServers } from "../../core/mcp/describe-status.js";
+import { describeConnectingServers, describeServerState } from "../../core/mcp/describe-status.js";
 import { describeRunFailure } from "../run-outcome.js";
 import { attachFiles, describeAttachment } from "./attachments.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
@@ -80,8 +80,15 @@ export class InteractiveController {
     layout.chat.setMessages(session.messages);
     layout.todos.set(this.runtime.todos.get());
     for (const notice of this.runtime.notices) layout.chat.addNotice(notice.text, "warning");
-    const connecting = this.runtime.mcp && describeConnectingServers(this.runtime.mcp.statuses());
+    const statuses = this.runtime.mcp?.statuses() ?? [];
+    const connecting = describeConnectingServers(statuses);
     if (connecting) layout.chat.addNotice(connecting, "info");
+    // A server that failed while the screen was being set up said so to no one yet.
+    for (const status of statuses) {
+      const told = this.runtime.notices.some((notice) => notice.text.includes(`MCP server "${status.name}"`));
+      if (status.state === "failed" && !told)
+        layout.chat.addNotice(`MCP server "${status.name}" ${describeServerState(status)}.`, "warning");
+    }
     session.subscribe((event) => this.onEvent(event));
     installKeyHandlers(
       layout,
@@ -222,6 +229,9 @@ export class InteractiveController {
 
   /** A model or thinking switch from a key: between runs only; the footer and status line show it. */
   private quickSwitch(change: () => string): void {
+    // A run that has answered and is only being written away switches as soon as it is done.
+    if (this.activePrompt !== undefined && !this.session.state.isRunning && !this.commandRunning)
+      return void this.settle().then(() => this.quickSwitch(change));
     if (this.isWorking() || this.commandRunning)
       return void this.layout.status.set(
         style.yellow("Switch the model or thinking level once the agent is idle (or press Esc)."),
