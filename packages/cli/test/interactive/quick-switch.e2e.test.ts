@@ -28,7 +28,10 @@ describe("quick model and thinking switching", () => {
     await tmux.waitFor(() => server.requests.length === 2);
     expect(server.requests[1]?.body.model).toBe("gpt-4o");
     // Shift+Ctrl+P as a kitty-protocol terminal sends it (CSI 112;6u) goes backwards, round the list.
-    await tmux.waitFor((screen) => !screen.includes("esc to interrupt"));
+    // Once the second answer is on screen and the run has ended (a switch while it runs is refused).
+    await tmux.waitFor(
+      (screen) => (screen.match(/^\s+answered\s*$/gm) ?? []).length === 2 && !screen.includes("esc to interrupt"),
+    );
     await run("tmux", ["send-keys", "-t", tmux.name, "-H", ..."1b 5b 31 31 32 3b 36 75".split(" ")]);
     await tmux.waitFor("openai/gpt-4o-mini · thinking off");
   });
