@@ -9,6 +9,7 @@ import { findModel, type Model } from "@gyre/ai";
 import type { Governor } from "./governor/governor.js";
 import type { RuntimeNotice } from "./inspect-project.js";
 import { SessionManager } from "./session/session-manager.js";
+import { SUBAGENT_SESSION_MODE } from "./session/session-store.js";
 import type { SessionEntry } from "./session/types.js";
 import { loadAgentDefinitions } from "./subagents/agent-definitions.js";
 import type { SubagentJournal } from "./subagents/run-subagent.js";
@@ -120,6 +121,8 @@ function openJournal(
   const store = SessionManager.create({
     sessionsDir: options.sessionsDir,
     cwd: options.cwd,
+    // Marked, so `--continue` (the newest session of the folder) passes over a subagent's journal.
+    mode: SUBAGENT_SESSION_MODE,
     ...(parent === undefined ? {} : { parentSession: parent }),
   });
   store.setName(`${info.agent} for ${info.parentToolCallId}`);

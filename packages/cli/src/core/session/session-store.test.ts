@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { tempDir, userMessage } from "../../../test/session/helpers.js";
 import { SessionManager } from "./session-manager.js";
 import { cwdSlug } from "./session-paths.js";
-import { findNewestSession, listSessions, resolveSessionArgument } from "./session-store.js";
+import { findNewestSession, listSessions, resolveSessionArgument, SUBAGENT_SESSION_MODE } from "./session-store.js";
 
 async function makeSession(sessionsDir: string, cwd: string, text: string, mtime: number) {
   const session = SessionManager.create({ sessionsDir, cwd });
@@ -47,6 +47,20 @@ describe("finding sessions", () => {
     expect(listed[0]?.created).toBeInstanceOf(Date);
     const all = await listSessions({ sessionsDir });
     expect(all.map((s) => s.id)).toEqual([other.id, recent.id, old.id]);
+  });
+
+  it("passes over a newer subagent journal when finding the newest session of a cwd", async () => {
+    const sessionsDir = await tempDir();
+    const parent = await makeSession(sessionsDir, "/p", "the task", 1_000);
+    const child = SessionManager.create({
+      sessionsDir,
+      cwd: "/p",
+      mode: SUBAGENT_SESSION_MODE,
+      parentSession: parent.path,
+    });
+    child.appendMessage(userMessage("the subtask"));
+    await child.close();
+    expect(await findNewestSession({ sessionsDir, cwd: "/p" })).toBe(parent.path);
   });
 
   it("lists a session's name", async () => {

@@ -58,17 +58,24 @@ export async function findNewestSession(options: {
   const refs = await sessionFilesIn(sessionDirFor(options.sessionsDir, options.cwd));
   refs.sort((a, b) => b.modified.getTime() - a.modified.getTime() || b.path.localeCompare(a.path));
   for (const ref of refs) {
-    const problem = await unreadableHeader(ref.path);
-    if (problem === undefined) return ref.path;
-    options.onSkip?.(ref.path, problem);
+    const header = await readHeader(ref.path);
+    if (header.ok && header.mode === SUBAGENT_SESSION_MODE) continue; // a part of its parent's run
+    if (header.ok) return ref.path;
+    options.onSkip?.(ref.path, header.error);
   }
   return undefined;
 }
 
+/** The header `mode` of a subagent's journal: never the session `--continue` picks. */
+export const SUBAGENT_SESSION_MODE = "subagent";
+
 const HEADER_BYTES = 64 * 1024;
 
-/** Why the header of `path` cannot be read; undefined when it can, or when opening will say better. */
-async function unreadableHeader(path: string): Promise<string | undefined> {
+/**
+ * The header of `path`: ok with its mode, or why it cannot be read. A file that cannot be opened
+ * counts as ok (opening it later reports the error better).
+ */
+async function readHeader(path: string): Promise<{ ok: true; mode?: string } | { ok: false; error: string }> {
   let text: string;
   try {
     const handle = await open(path, "r");
@@ -81,11 +88,12 @@ async function unreadableHeader(path: string): Promise<string | undefined> {
       await handle.close();
     }
   } catch {
-    return undefined; // opening it reports the error
+    return { ok: true };
   }
-  if (text.trim() === "") return "the file is empty";
+  if (text.trim() === "") return { ok: false, error: "the file is empty" };
   const header = parseSessionHeader(text);
-  return header.ok ? undefined : header.error;
+  if (!header.ok) return header;
+  return header.value.mode === undefined ? { ok: true } : { ok: true, mode: header.value.mode };
 }
 
 /**
