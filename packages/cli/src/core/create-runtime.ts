@@ -88,6 +88,8 @@ export type Runtime = {
   extensions: ExtensionRunner | undefined;
   skills: RuntimeResources["skills"];
   templates: RuntimeResources["templates"];
+  /** Theme files of installed packages (the TUI's `theme` setting may name one). */
+  themeFiles: string[];
   /** The sandbox, rules and approval gate of this run (plan mode switches here). */
   safety: Safety;
   /** The todo list the todo tool writes (empty when the tool is off). */
@@ -358,6 +360,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     extensions,
     skills: resources.skills,
     templates: resources.templates,
+    themeFiles: resources.themeFiles,
     todos: harness.todos,
     mcp: mcp.manager,
   };

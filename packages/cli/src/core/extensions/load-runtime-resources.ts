@@ -23,6 +23,8 @@ export type RuntimeResources = {
   readablePaths: string[];
   /** Skills that could not load, one sentence each. */
   warnings: string[];
+  /** Theme files (`<name>.json`) and folders of them that installed packages bring. */
+  themeFiles: string[];
 };
 
 export type LoadResourcesOptions = {
@@ -100,6 +102,7 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
     templates,
     readablePaths: skills.length > 0 ? skillDirs : [],
     warnings: [...packages.warnings, ...warnings],
+    themeFiles: packages.themeFiles,
   };
 }
 

@@ -38,7 +38,7 @@ export async function runInteractiveMode(runtime: Runtime, options: InteractiveM
   // Before the screen opens, so a bad --models pattern is a plain one-line error.
   const modelScope = options.models ? resolveModelScope(options.models, listAvailableModels(runtime.model)) : undefined;
   const keys = await loadKeybindings(runtime.gyreHome);
-  const theme = await loadTheme(runtime.settings.theme, runtime.gyreHome);
+  const theme = await loadTheme(runtime.settings.theme, runtime.gyreHome, runtime.themeFiles);
   setPalette(theme.palette);
   if (theme.problem) runtime.notices.push({ level: "warning", text: theme.problem });
   const layout = new Layout(options.terminal ?? new ProcessTerminal(), {

@@ -45,4 +45,17 @@ describe("theme files", () => {
     const home = await homeWithThemes({ "zed.json": "{}", "alpha.json": "{}", "notes.txt": "" });
     expect(await listThemes(home)).toEqual(["dark", "light", "alpha", "zed"]);
   });
+
+  it("loads and lists a theme an installed package brings, the user's own file winning by name", async () => {
+    const home = await homeWithThemes({ "shared.json": '{"colors":{"blue":1}}' });
+    const pkg = await mkdtemp(join(tmpdir(), "gyre-theme-package-"));
+    await mkdir(join(pkg, "themes"));
+    await writeFile(join(pkg, "themes", "ocean.json"), '{"colors":{"blue":33}}');
+    await writeFile(join(pkg, "themes", "shared.json"), '{"colors":{"blue":99}}');
+    const themes = [join(pkg, "themes")];
+    expect((await loadTheme("ocean", home, themes)).palette.blue).toBe("38;5;33");
+    expect((await loadTheme("shared", home, themes)).palette.blue).toBe("38;5;1");
+    expect((await loadTheme("ocean", home)).problem).toContain("is not built in");
+    expect(await listThemes(home, themes)).toEqual(["dark", "light", "ocean", "shared"]);
+  });
 });

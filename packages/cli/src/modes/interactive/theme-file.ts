@@ -8,7 +8,8 @@
  * names. A theme that cannot be used never stops the UI: the result says why and holds `dark`.
  */
 import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { pathExists } from "../../core/path-exists.js";
 import { COLOUR_NAMES, type ColourName, DARK_PALETTE, type Palette } from "./palette.js";
 
 /** Tuned for a light background: yellow and cyan darkened, gray a mid gray that reads on white. */
@@ -37,8 +38,30 @@ export type LoadedTheme = {
 /** Theme names a file may have: no path separators or dots, so a name never leaves the themes folder. */
 const THEME_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
+/**
+ * The theme files installed packages bring, by name: `packageThemes` holds `<name>.json` files and
+ * folders of them. The user's own `$GYRE_HOME/themes` wins over a package's of the same name.
+ */
+export async function packageThemeFiles(packageThemes: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const path of packageThemes) {
+    const names = path.endsWith(".json")
+      ? [path]
+      : (await readdir(path).catch(() => [] as string[])).map((n) => join(path, n));
+    for (const file of names) {
+      const name = basename(file, ".json");
+      if (file.endsWith(".json") && THEME_NAME.test(name) && !found.has(name)) found.set(name, file);
+    }
+  }
+  return found;
+}
+
 /** Loads the theme `name` (default `dark`); never throws, see `LoadedTheme.problem`. */
-export async function loadTheme(name: string | undefined, gyreHome: string): Promise<LoadedTheme> {
+export async function loadTheme(
+  name: string | undefined,
+  gyreHome: string,
+  packageThemes: readonly string[] = [],
+): Promise<LoadedTheme> {
   const wanted = name ?? "dark";
   const builtIn = BUILT_IN_THEMES[wanted];
   if (builtIn) return { name: wanted, palette: builtIn };
@@ -48,7 +71,8 @@ export async function loadTheme(name: string | undefined, gyreHome: string): Pro
     problem: `Theme "${wanted}" ${problem}; using the dark theme.`,
   });
   if (!THEME_NAME.test(wanted)) return fallback("is not a valid theme name (letters, digits, - and _)");
-  const file = join(gyreHome, "themes", `${wanted}.json`);
+  const own = join(gyreHome, "themes", `${wanted}.json`);
+  const file = (await pathExists(own)) ? own : ((await packageThemeFiles(packageThemes)).get(wanted) ?? own);
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -117,11 +141,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Theme names to choose from: the built-in ones, then the files in `$GYRE_HOME/themes`. */
-export async function listThemes(gyreHome: string): Promise<string[]> {
+export async function listThemes(gyreHome: string, packageThemes: readonly string[] = []): Promise<string[]> {
   const names = await readdir(join(gyreHome, "themes")).catch(() => [] as string[]);
-  const fromFiles = names
-    .filter((name) => name.endsWith(".json"))
-    .map((name) => name.slice(0, -".json".length))
+  const own = names.filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -".json".length));
+  const fromPackages = [...(await packageThemeFiles(packageThemes)).keys()];
+  const fromFiles = [...new Set([...own, ...fromPackages])]
     .filter((name) => THEME_NAME.test(name) && !(name in BUILT_IN_THEMES))
     .sort();
   return [...Object.keys(BUILT_IN_THEMES), ...fromFiles];

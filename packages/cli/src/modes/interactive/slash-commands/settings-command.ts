@@ -21,13 +21,17 @@ export const settingsCommand: SlashCommand = {
     const file = join(runtime.gyreHome, "settings.json");
     const current = await readSettingsObject(file);
     if (!current.ok) return context.notify(current.error, "error");
-    const rows = createSettingRows(await listThemes(runtime.gyreHome));
+    const rows = createSettingRows(await listThemes(runtime.gyreHome, runtime.themeFiles));
     const save = async (changes: SettingsChange[]) => {
       const result = await updateSettingsFile(file, changes);
       if (!result.ok) return result;
       // The run goes on with what it started with, except the theme, which this screen shows at once.
       if (changes.some((change) => change.key === "theme")) {
-        const theme = await loadTheme(result.settings.theme as string | undefined, runtime.gyreHome);
+        const theme = await loadTheme(
+          result.settings.theme as string | undefined,
+          runtime.gyreHome,
+          runtime.themeFiles,
+        );
         setPalette(theme.palette);
         runtime.settings.theme = theme.name;
         layout.tui.invalidate();
