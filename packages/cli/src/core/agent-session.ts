@@ -15,6 +15,7 @@ import { AutoCompaction } from "./compaction/auto-compaction.js";
 import { customBaseUrl } from "./config/resolve-model.js";
 import { bindExtensions, systemPromptForRun } from "./extensions/extension-bridge.js";
 import type { SessionEndReason } from "./governor/governor.js";
+import { raiseBudgetIfAsked } from "./governor/raise-budget.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
 import {
@@ -30,15 +31,16 @@ import { SessionEventHub } from "./session-event-hub.js";
 import type { CompactionReason, NoticeEvent, SessionEvent } from "./session-events.js";
 import { type SessionSnapshot, snapshotOf } from "./session-snapshot.js";
 import { computeSessionStats, getLastAssistantText, type SessionStats, UsageLedger } from "./session-stats.js";
+import { type SessionRestriction, SessionToolset } from "./session-toolset.js";
 import type { AgentSpend, TreeBudget } from "./subagents/tree-budget.js";
-import { shellResultText, type UserShellResult } from "./user-shell.js";
+import { recordUserShell, type UserShellResult } from "./user-shell.js";
 
 export type { AgentSessionOptions } from "./agent-session-options.js";
 export type { SessionEvent } from "./session-events.js";
 export type { SessionSnapshot } from "./session-snapshot.js";
 
 /** What `setRestriction` takes: which tools the model is not offered, and a system prompt note. */
-export type SessionRestriction = { withhold?: (tool: AnyAgentTool) => boolean; systemPromptNote?: string };
+export type { SessionRestriction } from "./session-toolset.js";
 
 /** What `prompt` resolves to: the messages the request added and why it ended (the agent's reasons, or `loop`). */
 export type SessionRunResult = { messages: AgentMessage[]; reason: SessionEndReason };
@@ -69,18 +71,13 @@ export class AgentSession {
   private disposed = false;
   /** Set when the last turn stopped the run so that it can compact before its next model call. */
   private compactBeforeNextTurn = false;
-  /** Every tool; the agent gets those `restriction` does not withhold. */
-  private allTools: AnyAgentTool[];
-  private restriction: SessionRestriction | undefined;
-  /** The system prompt runs start from (extensions may change it per run); `/reload` rebuilds it. */
-  private systemPrompt: string;
+  /** Tools and system prompt, minus what plan mode withholds; `/reload` rebuilds them. */
+  private readonly toolset: SessionToolset;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
-    this.systemPrompt = options.systemPrompt;
     this.apiKey = options.apiKey;
     this.compaction = new AutoCompaction(options.compaction ?? {}, options.messages.length);
-    this.allTools = [...options.tools];
     const { extensions } = options;
     this.events = new SessionEventHub(extensions);
     this.agent = createSessionAgent(options, {
@@ -89,6 +86,7 @@ export class AgentSession {
       stopToCompact: (turn) =>
         (this.compactBeforeNextTurn = this.compaction.needsCompactionAfterTurn(turn, this.agent.state.model)),
     });
+    this.toolset = new SessionToolset(this.agent, options.tools, options.systemPrompt);
     const { checkpoints } = options;
     checkpoints?.bind({ store: () => this.store, notice: (text) => this.events.notice("session", text) });
     this.agent.subscribe(async (event) => {
@@ -210,8 +208,7 @@ export class AgentSession {
 
   /** Replaces the tools; a run in progress gets them from its next turn (an MCP server's list changed). */
   setTools(tools: AnyAgentTool[]): void {
-    this.allTools = [...tools];
-    this.applyRestriction();
+    this.toolset.setTools(tools);
   }
 
   /**
@@ -220,25 +217,12 @@ export class AgentSession {
    * from the next run; `undefined` lifts it. The conversation is kept either way.
    */
   setRestriction(restriction: SessionRestriction | undefined): void {
-    this.restriction = restriction;
-    this.applyRestriction();
-  }
-
-  private applyRestriction(): void {
-    const withhold = this.restriction?.withhold;
-    this.agent.setTools(withhold ? this.allTools.filter((tool) => !withhold(tool)) : this.allTools);
-    this.agent.setSystemPrompt(this.baseSystemPrompt());
-  }
-
-  private baseSystemPrompt(): string {
-    const note = this.restriction?.systemPromptNote;
-    return note ? `${this.systemPrompt}\n\n${note}` : this.systemPrompt;
+    this.toolset.setRestriction(restriction);
   }
 
   /** Replaces the system prompt from the next run on (`/reload`). */
   setSystemPrompt(systemPrompt: string): void {
-    this.systemPrompt = systemPrompt;
-    this.agent.setSystemPrompt(this.baseSystemPrompt());
+    this.toolset.setSystemPrompt(systemPrompt);
   }
 
   /** Tells the user something as a `notice` event (MCP servers restarting, failing to connect). */
@@ -306,7 +290,8 @@ export class AgentSession {
     if (!shell) throw new Error("Shell commands are not available in this session.");
     return this.track(async (signal) => {
       const run = () => shell(command, { signal, ...(options.onOutput ? { onOutput: options.onOutput } : {}) });
-      const record = (result: UserShellResult) => this.recordShell(result, options.addToContext);
+      const record = (result: UserShellResult) =>
+        recordUserShell(result, options.addToContext, { agent: this.agent, store: this.store });
       const turns = this.options.checkpoints?.turns;
       const result = turns ? await turns.aroundUserCommand(run, record) : await run();
       if (!turns) record(result);
@@ -394,7 +379,7 @@ export class AgentSession {
       await this.runCompaction("threshold", signal);
     if (signal.aborted) return { messages: [], reason: "aborted" };
     this.runs++;
-    const base = this.baseSystemPrompt();
+    const base = this.toolset.basePrompt();
     const systemPrompt = await systemPromptForRun(this.options.extensions, {
       prompt: text,
       images,
@@ -412,7 +397,13 @@ export class AgentSession {
         if (signal.aborted) break;
         result = await this.agent.continue();
       }
-      if (signal.aborted || !(await this.raiseBudgetIfAsked(result.reason, signal))) break;
+      if (
+        signal.aborted ||
+        !(await raiseBudgetIfAsked(this.options, result.reason, signal, (text) =>
+          this.events.notice("session", text, "info"),
+        ))
+      )
+        break;
       result = await this.agent.continue();
     }
     if (!signal.aborted && this.compaction.endedInOverflow(this.agent.state.messages)) {
@@ -424,22 +415,6 @@ export class AgentSession {
     this.loopReason = end.reason === "loop" ? end.message : undefined;
     await this.flush();
     return result;
-  }
-
-  /**
-   * At a reached tree budget, asks the user (when someone can answer) whether to raise it; true
-   * when raised, so the same run goes on. The agent's own per-run limits rise with the tree's.
-   */
-  private async raiseBudgetIfAsked(reason: AgentRunResult["reason"], signal: AbortSignal): Promise<boolean> {
-    const { governor, askBudget, budgets } = this.options;
-    const reached = governor?.budgetReached(reason);
-    if (governor === undefined || askBudget === undefined || reached === undefined) return false;
-    const raised = await askBudget(reached, signal);
-    if (raised === undefined || signal.aborted) return false;
-    governor.raise(raised);
-    if (budgets !== undefined) Object.assign(budgets, raised);
-    this.events.notice("session", `The ${reached.budget} budget was raised; the run goes on.`, "info");
-    return true;
   }
 
   /** Delivers messages queued as the last run ended, each as its own run; stops on abort or a budget. */
@@ -463,16 +438,6 @@ export class AgentSession {
       );
     const current = this.controller;
     return current ? run(current.signal) : this.track(run);
-  }
-
-  private recordShell(result: UserShellResult, addToContext: boolean): void {
-    if (!addToContext) {
-      this.store.appendCustom("user_shell", result);
-      return;
-    }
-    const message = createUserMessage(shellResultText(result));
-    this.agent.replaceMessages([...this.agent.state.messages, message]);
-    this.store.appendMessage(message);
   }
 
   /** Whether a prompt (with its compaction and queued deliveries) or a run is in progress. */

@@ -4,7 +4,9 @@
  * the same output cap with the full output spilled to a file. No approval gate: the user typed
  * the command, so the user already decided; the sandbox still confines it.
  */
+import { type Agent, createUserMessage } from "@gyre/agent";
 import type { BashSandbox } from "./sandbox/bash-sandbox.js";
+import type { SessionManager } from "./session/session-manager.js";
 import { formatBashOutput, launchOnHost, runCommand } from "./tools/run-command.js";
 import { createSafeEnv } from "./tools/safe-env.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "./tools/truncate.js";
@@ -119,4 +121,22 @@ export function parseShellResultText(text: string): { command: string; output: s
     );
   if (!match) return undefined;
   return { command: match[1] as string, output: match[2] as string, end: match[3] as string };
+}
+
+/**
+ * Records a `!cmd`'s result: with `addToContext` as a user message the next prompt carries (in
+ * the agent's context and the journal), else as a custom entry the model never sees.
+ */
+export function recordUserShell(
+  result: UserShellResult,
+  addToContext: boolean,
+  target: { agent: Pick<Agent, "state" | "replaceMessages">; store: SessionManager },
+): void {
+  if (!addToContext) {
+    target.store.appendCustom("user_shell", result);
+    return;
+  }
+  const message = createUserMessage(shellResultText(result));
+  target.agent.replaceMessages([...target.agent.state.messages, message]);
+  target.store.appendMessage(message);
 }

@@ -1,0 +1,50 @@
+/**
+ * The tools and system prompt a session offers its agent: every tool, minus those a restriction
+ * (plan mode) withholds, and the base prompt plus the restriction's note. One place, so tools,
+ * `/reload` and a mode switch never undo each other.
+ */
+import type { Agent, AnyAgentTool } from "@gyre/agent";
+
+/** Tools withheld from the model (not offered at all) and a note appended to the system prompt. */
+export type SessionRestriction = { withhold?: (tool: AnyAgentTool) => boolean; systemPromptNote?: string };
+
+export class SessionToolset {
+  private tools: AnyAgentTool[];
+  private restriction: SessionRestriction | undefined;
+
+  constructor(
+    private readonly agent: Pick<Agent, "setTools" | "setSystemPrompt">,
+    tools: readonly AnyAgentTool[],
+    private systemPrompt: string,
+  ) {
+    this.tools = [...tools];
+  }
+
+  /** Every tool; the agent gets those the restriction does not withhold. */
+  setTools(tools: readonly AnyAgentTool[]): void {
+    this.tools = [...tools];
+    this.apply();
+  }
+
+  setRestriction(restriction: SessionRestriction | undefined): void {
+    this.restriction = restriction;
+    this.apply();
+  }
+
+  setSystemPrompt(systemPrompt: string): void {
+    this.systemPrompt = systemPrompt;
+    this.agent.setSystemPrompt(this.basePrompt());
+  }
+
+  /** The prompt runs start from (extensions may change it per run): the base plus the restriction's note. */
+  basePrompt(): string {
+    const note = this.restriction?.systemPromptNote;
+    return note ? `${this.systemPrompt}\n\n${note}` : this.systemPrompt;
+  }
+
+  private apply(): void {
+    const withhold = this.restriction?.withhold;
+    this.agent.setTools(withhold ? this.tools.filter((tool) => !withhold(tool)) : this.tools);
+    this.agent.setSystemPrompt(this.basePrompt());
+  }
+}
