@@ -1,12 +1,5 @@
 import { dirname } from "node:path";
-import {
-  type Agent,
-  type AgentEvent,
-  type AgentMessage,
-  type AgentRunResult,
-  type AnyAgentTool,
-  createUserMessage,
-} from "@gyre/agent";
+import type { Agent, AgentEvent, AgentMessage, AgentRunResult, AnyAgentTool } from "@gyre/agent";
 import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
 import type { RewindResult } from "./checkpoints/rewind.js";
