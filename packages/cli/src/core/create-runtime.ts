@@ -7,7 +7,7 @@ import { readApiKeyFile } from "./config/api-key-file.js";
 import { getSessionsDir } from "./config/paths.js";
 import { resolveApiKey } from "./config/resolve-api-key.js";
 import { customBaseUrl } from "./config/resolve-model.js";
-import { resolveRuntimeModel } from "./config/resolve-runtime-model.js";
+import { type RuntimeModel, resolveRuntimeModel } from "./config/resolve-runtime-model.js";
 import { loadSettings, type Settings } from "./config/settings.js";
 import { createHarnessTools, type HarnessTools, restoreTodos } from "./create-harness-tools.js";
 import { CliError } from "./errors.js";
@@ -115,7 +115,11 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
   });
   const loaded = await loadSettings({ gyreHome: home, cwd: io.cwd, includeProject: project.trusted });
   const settings: Settings = { ...loaded.settings, ...config.settings };
-  const notices: RuntimeNotice[] = [...project.notices];
+  const notices: RuntimeNotice[] = [
+    ...project.notices,
+    // Problems, so quiet headless runs show them too: the user meant a setting that is not applied.
+    ...loaded.warnings.map((text): RuntimeNotice => ({ level: "problem", text })),
+  ];
   const timeout = Number(io.env.GYRE_EXTENSION_TIMEOUT_MS);
   const resources = await loadRuntimeResources({
     config,
@@ -144,7 +148,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   const sessionsDir = getSessionsDir(home);
   const opened = await openSessionStore(config.session, { cwd: io.cwd, sessionsDir, mode: config.mode });
   const restored = opened.store.buildContext();
-  const model = io.model
+  const model: RuntimeModel = io.model
     ? {
         model: io.model,
         apiKey: resolveApiKey({
@@ -315,7 +319,12 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   }
   const { sessionId, sessionFile } = session.state;
   await extensions?.emit({ type: "session_start", sessionId, sessionFile, cwd: io.cwd });
-  const notices = [...base.notices, ...harness.notices, ...opened.notices];
+  const notices = [
+    ...base.notices,
+    ...harness.notices,
+    ...opened.notices,
+    ...(model.warnings ?? []).map((text): RuntimeNotice => ({ level: "problem", text })),
+  ];
   // A problem, not a warning: quiet headless runs must hear it too (DESIGN §8: say so once at start-up).
   const unavailable = await sandboxNotice;
   if (unavailable) notices.push({ level: "problem", text: unavailable });

@@ -46,6 +46,7 @@ export async function reloadRuntime(target: ReloadTarget): Promise<string[]> {
   for (const key of Object.keys(target.settings)) delete target.settings[key as keyof Settings];
   Object.assign(target.settings, settings);
   if (changedKeys.length > 0) changes.push(`settings: ${changedKeys.join(", ")} changed`);
+  changes.push(...loaded.warnings);
 
   const projectDir = join(target.cwd, ".gyre");
   const skillDirs = [join(target.gyreHome, "skills"), ...(trusted ? [join(projectDir, "skills")] : [])];

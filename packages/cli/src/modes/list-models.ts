@@ -7,7 +7,9 @@ import { getGyreHome } from "../core/config/paths.js";
 export async function runListModels(stdout: Writable): Promise<number> {
   const { registerProvider } = await import("@gyre/ai");
   try {
-    for (const custom of await loadModelsConfig(getGyreHome())) registerProvider(custom.info, custom.models);
+    const { providers, warnings } = await loadModelsConfig(getGyreHome());
+    for (const custom of providers) registerProvider(custom.info, custom.models);
+    for (const warning of warnings) process.stderr.write(`gyre: ${warning}\n`);
   } catch (error) {
     process.stderr.write(`gyre: ${(error as Error).message}\n`);
     return 2;

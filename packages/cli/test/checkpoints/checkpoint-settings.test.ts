@@ -40,6 +40,6 @@ describe("checkpoint settings", () => {
     await writeFile(join(home, "settings.json"), JSON.stringify({ checkpoints: { maxFileBytes: -1 } }));
     const refused = await runCli([...args, "-p", "go"], { cwd, env });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('"checkpoints.maxFileBytes" must be a whole number of bytes above 0');
+    expect(refused.stderr).toContain("/checkpoints/maxFileBytes must be a whole number of bytes above 0 (got -1)");
   });
 });

@@ -46,7 +46,7 @@ describe("/settings editor in tmux", () => {
     await tmux.waitFor("Stop a run after this many model calls");
     await tmux.send(["--", "-3"], { literal: true });
     await tmux.send(["Enter"]);
-    await tmux.waitFor('Not saved: "maxTurns" must be a positive whole number.');
+    await tmux.waitFor("Not saved: /maxTurns must be a positive whole number (got -3)");
     expect(await readFile(join(home, "settings.json"), "utf8")).toBe(original);
     await tmux.send(["Enter"]);
     await tmux.type("40");

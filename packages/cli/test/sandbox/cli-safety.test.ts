@@ -101,7 +101,9 @@ describe("gyre -p with the default sandbox", () => {
     await writeFile(join(home, "settings.json"), JSON.stringify({ sandbox: { mode: "strict" } }));
     const result = await runCli(["-p", "--provider", "faux", "hi"], { cwd, env: cliEnv(home) });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('"sandbox.mode" must be one of workspace-write, read-only, off.');
+    expect(result.stderr).toContain(
+      '/sandbox/mode must be one of "workspace-write", "read-only", "off" (got "strict")',
+    );
   });
 
   it("fails closed without bwrap on PATH: one start-up notice, and bash refuses to run (D22)", async () => {

@@ -33,7 +33,7 @@ describe("settings", () => {
     );
     await writeFile(join(home, "settings.json"), JSON.stringify({ maxTurns: "ten" }));
     await expect(loadSettings({ gyreHome: home, cwd: home, includeProject: false })).rejects.toThrow(
-      /"maxTurns" must be a number/,
+      /\/maxTurns must be a positive whole number \(got "ten"\)/,
     );
   });
 });
@@ -77,7 +77,7 @@ describe("resolveModel", () => {
         },
       }),
     );
-    const customProviders = await loadModelsConfig(home);
+    const customProviders = (await loadModelsConfig(home)).providers;
     const missing = resolveModel({ provider: "lab", model: "lab-1", customProviders, env: {} });
     expect(missing.ok).toBe(false);
     const result = resolveModel({ provider: "lab", model: "lab-1", customProviders, env: { LAB_KEY: "k" } });

@@ -6,6 +6,9 @@ import { loadModelsConfig } from "./models-config.js";
 import { type ResolvedModel, resolveModel } from "./resolve-model.js";
 import type { Settings } from "./settings.js";
 
+/** The model and key of a run, with warnings about models.json (unknown keys) for the user. */
+export type RuntimeModel = ResolvedModel & { warnings?: string[] };
+
 /**
  * The model and key of a run: flags, then settings defaults, then the environment, with
  * models.json providers registered. Throws a `CliError` ("bad_usage", "config_invalid") with a
@@ -16,11 +19,11 @@ export async function resolveRuntimeModel(options: {
   settings: Settings;
   home: string;
   env: NodeJS.ProcessEnv;
-}): Promise<ResolvedModel> {
+}): Promise<RuntimeModel> {
   const { config, settings } = options;
-  const customProviders = await loadModelsConfig(options.home);
+  const { providers: customProviders, warnings } = await loadModelsConfig(options.home);
   const provider = config.provider ?? settings.defaultProvider;
-  if (provider === "faux") return { model: await loadFauxModel(config), apiKey: undefined };
+  if (provider === "faux") return { model: await loadFauxModel(config), apiKey: undefined, warnings };
   const resolved = resolveModel({
     ...(config.provider ? { provider: config.provider } : {}),
     ...(config.model ? { model: config.model } : {}),
@@ -32,7 +35,7 @@ export async function resolveRuntimeModel(options: {
     env: options.env,
   });
   if (!resolved.ok) throw new CliError("bad_usage", resolved.error);
-  return resolved.value;
+  return { ...resolved.value, warnings };
 }
 
 async function loadFauxModel(config: RuntimeConfig): Promise<Model> {

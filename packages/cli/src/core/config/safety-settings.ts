@@ -1,51 +1,49 @@
 /**
- * Validation of the `sandbox` and `permissions` settings blocks (DESIGN §8): a typo or a wrong
- * type is a clear sentence at start-up, never a silently weaker sandbox.
+ * The `sandbox` and `permissions` settings blocks (DESIGN §8) as schemas. Both are closed: a typo
+ * there is an error at start-up, never a silently weaker sandbox (elsewhere unknown keys only warn).
  */
-import { checkRules, type PermissionRules } from "../permissions/permission-rules.js";
-import { SANDBOX_MODES, type SandboxMode } from "../sandbox/types.js";
+import { type Static, Type } from "@sinclair/typebox";
+import { parseRule } from "../permissions/permission-rules.js";
+import { SANDBOX_MODES } from "../sandbox/types.js";
 
-export type SandboxSettings = {
-  mode?: SandboxMode;
-  network?: boolean;
-  allowedDomains?: string[];
-  writableRoots?: string[];
-  protectedPaths?: string[];
-  denyRead?: string[];
-};
+const stringList = Type.Array(Type.String());
+const ruleList = Type.Array(Type.String(), { expected: 'a list of rules such as "bash(git diff:*)"' });
 
-const sandboxFields: Record<keyof SandboxSettings, "mode" | "boolean" | "string[]"> = {
-  mode: "mode",
-  network: "boolean",
-  allowedDomains: "string[]",
-  writableRoots: "string[]",
-  protectedPaths: "string[]",
-  denyRead: "string[]",
-};
+/** `sandbox`: what bash commands may touch. */
+export const sandboxSettingsSchema = Type.Object(
+  {
+    mode: Type.Optional(Type.Union(SANDBOX_MODES.map((mode) => Type.Literal(mode)))),
+    network: Type.Optional(Type.Boolean()),
+    allowedDomains: Type.Optional(stringList),
+    writableRoots: Type.Optional(stringList),
+    protectedPaths: Type.Optional(stringList),
+    denyRead: Type.Optional(stringList),
+  },
+  { additionalProperties: false },
+);
 
-const isStringList = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === "string");
+/** `permissions`: allow / ask / deny rule lists for tool calls. */
+export const permissionSettingsSchema = Type.Object(
+  { allow: Type.Optional(ruleList), ask: Type.Optional(ruleList), deny: Type.Optional(ruleList) },
+  { additionalProperties: false },
+);
 
-/** The problem with a `sandbox` block, or undefined when it is valid. */
-export function checkSandboxSettings(value: Record<string, unknown>): string | undefined {
-  for (const [field, fieldValue] of Object.entries(value)) {
-    const kind = sandboxFields[field as keyof SandboxSettings];
-    if (!kind) return `"sandbox.${field}" is not a sandbox setting; use ${Object.keys(sandboxFields).join(", ")}.`;
-    if (kind === "mode" && !SANDBOX_MODES.includes(fieldValue as SandboxMode)) {
-      return `"sandbox.mode" must be one of ${SANDBOX_MODES.join(", ")}.`;
-    }
-    if (kind === "boolean" && typeof fieldValue !== "boolean") return `"sandbox.${field}" must be true or false.`;
-    if (kind === "string[]" && !isStringList(fieldValue)) return `"sandbox.${field}" must be a list of strings.`;
+export type SandboxSettings = Static<typeof sandboxSettingsSchema>;
+
+/**
+ * Rule syntax a schema cannot say: each broken rule of a `permissions` block that already has the
+ * right shape, as `/permissions/deny/0 "bash(rm" is not a rule; …`.
+ */
+export function checkPermissionRuleSyntax(value: unknown, path = "/permissions"): string[] {
+  if (!value || typeof value !== "object") return [];
+  const problems: string[] = [];
+  for (const [kind, rules] of Object.entries(value)) {
+    if (!Array.isArray(rules)) continue;
+    rules.forEach((rule, index) => {
+      if (typeof rule !== "string") return;
+      const parsed = parseRule(rule);
+      if (!parsed.ok) problems.push(`${path}/${kind}/${index}: ${parsed.error}`);
+    });
   }
-  return undefined;
-}
-
-/** The problem with a `permissions` block, or undefined when it is valid. */
-export function checkPermissionSettings(value: Record<string, unknown>): string | undefined {
-  for (const [field, fieldValue] of Object.entries(value)) {
-    if (field !== "allow" && field !== "ask" && field !== "deny") {
-      return `"permissions.${field}" is not a rule list; use allow, ask or deny.`;
-    }
-    if (!isStringList(fieldValue)) return `"permissions.${field}" must be a list of rules such as "bash(git diff:*)".`;
-  }
-  return checkRules(value as PermissionRules);
+  return problems;
 }

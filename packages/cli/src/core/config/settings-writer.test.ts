@@ -33,7 +33,7 @@ describe("updateSettingsFile", () => {
     ]);
     expect(result.ok).toBe(false);
     expect(result.ok ? "" : result.error).toMatch(
-      /"maxTurns" must be a positive whole number.*"sandbox.mode" must be one of/,
+      /\/maxTurns must be a positive whole number \(got -1\).*\/sandbox\/mode must be one of/,
     );
     expect(await readFile(file, "utf8")).toBe('{"thinking":"low"}');
   });

@@ -29,8 +29,8 @@ export async function updateSettingsFile(
   if (!read.ok) return read;
   const { settings } = read;
   for (const change of changes) applyChange(settings, change);
-  const problems = checkSettings(settings);
-  if (problems.length > 0) return { ok: false, error: `Not saved: ${problems.join(" ")}` };
+  const problems = await checkSettings(settings);
+  if (problems.length > 0) return { ok: false, error: `Not saved: ${problems.join("; ")}` };
   await mkdir(dirname(file), { recursive: true });
   // Written beside the file and renamed: a crash mid-write never leaves half a settings file.
   const temporary = `${file}.${process.pid}.tmp`;

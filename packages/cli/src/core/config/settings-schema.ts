@@ -1,0 +1,99 @@
+/**
+ * The one description of settings.json (`$GYRE_HOME/settings.json`, `.gyre/settings.json`): the
+ * loader checks files against it and the `Settings` type is derived from it.
+ */
+import { THINKING_LEVELS } from "@gyre/ai";
+import { type Static, type TLiteral, type TUnion, Type } from "@sinclair/typebox";
+import { BUILT_IN_TOOL_NAMES } from "../tools/tool-names.js";
+import { permissionSettingsSchema, sandboxSettingsSchema } from "./safety-settings.js";
+
+/** Node's timers hold at most 2^31−1 ms (about 24.8 days); a larger value fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_RETRIES = 100;
+const timerNote = `a Node timer waits at most ${MAX_TIMER_MS} ms (about 24 days)`;
+
+function oneOf<const T extends string>(values: readonly T[]): TUnion<TLiteral<T>[]> {
+  return Type.Union(values.map((value) => Type.Literal(value)));
+}
+
+const positiveWhole = () => Type.Optional(Type.Integer({ exclusiveMinimum: 0 }));
+const timerMs = () => Type.Optional(Type.Number({ minimum: 1, maximum: MAX_TIMER_MS, note: timerNote }));
+const delayMs = () => Type.Optional(Type.Number({ minimum: 0, maximum: MAX_TIMER_MS, note: timerNote }));
+const tokenCount = () => Type.Optional(Type.Number({ minimum: 0 }));
+const byteCap = () =>
+  Type.Optional(
+    Type.Integer({
+      exclusiveMinimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      expected: "a whole number of bytes above 0",
+    }),
+  );
+
+/** How the TUI tells the user a long run ended. */
+export const NOTIFY_CHANNELS = ["bell", "osc9", "osc777", "off"] as const;
+export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
+
+/** settings.json. Objects without `additionalProperties: false` accept unknown keys with a warning. */
+export const settingsSchema = Type.Object({
+  defaultProvider: Type.Optional(Type.String()),
+  defaultModel: Type.Optional(Type.String()),
+  thinking: Type.Optional(oneOf(THINKING_LEVELS)),
+  tools: Type.Optional(Type.Array(oneOf(BUILT_IN_TOOL_NAMES))),
+  maxTurns: positiveWhole(),
+  maxCost: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  maxTotalTokens: positiveWhole(),
+  maxWallTimeMs: timerMs(),
+  retry: Type.Optional(
+    Type.Object({
+      maxRetries: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_RETRIES })),
+      baseDelayMs: delayMs(),
+      maxDelayMs: delayMs(),
+    }),
+  ),
+  compaction: Type.Optional(
+    Type.Object({
+      enabled: Type.Optional(Type.Boolean()),
+      reserveTokens: tokenCount(),
+      keepRecentTokens: tokenCount(),
+    }),
+  ),
+  allowedPaths: Type.Optional(Type.Array(Type.String())),
+  bashTimeoutMs: timerMs(),
+  /** A model stream that sends nothing for this long fails (default 120000). */
+  idleTimeoutMs: timerMs(),
+  /** What bash commands may touch (DESIGN §8). */
+  sandbox: Type.Optional(sandboxSettingsSchema),
+  /** allow / ask / deny rules for tool calls (DESIGN §8). */
+  permissions: Type.Optional(permissionSettingsSchema),
+  /** How long headless runs wait for MCP servers to connect (default 10000). */
+  mcpStartupTimeoutMs: timerMs(),
+  /** Let the model search the web with the provider's server-side tool (as `--web-search`). */
+  webSearch: Type.Optional(Type.Boolean()),
+  /** Size caps of rewind's workspace snapshots, in bytes (DESIGN §10); closed: a typo would keep a default cap. */
+  checkpoints: Type.Optional(
+    Type.Object(
+      { maxFileBytes: byteCap(), maxSnapshotBytes: byteCap(), maxRepositoryBytes: byteCap() },
+      { additionalProperties: false },
+    ),
+  ),
+  /** The TUI's finish notification: a bell, an OSC 9 or OSC 777 desktop notification, or none. */
+  notify: Type.Optional(oneOf(NOTIFY_CHANNELS)),
+  /** Only runs at least this long notify when they end (default 10000). */
+  notifyAfterMs: timerMs(),
+  /** MCP sampling (a server asking gyre's model): `ask` (default: the TUI or RPC client decides; print denies), `allow`, `deny`. */
+  mcpSampling: Type.Optional(oneOf(["ask", "allow", "deny"])),
+  /** Package sources `gyre install` (without arguments) installs: npm:…, git:…, or paths. */
+  packages: Type.Optional(Type.Array(Type.String())),
+  /** Interactive colours: `dark`, `light` or a file `$GYRE_HOME/themes/<name>.json` (default dark). */
+  theme: Type.Optional(
+    Type.String({
+      pattern: "^[A-Za-z0-9_-]{1,64}$",
+      expected: "dark, light or the name of a file in $GYRE_HOME/themes (letters, digits, - and _)",
+    }),
+  ),
+  /** Who decides calls that need more than the sandbox gives, when `--approval` is not given. */
+  approval: Type.Optional(oneOf(["ask", "deny", "allow"])),
+});
+
+/** User and project settings (`$GYRE_HOME/settings.json`, `.gyre/settings.json`; project wins). */
+export type Settings = Static<typeof settingsSchema>;
