@@ -30,7 +30,19 @@ function loadErrors(): Promise<ErrorsModule> {
  * that objects without `additionalProperties` do not declare. Never throws for any JSON value.
  */
 export async function checkSchema(schema: TSchema, value: unknown): Promise<SchemaReport> {
+  return (await loadSchemaChecker())(schema, value);
+}
+
+/** `checkSchema` without the wait, for callers that check many values (an RPC command stream). */
+export type SchemaChecker = (schema: TSchema, value: unknown) => SchemaReport;
+
+/** Loads TypeBox's checker once and returns a synchronous `checkSchema`. */
+export async function loadSchemaChecker(): Promise<SchemaChecker> {
   const typebox = await loadErrors();
+  return (schema, value) => collectProblems(typebox, schema, value);
+}
+
+function collectProblems(typebox: ErrorsModule, schema: TSchema, value: unknown): SchemaReport {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const error of typebox.Errors(schema, value)) {

@@ -1,8 +1,9 @@
 import type { Readable, Writable } from "node:stream";
-import { getModel, getModels, getProvider, getProviders, type ThinkingLevel } from "@gyre/ai";
+import { getModel, getModels, getProvider, getProviders } from "@gyre/ai";
 import type { AgentSession } from "../../core/agent-session.js";
 import type { WorkspaceCheckpoints } from "../../core/checkpoints/workspace-checkpoints.js";
 import { resolveApiKey } from "../../core/config/resolve-api-key.js";
+import { loadSchemaChecker } from "../../core/config/schema-check.js";
 import type { ApprovalAnswer, UserInterface } from "../../core/user-interface.js";
 import { readLines, tooLongResponse, writeJsonLine } from "./jsonl.js";
 import {
@@ -126,35 +127,40 @@ export function createRpcUserInterface(
   };
 }
 
-const thinkingLevels: ThinkingLevel[] = ["off", "low", "medium", "high"];
-
 /**
  * RPC mode: JSONL commands on stdin, one response per command and every event on stdout
  * (nothing else ever goes to stdout). A bad line gets an error response and serving goes on.
  * EOF on stdin aborts work in progress, persists the session and resolves with exit code 0.
  */
-export function runRpcMode(options: RpcModeOptions): Promise<number> {
+export async function runRpcMode(options: RpcModeOptions): Promise<number> {
   const { session, stdout } = options;
   const respond = (response: Omit<RpcResponse, "type">) => writeJsonLine(stdout, { type: "response", ...response });
   const ending = trackRunEnds(session);
   session.subscribe((event) => writeJsonLine(stdout, event));
+  // Loaded before the first line is read, so every command is checked in arrival order.
+  const check = await loadSchemaChecker();
   let queue: Promise<void> = Promise.resolve();
   return new Promise((resolve) => {
     readLines(
       options.stdin,
       (line) => {
-        const parsed = parseRpcCommand(line);
+        const parsed = parseRpcCommand(line, check);
         if (!parsed.ok) {
           respond({
             ...(parsed.id ? { id: parsed.id } : {}),
             command: parsed.command ?? "parse",
             success: false,
             error: parsed.error,
+            ...(parsed.problems ? { problems: parsed.problems } : {}),
           });
           return;
         }
         const command = parsed.value;
-        const base = { ...(command.id ? { id: command.id } : {}), command: command.type };
+        const base = {
+          ...(command.id ? { id: command.id } : {}),
+          command: command.type,
+          ...(parsed.warnings.length > 0 ? { warnings: parsed.warnings } : {}),
+        };
         // Answers skip the queue: the command ahead of them (an abort) may be waiting on the question.
         if (command.type === "ui_response") {
           const known = options.ui?.answer(command.requestId, {
@@ -166,20 +172,12 @@ export function runRpcMode(options: RpcModeOptions): Promise<number> {
           return;
         }
         if (command.type === "approval_response") {
-          const decisions = ["allow", "allow_always", "deny"];
-          const known =
-            decisions.includes(command.decision) &&
-            options.ui?.answerApproval(command.id, {
-              decision: command.decision,
-              ...(typeof command.reason === "string" ? { reason: command.reason } : {}),
-            });
+          const known = options.ui?.answerApproval(command.id, {
+            decision: command.decision,
+            ...(command.reason !== undefined ? { reason: command.reason } : {}),
+          });
           if (known) respond({ ...base, success: true });
-          else {
-            const error = decisions.includes(command.decision)
-              ? `No approval with id "${command.id}" is waiting.`
-              : `"decision" must be one of ${decisions.join(", ")}.`;
-            respond({ ...base, success: false, error });
-          }
+          else respond({ ...base, success: false, error: `No approval with id "${command.id}" is waiting.` });
           return;
         }
         // Commands run in arrival order; a prompt only waits for its start, not its end.
@@ -271,7 +269,6 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
       };
     }
     case "set_permission_mode":
-      if (command.mode !== "plan" && command.mode !== "default") throw new Error('"mode" must be "plan" or "default".');
       if (!options.safety) throw new Error("This run has no permission modes.");
       await options.safety.setPlanMode(command.mode === "plan");
       return { mode: command.mode };
@@ -298,8 +295,6 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
         ),
       };
     case "set_thinking_level":
-      if (!thinkingLevels.includes(command.level))
-        throw new Error(`level must be one of ${thinkingLevels.join(", ")}.`);
       session.setThinkingLevel(command.level);
       return undefined;
     case "new_session":
@@ -344,12 +339,9 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
   }
 }
 
-const restoreModes = ["both", "code", "conversation"] as const;
-
 async function handleRewind(command: Extract<RpcCommand, { type: "rewind" }>, options: RpcModeOptions) {
   assertIdle(options.session, "rewind");
   const restore = command.restore ?? "both";
-  if (!restoreModes.includes(restore)) throw new Error(`restore must be one of ${restoreModes.join(", ")}.`);
   const request = { entryId: command.entryId, restore, force: command.force === true };
   if (!command.preview) return options.session.rewind(request);
   if (!options.checkpoints) throw new Error("Rewind is not available in this session.");

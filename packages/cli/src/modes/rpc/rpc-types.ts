@@ -2,40 +2,68 @@
  * The RPC wire (DESIGN §5): JSONL commands on stdin; one `response` per command (with its `id`)
  * and every event on stdout. Plain JSON only.
  */
-import type { ImageContent, ThinkingLevel } from "@gyre/ai";
+import { THINKING_LEVELS } from "@gyre/ai";
+import { type Static, type TProperties, Type } from "@sinclair/typebox";
+import type { SchemaChecker } from "../../core/config/schema-check.js";
 import type { SessionEvent } from "../../core/session-events.js";
 import type { ApprovalRequest } from "../../core/user-interface.js";
 
-export type RpcCommand =
-  | { id?: string; type: "prompt"; message: string; images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }
-  | { id?: string; type: "steer"; message: string }
-  | { id?: string; type: "follow_up"; message: string }
-  | { id?: string; type: "abort" }
-  | { id?: string; type: "get_state" }
-  | { id?: string; type: "get_messages" }
-  | { id?: string; type: "set_model"; provider: string; modelId: string }
-  | { id?: string; type: "get_available_models" }
-  | { id?: string; type: "set_thinking_level"; level: ThinkingLevel }
-  | { id?: string; type: "new_session" }
-  | { id?: string; type: "compact"; customInstructions?: string }
-  | { id?: string; type: "get_session_stats" }
-  | { id?: string; type: "fork"; entryId?: string }
-  | { id?: string; type: "switch_session"; sessionPath: string }
-  | { id?: string; type: "get_last_assistant_text" }
+const id = Type.Optional(Type.String());
+const text = Type.String();
+const imageSchema = Type.Object({ type: Type.Literal("image"), data: Type.String(), mimeType: Type.String() });
+const command = <T extends string, P extends TProperties>(type: T, properties: P) =>
+  Type.Object({ id, type: Type.Literal(type), ...properties });
+
+/** One schema per command: the single source of the wire format and of `RpcCommand`. */
+export const rpcCommandSchemas = {
+  prompt: command("prompt", {
+    message: text,
+    images: Type.Optional(Type.Array(imageSchema)),
+    streamingBehavior: Type.Optional(Type.Union([Type.Literal("steer"), Type.Literal("followUp")])),
+  }),
+  steer: command("steer", { message: text }),
+  follow_up: command("follow_up", { message: text }),
+  abort: command("abort", {}),
+  get_state: command("get_state", {}),
+  get_messages: command("get_messages", {}),
+  set_model: command("set_model", { provider: text, modelId: text }),
+  get_available_models: command("get_available_models", {}),
+  set_thinking_level: command("set_thinking_level", {
+    level: Type.Union(THINKING_LEVELS.map((level) => Type.Literal(level))),
+  }),
+  new_session: command("new_session", {}),
+  compact: command("compact", { customInstructions: Type.Optional(text) }),
+  get_session_stats: command("get_session_stats", {}),
+  fork: command("fork", { entryId: Type.Optional(text) }),
+  switch_session: command("switch_session", { sessionPath: text }),
+  get_last_assistant_text: command("get_last_assistant_text", {}),
   /** Back to before a user message (or to a checkpoint entry); `preview` only reports what would change. */
-  | {
-      id?: string;
-      type: "rewind";
-      entryId: string;
-      restore?: "both" | "code" | "conversation";
-      force?: boolean;
-      preview?: boolean;
-    }
-  | { id?: string; type: "ui_response"; requestId: string; value?: unknown; cancelled?: boolean }
+  rewind: command("rewind", {
+    entryId: text,
+    restore: Type.Optional(Type.Union([Type.Literal("both"), Type.Literal("code"), Type.Literal("conversation")])),
+    force: Type.Optional(Type.Boolean()),
+    preview: Type.Optional(Type.Boolean()),
+  }),
+  ui_response: command("ui_response", {
+    requestId: text,
+    value: Type.Optional(Type.Unknown()),
+    cancelled: Type.Optional(Type.Boolean()),
+  }),
   /** DESIGN §8: answers the `approval_request` with this `id`; `reason` (with deny) reaches the model. */
-  | { id: string; type: "approval_response"; decision: "allow" | "allow_always" | "deny"; reason?: string }
+  approval_response: Type.Object({
+    id: Type.String(),
+    type: Type.Literal("approval_response"),
+    decision: Type.Union([Type.Literal("allow"), Type.Literal("allow_always"), Type.Literal("deny")]),
+    reason: Type.Optional(text),
+  }),
   /** "plan": read-only sandbox, write/edit withheld; "default": back to the run's sandbox mode. */
-  | { id?: string; type: "set_permission_mode"; mode: "plan" | "default" };
+  set_permission_mode: command("set_permission_mode", {
+    mode: Type.Union([Type.Literal("plan"), Type.Literal("default")]),
+  }),
+};
+
+type CommandSchemas = typeof rpcCommandSchemas;
+export type RpcCommand = { [K in keyof CommandSchemas]: Static<CommandSchemas[K]> }[keyof CommandSchemas];
 
 export type RpcCommandType = RpcCommand["type"];
 
@@ -46,6 +74,10 @@ export type RpcResponse = {
   success: boolean;
   data?: unknown;
   error?: string;
+  /** A command that failed its schema: every problem, e.g. `/message must be a string (got 5)`. */
+  problems?: string[];
+  /** Fields of the command gyre does not know (ignored), e.g. `/mesage`. */
+  warnings?: string[];
 };
 
 /** A question from an extension to the client (confirm / select / input); answered with `ui_response`. */
@@ -73,34 +105,17 @@ export type RpcApprovalRequest = { type: "approval_request"; id: string } & Appr
  */
 export type RpcEvent = SessionEvent | RpcUiRequest | RpcUiNotice | RpcApprovalRequest;
 
-export const rpcCommandTypes: readonly RpcCommandType[] = [
-  "prompt",
-  "steer",
-  "follow_up",
-  "abort",
-  "get_state",
-  "get_messages",
-  "set_model",
-  "get_available_models",
-  "set_thinking_level",
-  "new_session",
-  "compact",
-  "get_session_stats",
-  "fork",
-  "switch_session",
-  "get_last_assistant_text",
-  "rewind",
-  "ui_response",
-  "approval_response",
-  "set_permission_mode",
-];
+export const rpcCommandTypes = Object.keys(rpcCommandSchemas) as RpcCommandType[];
 
 export type ParsedCommand =
-  | { ok: true; value: RpcCommand }
-  | { ok: false; error: string; id?: string; command?: string };
+  | { ok: true; value: RpcCommand; warnings: string[] }
+  | { ok: false; error: string; id?: string; command?: string; problems?: string[] };
 
-/** Parses one input line into a command, or an error naming what is wrong. Never throws. */
-export function parseRpcCommand(line: string): ParsedCommand {
+/**
+ * Parses one input line into a command checked against its schema (`check` from
+ * `loadSchemaChecker`), or an error naming every problem. Never throws.
+ */
+export function parseRpcCommand(line: string, check: SchemaChecker): ParsedCommand {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -111,33 +126,18 @@ export function parseRpcCommand(line: string): ParsedCommand {
     return { ok: false, error: "A command must be a JSON object with a string `type`." };
   }
   const record = value as Record<string, unknown>;
-  const id = typeof record.id === "string" ? record.id : undefined;
+  const id = typeof record.id === "string" ? { id: record.id } : {};
   const type = record.type;
-  if (typeof type !== "string") return { ok: false, error: "A command needs a string `type`.", ...(id ? { id } : {}) };
-  if (!(rpcCommandTypes as readonly string[]).includes(type)) {
-    return {
-      ok: false,
-      error: `Unknown command "${type}"; known commands: ${rpcCommandTypes.join(", ")}.`,
-      command: type,
-      ...(id ? { id } : {}),
-    };
+  if (typeof type !== "string") return { ok: false, error: "A command needs a string `type`.", ...id };
+  if (!Object.hasOwn(rpcCommandSchemas, type)) {
+    const known = rpcCommandTypes.join(", ");
+    return { ok: false, error: `Unknown command "${type}"; known commands: ${known}.`, command: type, ...id };
   }
-  const needsString: Record<string, string[]> = {
-    prompt: ["message"],
-    steer: ["message"],
-    follow_up: ["message"],
-    set_model: ["provider", "modelId"],
-    set_thinking_level: ["level"],
-    switch_session: ["sessionPath"],
-    ui_response: ["requestId"],
-    rewind: ["entryId"],
-    approval_response: ["id", "decision"],
-    set_permission_mode: ["mode"],
-  };
-  for (const field of needsString[type] ?? []) {
-    if (typeof record[field] !== "string") {
-      return { ok: false, error: `"${type}" needs a string "${field}".`, command: type, ...(id ? { id } : {}) };
-    }
+  const report = check(rpcCommandSchemas[type as RpcCommandType], value);
+  if (report.problems.length > 0) {
+    const error = `Invalid "${type}" command: ${report.problems.join("; ")}.`;
+    return { ok: false, error, problems: report.problems, command: type, ...id };
   }
-  return { ok: true, value: record as RpcCommand };
+  const warnings = report.unknownKeys.map((key) => `${key} is not a field of "${type}"; it is ignored.`);
+  return { ok: true, value: value as RpcCommand, warnings };
 }
