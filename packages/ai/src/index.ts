@@ -15,12 +15,15 @@ export { createAssistantMessage } from "./create-assistant-message.js";
 export { describeError, GyreError, type GyreErrorCode, isAbortError } from "./errors.js";
 export { AssistantMessageEventStream } from "./event-stream.js";
 export {
+  createModelRegistry,
   defaultModelLimits,
+  defaultModelRegistry,
   findModel,
   getModel,
   getModels,
   getProvider,
   getProviders,
+  type ModelRegistry,
   type ProviderInfo,
   registerProvider,
 } from "./models.js";

@@ -238,13 +238,67 @@ const specsByProvider: Record<string, ModelSpec[]> = {
   faux: fauxModels,
 };
 
-const models = new Map<string, Map<string, Model>>();
-const providers = new Map<string, ProviderInfo>();
-for (const provider of builtInProviders) {
-  registerProvider(
-    provider,
-    (specsByProvider[provider.name] ?? []).map((spec) => toModel(provider, spec)),
-  );
+/**
+ * Providers and their models. Each registry is independent: a provider registered in one (a
+ * models.json of one session) is invisible to another. `createModelRegistry()` starts with the
+ * built-in providers; the module-level functions below use `defaultModelRegistry`.
+ */
+export type ModelRegistry = {
+  /** Adds or replaces a provider and its models (custom providers from data, e.g. models.json). */
+  registerProvider(provider: ProviderInfo, providerModels?: Model[]): void;
+  /** Known providers, built-in first, in registration order. */
+  getProviders(): ProviderInfo[];
+  getProvider(name: string): ProviderInfo | undefined;
+  /** Known models of a provider (empty for an unknown provider). */
+  getModels(provider: string): Model[];
+  /** A registered model, or undefined. */
+  findModel(provider: string, id: string): Model | undefined;
+  /**
+   * The model `id` of `provider`: the registered one, or — for an id the registry does not know —
+   * a model with default limits and zero cost on that provider's API and base URL.
+   * Throws when the provider itself is unknown (a usage error the caller reports).
+   */
+  getModel(provider: string, id: string): Model;
+};
+
+export const defaultModelLimits = { contextWindow: 128_000, maxTokens: 16_384 } as const;
+const zeroCost: ModelCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+
+/** A registry holding the built-in providers and models only. */
+export function createModelRegistry(): ModelRegistry {
+  const models = new Map<string, Map<string, Model>>();
+  const providers = new Map<string, ProviderInfo>();
+  const registry: ModelRegistry = {
+    registerProvider(provider, providerModels = []) {
+      providers.set(provider.name, provider);
+      const byId = models.get(provider.name) ?? new Map<string, Model>();
+      for (const model of providerModels) byId.set(model.id, model);
+      models.set(provider.name, byId);
+    },
+    getProviders: () => [...providers.values()],
+    getProvider: (name) => providers.get(name),
+    getModels: (provider) => [...(models.get(provider)?.values() ?? [])],
+    findModel: (provider, id) => models.get(provider)?.get(id),
+    getModel(provider, id) {
+      const known = models.get(provider)?.get(id);
+      if (known) return known;
+      const info = providers.get(provider);
+      if (!info) {
+        throw new Error(
+          `Unknown provider "${provider}"; use one of ${[...providers.keys()].join(", ")} or define it in models.json.`,
+        );
+      }
+      return unlistedModel(info, id);
+    },
+  };
+  for (const provider of builtInProviders) {
+    const specs = specsByProvider[provider.name] ?? [];
+    registry.registerProvider(
+      provider,
+      specs.map((spec) => toModel(provider, spec)),
+    );
+  }
+  return registry;
 }
 
 function toModel(provider: ProviderInfo, spec: ModelSpec): Model {
@@ -265,50 +319,8 @@ function toModel(provider: ProviderInfo, spec: ModelSpec): Model {
   };
 }
 
-/** Adds or replaces a provider and its models (custom providers from data, e.g. models.json). */
-export function registerProvider(provider: ProviderInfo, providerModels: Model[] = []): void {
-  providers.set(provider.name, provider);
-  const byId = models.get(provider.name) ?? new Map<string, Model>();
-  for (const model of providerModels) byId.set(model.id, model);
-  models.set(provider.name, byId);
-}
-
-/** Known provider names. */
-export function getProviders(): ProviderInfo[] {
-  return [...providers.values()];
-}
-
-export function getProvider(name: string): ProviderInfo | undefined {
-  return providers.get(name);
-}
-
-/** Known models of a provider (empty for an unknown provider). */
-export function getModels(provider: string): Model[] {
-  return [...(models.get(provider)?.values() ?? [])];
-}
-
-/** A registered model, or undefined. */
-export function findModel(provider: string, id: string): Model | undefined {
-  return models.get(provider)?.get(id);
-}
-
-export const defaultModelLimits = { contextWindow: 128_000, maxTokens: 16_384 } as const;
-const zeroCost: ModelCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-
-/**
- * The model `id` of `provider`: the registered one, or — for an id the registry does not know —
- * a model with default limits and zero cost on that provider's API and base URL.
- * Throws when the provider itself is unknown (a usage error the caller reports).
- */
-export function getModel(provider: string, id: string): Model {
-  const known = findModel(provider, id);
-  if (known) return known;
-  const info = providers.get(provider);
-  if (!info) {
-    throw new Error(
-      `Unknown provider "${provider}"; use one of ${[...providers.keys()].join(", ")} or define it in models.json.`,
-    );
-  }
+/** An id the registry does not list: default limits and zero cost on the provider's endpoint. */
+function unlistedModel(info: ProviderInfo, id: string): Model {
   return {
     id,
     name: id,
@@ -323,4 +335,37 @@ export function getModel(provider: string, id: string): Model {
     ...(info.headers ? { headers: info.headers } : {}),
     ...(info.compat ? { compat: info.compat } : {}),
   };
+}
+
+/** The process-wide registry the module-level functions use (kept for existing callers). */
+export const defaultModelRegistry: ModelRegistry = createModelRegistry();
+
+/** `defaultModelRegistry.registerProvider`. */
+export function registerProvider(provider: ProviderInfo, providerModels: Model[] = []): void {
+  defaultModelRegistry.registerProvider(provider, providerModels);
+}
+
+/** `defaultModelRegistry.getProviders`. */
+export function getProviders(): ProviderInfo[] {
+  return defaultModelRegistry.getProviders();
+}
+
+/** `defaultModelRegistry.getProvider`. */
+export function getProvider(name: string): ProviderInfo | undefined {
+  return defaultModelRegistry.getProvider(name);
+}
+
+/** `defaultModelRegistry.getModels`. */
+export function getModels(provider: string): Model[] {
+  return defaultModelRegistry.getModels(provider);
+}
+
+/** `defaultModelRegistry.findModel`. */
+export function findModel(provider: string, id: string): Model | undefined {
+  return defaultModelRegistry.findModel(provider, id);
+}
+
+/** `defaultModelRegistry.getModel`. */
+export function getModel(provider: string, id: string): Model {
+  return defaultModelRegistry.getModel(provider, id);
 }

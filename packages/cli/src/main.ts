@@ -1,7 +1,7 @@
 /**
  * gyre's entry: parse flags, build the runtime, hand over to a mode. Wiring only.
  */
-import { describeError, type ImageContent } from "@gyre/ai";
+import { defaultModelRegistry, describeError, type ImageContent } from "@gyre/ai";
 import { BUILT_IN_FLAG_NAMES, type CliArgs, helpText, parseArgs } from "./args.js";
 import { toRuntimeConfig } from "./cli-config.js";
 import type { SessionEvent } from "./core/agent-session.js";
@@ -120,7 +120,14 @@ async function main(argv: string[]): Promise<number> {
   const rpcUi =
     args.mode === "rpc" ? (await import("./modes/rpc/rpc-mode.js")).createRpcUserInterface(process.stdout) : undefined;
   const ui: UserInterface = deferredUi?.ui ?? rpcUi ?? createHeadlessUserInterface(notify);
-  const io: RuntimeIo = { cwd: process.cwd(), env: process.env, ui, reservedFlags: BUILT_IN_FLAG_NAMES };
+  // One runtime per process: the process-wide registry, which the TUI's model lists read.
+  const io: RuntimeIo = {
+    cwd: process.cwd(),
+    env: process.env,
+    ui,
+    reservedFlags: BUILT_IN_FLAG_NAMES,
+    models: defaultModelRegistry,
+  };
   const base = await loadRuntimeBase(toRuntimeConfig(args), io);
   // Extension flags may have taken words the first pass read as the prompt.
   args = reparseWithExtensionFlags(argv, args, base.resources.extensions);
@@ -282,6 +289,7 @@ async function runMode(
         stdin: process.stdin,
         stdout: process.stdout,
         checkpoints: runtime.checkpoints,
+        models: runtime.models,
         ...(rpcUi ? { ui: rpcUi } : {}),
         safety: runtime.safety,
       });

@@ -5,7 +5,7 @@
  */
 import * as nodePath from "node:path";
 import type { AgentLoopConfig, AgentMessage, AnyAgentTool } from "@gyre/agent";
-import { findModel, type Model } from "@gyre/ai";
+import type { Model, ModelRegistry } from "@gyre/ai";
 import type { Governor } from "./governor/governor.js";
 import type { RuntimeNotice } from "./inspect-project.js";
 import { SessionManager } from "./session/session-manager.js";
@@ -35,6 +35,8 @@ export type HarnessToolsOptions = {
   baseTools: () => readonly AnyAgentTool[];
   /** The main agent's model now (it can change with /model). */
   model: () => Model;
+  /** Where `provider/model` ids of subagents are looked up. */
+  models: ModelRegistry;
   governor: Governor;
   /** Where subagent session files go; undefined keeps them in memory. */
   sessionsDir: string | undefined;
@@ -89,7 +91,7 @@ export async function createHarnessTools(options: HarnessToolsOptions): Promise<
           definitions,
           tools: options.baseTools,
           model: options.model,
-          resolveModel: (id) => resolveAgentModel(id, options.model()),
+          resolveModel: (id) => resolveAgentModel(id, options.model(), options.models),
           tree: createSubagentTree(options.governor.budget, options.limits),
           openJournal: (info) => openJournal(options, info),
           onEvent: (event) => listener?.(event),
@@ -102,12 +104,12 @@ export async function createHarnessTools(options: HarnessToolsOptions): Promise<
 }
 
 /** `provider/model`, or a model id of the main agent's provider (an unknown id keeps its limits). */
-function resolveAgentModel(id: string, current: Model): Model | undefined {
+function resolveAgentModel(id: string, current: Model, models: ModelRegistry): Model | undefined {
   const slash = id.indexOf("/");
   const provider = slash > 0 ? id.slice(0, slash) : current.provider;
   const modelId = slash > 0 ? id.slice(slash + 1) : id;
   return (
-    findModel(provider, modelId) ??
+    models.findModel(provider, modelId) ??
     (provider === current.provider ? { ...current, id: modelId, name: modelId } : undefined)
   );
 }

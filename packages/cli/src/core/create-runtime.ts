@@ -1,5 +1,5 @@
 import type { AnyAgentTool } from "@gyre/agent";
-import type { Model, StreamFunction, ThinkingLevel } from "@gyre/ai";
+import { createModelRegistry, type Model, type ModelRegistry, type StreamFunction, type ThinkingLevel } from "@gyre/ai";
 import { version } from "../version.js";
 import { AgentSession } from "./agent-session.js";
 import { WorkspaceCheckpoints } from "./checkpoints/workspace-checkpoints.js";
@@ -60,6 +60,11 @@ export type RuntimeIo = {
   customTools?: readonly AnyAgentTool[];
   /** Replaces @gyre/ai `stream` for every model call of the session. */
   streamFn?: StreamFunction;
+  /**
+   * Where models.json providers are registered and models looked up. Default: a registry of the
+   * runtime's own, so two runtimes in one process never see each other's custom providers.
+   */
+  models?: ModelRegistry;
 };
 
 /** What start-up has settled before the model and session: home, project, settings, extensions. */
@@ -77,6 +82,8 @@ export type Runtime = {
   /** Workspace checkpoints: rewind previews and /diff (the rewind itself goes through the session). */
   checkpoints: WorkspaceCheckpoints;
   model: Model;
+  /** The providers and models this runtime knows (built-ins and its models.json). */
+  models: ModelRegistry;
   cwd: string;
   gyreHome: string;
   settings: Settings;
@@ -146,6 +153,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   if (config.apiKeyFile) config = { ...config, apiKey: await readApiKeyFileOrExit(config.apiKeyFile) };
   // The session first: `-c` without --provider/--model continues on the model it last used.
   const sessionsDir = getSessionsDir(home);
+  const models = io.models ?? createModelRegistry();
   const opened = await openSessionStore(config.session, { cwd: io.cwd, sessionsDir, mode: config.mode });
   const restored = opened.store.buildContext();
   const model: RuntimeModel = io.model
@@ -155,10 +163,17 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
           provider: io.model.provider,
           ...(config.apiKey ? { explicit: config.apiKey } : {}),
           env: io.env,
+          models,
         }),
       }
-    : await resolveRuntimeModel({ config: withSessionModel(config, restored.model), settings, home, env: io.env });
-  recordModel(opened.store, model.model, restored.model);
+    : await resolveRuntimeModel({
+        config: withSessionModel(config, restored.model),
+        settings,
+        home,
+        env: io.env,
+        models,
+      });
+  recordModel(opened.store, model.model, restored.model, models);
   // Tools added in code count as extension tools: their description stands in the prompt.
   const extensionTools = [...(extensions?.getTools() ?? []), ...(io.customTools ?? [])];
   const mcpNotices: RuntimeNotice[] = [];
@@ -183,7 +198,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       policy: settings.mcpSampling ?? "ask",
       model: () => session?.state.model ?? model.model,
       apiKey: (provider) =>
-        provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env }),
+        provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env, models }),
       ...(io.streamFn ? { streamFn: io.streamFn } : {}),
     },
   }).catch((error: Error) => {
@@ -213,6 +228,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
         (tool) => tool.name !== "task" && !(safety.permissionMode() === "plan" && isWithheldInPlanMode(tool)),
       ),
     model: () => session?.state.model ?? model.model,
+    models,
     governor,
     sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
     parentSessionFile: () => session?.state.sessionFile,
@@ -220,7 +236,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     // Subagents obey the same rules and approvals as the main agent; bash is the same sandboxed tool.
     loop: {
       getApiKey: (provider) =>
-        provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env }),
+        provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env, models }),
       beforeToolCall: (input, signal) => safety.gate.beforeToolCall(input, signal),
     },
     network: {
@@ -282,7 +298,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     ...(config.webSearch || settings.webSearch ? { webSearch: true } : {}),
     ...(settings.compaction ? { compaction: settings.compaction } : {}),
     ...(io.streamFn ? { streamFn: io.streamFn } : {}),
-    getApiKey: (provider) => resolveApiKey({ provider, env: io.env }),
+    getApiKey: (provider) => resolveApiKey({ provider, env: io.env, models }),
     ...(extensions ? { extensions } : {}),
     // The safety gate decides first: a blocked call changes nothing, so it needs no checkpoint.
     beforeToolCall: async (input, signal) => {
@@ -360,6 +376,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     checkpoints,
     safety,
     model: model.model,
+    models,
     cwd: io.cwd,
     gyreHome: home,
     settings,
@@ -386,8 +403,8 @@ function withSessionModel(config: RuntimeConfig, last: SessionContext["model"]):
 }
 
 /** Writes the model in use into the session when it is not the one the session last recorded. */
-function recordModel(store: SessionManager, model: Model, last: SessionContext["model"]): void {
-  const baseUrl = customBaseUrl(model);
+function recordModel(store: SessionManager, model: Model, last: SessionContext["model"], models: ModelRegistry): void {
+  const baseUrl = customBaseUrl(model, models);
   if (last && last.provider === model.provider && last.modelId === model.id && last.baseUrl === baseUrl) return;
   store.appendModelChange(model.provider, model.id, baseUrl);
 }

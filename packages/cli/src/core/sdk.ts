@@ -4,7 +4,7 @@
  * `AgentSession` the modes use. No argv, no process exit, nothing written to stdout or stderr.
  */
 import type { AnyAgentTool } from "@gyre/agent";
-import type { Model, StreamFunction, ThinkingLevel } from "@gyre/ai";
+import type { Model, ModelRegistry, StreamFunction, ThinkingLevel } from "@gyre/ai";
 import type { AgentSession } from "./agent-session.js";
 import type { Settings } from "./config/settings.js";
 import { createRuntime, loadRuntimeBase, type RuntimeIo, type RuntimeNotice } from "./create-runtime.js";
@@ -55,6 +55,11 @@ export type CreateAgentSessionOptions = {
   trust?: boolean;
   /** Folders outside `cwd` the file tools may use. */
   allowPaths?: readonly string[];
+  /**
+   * Where this session's models.json providers are registered and models looked up. Default: a
+   * new registry (`createModelRegistry()`), so sessions in one process never share custom providers.
+   */
+  models?: ModelRegistry;
   /** Replaces @gyre/ai `stream` for every model call, summaries included (proxies, tests). */
   streamFn?: StreamFunction;
   /** The environment keys and `GYRE_HOME` are read from, and bash inherits; default `process.env`. */
@@ -69,6 +74,8 @@ export type CreateAgentSessionOptions = {
 export type CreatedAgentSession = {
   session: AgentSession;
   model: Model;
+  /** The session's providers and models: the built-ins and its models.json. */
+  models: ModelRegistry;
   /** Start-up notices (trust, skills, extensions, damaged session lines); later `ui.notify` calls are added. */
   notices: RuntimeNotice[];
   /** The effective settings: files, then `options.settings`. */
@@ -97,6 +104,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions): Pr
     ...(options.model ? { model: options.model } : {}),
     ...(options.customTools ? { customTools: options.customTools } : {}),
     ...(options.streamFn ? { streamFn: options.streamFn } : {}),
+    ...(options.models ? { models: options.models } : {}),
   };
   const config = toRuntimeConfig(options);
   const runtime = await createRuntime(config, await loadRuntimeBase(config, io), io);
@@ -104,6 +112,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions): Pr
   return {
     session: runtime.session,
     model: runtime.model,
+    models: runtime.models,
     notices,
     settings: runtime.settings,
     extensions: runtime.extensions,

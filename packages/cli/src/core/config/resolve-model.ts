@@ -1,4 +1,4 @@
-import { getModel, getProvider, getProviders, type Model, registerProvider } from "@gyre/ai";
+import { defaultModelRegistry, type Model, type ModelRegistry } from "@gyre/ai";
 import type { CustomProvider } from "./models-config.js";
 import { resolveApiKey } from "./resolve-api-key.js";
 
@@ -11,6 +11,8 @@ export type ModelRequest = {
   defaultModel?: string;
   customProviders: CustomProvider[];
   env: NodeJS.ProcessEnv;
+  /** Where the custom providers are registered and models looked up (default: the process-wide one). */
+  models?: ModelRegistry;
 };
 
 export type ResolvedModel = { model: Model; apiKey: string | undefined };
@@ -46,7 +48,8 @@ export function isLoopbackUrl(url: string): boolean {
  * Errors are one sentence that says what to do (and name the env var for a missing key).
  */
 export function resolveModel(request: ModelRequest): ResolveResult {
-  for (const custom of request.customProviders) registerProvider(custom.info, custom.models);
+  const registry = request.models ?? defaultModelRegistry;
+  for (const custom of request.customProviders) registry.registerProvider(custom.info, custom.models);
   const providerName = request.provider ?? request.defaultProvider ?? inferProvider(request.env);
   if (!providerName) {
     return {
@@ -55,9 +58,9 @@ export function resolveModel(request: ModelRequest): ResolveResult {
         "No model provider is configured; pass --provider (and --model), or set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.",
     };
   }
-  const info = getProvider(providerName);
+  const info = registry.getProvider(providerName);
   if (!info) {
-    const names = getProviders().map((provider) => provider.name);
+    const names = registry.getProviders().map((provider) => provider.name);
     return {
       ok: false,
       error: `Unknown provider "${providerName}"; use one of ${names.join(", ")} or define it in models.json.`,
@@ -68,13 +71,14 @@ export function resolveModel(request: ModelRequest): ResolveResult {
     (request.defaultProvider === providerName || !request.provider ? request.defaultModel : undefined) ??
     defaultModels[providerName];
   if (!modelId) return { ok: false, error: `Provider "${providerName}" has no default model; pass --model <id>.` };
-  const base = getModel(providerName, modelId);
+  const base = registry.getModel(providerName, modelId);
   const envName = baseUrlEnv[providerName];
   const baseUrl = request.baseUrl ?? (envName ? request.env[envName] : undefined);
   const model: Model = baseUrl ? { ...base, baseUrl: baseUrl.replace(/\/+$/, "") } : base;
   const apiKey = resolveApiKey({
     provider: providerName,
     env: request.env,
+    models: registry,
     ...(request.apiKey ? { explicit: request.apiKey } : {}),
   });
   if (!apiKey && info.apiKeyEnv && !isLoopbackUrl(model.baseUrl)) {
@@ -94,7 +98,7 @@ function inferProvider(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** The model's base URL when it is not its provider's own (a local server, --base-url); else undefined. */
-export function customBaseUrl(model: Model): string | undefined {
-  const own = getProvider(model.provider)?.baseUrl;
+export function customBaseUrl(model: Model, models: ModelRegistry = defaultModelRegistry): string | undefined {
+  const own = models.getProvider(model.provider)?.baseUrl;
   return model.baseUrl && model.baseUrl !== own ? model.baseUrl : undefined;
 }

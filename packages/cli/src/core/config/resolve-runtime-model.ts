@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import type { Model } from "@gyre/ai";
+import type { Model, ModelRegistry } from "@gyre/ai";
 import { CliError } from "../errors.js";
 import type { RuntimeConfig } from "../runtime-config.js";
 import { loadModelsConfig } from "./models-config.js";
@@ -19,6 +19,8 @@ export async function resolveRuntimeModel(options: {
   settings: Settings;
   home: string;
   env: NodeJS.ProcessEnv;
+  /** The runtime's registry: models.json providers are registered here only. */
+  models: ModelRegistry;
 }): Promise<RuntimeModel> {
   const { config, settings } = options;
   const { providers: customProviders, warnings } = await loadModelsConfig(options.home);
@@ -33,6 +35,7 @@ export async function resolveRuntimeModel(options: {
     ...(settings.defaultModel ? { defaultModel: settings.defaultModel } : {}),
     customProviders,
     env: options.env,
+    models: options.models,
   });
   if (!resolved.ok) throw new CliError("bad_usage", resolved.error);
   return { ...resolved.value, warnings };

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import { getModel, getModels, getProvider, getProviders } from "@gyre/ai";
+import { defaultModelRegistry, type ModelRegistry } from "@gyre/ai";
 import type { AgentSession } from "../../core/agent-session.js";
 import type { WorkspaceCheckpoints } from "../../core/checkpoints/workspace-checkpoints.js";
 import { resolveApiKey } from "../../core/config/resolve-api-key.js";
@@ -23,6 +23,8 @@ export type RpcModeOptions = {
   stdout: Writable;
   /** The interface extensions were given (from `createRpcUserInterface`); `ui_response` answers it. */
   ui?: RpcUserInterface;
+  /** The run's providers and models (`set_model`, `get_available_models`); default the process-wide registry. */
+  models?: ModelRegistry;
   /** Rewind previews come from here; without it `rewind` with `preview` fails with a clear error. */
   checkpoints?: WorkspaceCheckpoints;
   /** Plan mode for `set_permission_mode`. */
@@ -243,6 +245,7 @@ function trackRunEnds(session: AgentSession): () => Promise<void> {
 
 async function handleCommand(command: RpcCommand, options: RpcModeOptions): Promise<unknown> {
   const { session } = options;
+  const models = options.models ?? defaultModelRegistry;
   switch (command.type) {
     case "prompt": {
       if (session.state.isRunning) {
@@ -275,17 +278,17 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
     case "get_messages":
       return { messages: session.messages };
     case "set_model": {
-      if (!getProvider(command.provider)) throw new Error(`Unknown provider "${command.provider}".`);
+      if (!models.getProvider(command.provider)) throw new Error(`Unknown provider "${command.provider}".`);
       session.setModel(
-        getModel(command.provider, command.modelId),
-        resolveApiKey({ provider: command.provider, env: options.env }),
+        models.getModel(command.provider, command.modelId),
+        resolveApiKey({ provider: command.provider, env: options.env, models }),
       );
       return describeState(session);
     }
     case "get_available_models":
       return {
-        models: getProviders().flatMap((provider) =>
-          getModels(provider.name).map((model) => ({
+        models: models.getProviders().flatMap((provider) =>
+          models.getModels(provider.name).map((model) => ({
             provider: model.provider,
             id: model.id,
             name: model.name,
