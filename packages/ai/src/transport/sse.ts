@@ -64,21 +64,45 @@ function formatWait(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
-/** Yields server-sent events from a response body (`event:` name and joined `data:` lines). */
-export async function* readSse(response: Response, options: ReadOptions = {}): AsyncGenerator<SseEvent> {
-  const pending: SseEvent[] = [];
+/** Incremental SSE decoding: `feed` text as it arrives, `end` once the body is over. */
+export type SseDecoder = {
+  /** The events the text completed (possibly none). */
+  feed(text: string): SseEvent[];
+  /** The events still open when the body ended. */
+  end(): SseEvent[];
+};
+
+/** The one SSE decoder every provider uses (over eventsource-parser), for bodies read piece by piece. */
+export function createSseDecoder(): SseDecoder {
+  let pending: SseEvent[] = [];
   const parser = createParser({
     onEvent: (message) => {
       pending.push({ event: message.event, data: message.data });
     },
   });
-  for await (const chunk of readTextChunks(response, options)) {
-    parser.feed(chunk);
-    while (pending.length > 0) yield pending.shift()!;
-  }
-  // A final event without its blank-line terminator still counts.
-  parser.feed("\n\n");
-  while (pending.length > 0) yield pending.shift()!;
+  const take = () => {
+    const events = pending;
+    pending = [];
+    return events;
+  };
+  return {
+    feed(text) {
+      parser.feed(text);
+      return take();
+    },
+    end() {
+      // A final event without its blank-line terminator still counts.
+      parser.feed("\n\n");
+      return take();
+    },
+  };
+}
+
+/** Yields server-sent events from a response body (`event:` name and joined `data:` lines). */
+export async function* readSse(response: Response, options: ReadOptions = {}): AsyncGenerator<SseEvent> {
+  const decoder = createSseDecoder();
+  for await (const chunk of readTextChunks(response, options)) yield* decoder.feed(chunk);
+  yield* decoder.end();
 }
 
 /** Parses an SSE data payload as JSON, throwing a clear `bad_stream` error when it is not. */

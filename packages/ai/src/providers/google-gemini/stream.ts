@@ -1,7 +1,6 @@
-import { createParser } from "eventsource-parser";
 import { GyreError } from "../../errors.js";
 import type { AssistantMessageEventStream } from "../../event-stream.js";
-import { parseJsonData, readTextChunks } from "../../transport/sse.js";
+import { createSseDecoder, parseJsonData, readTextChunks, type SseEvent } from "../../transport/sse.js";
 import type { Context, Model, StreamFunction, StreamOptions } from "../../types.js";
 import { postProviderRequest } from "../post-provider-request.js";
 import { runProvider } from "../run-provider.js";
@@ -58,10 +57,9 @@ function createHeaders(model: Model, options: StreamOptions): Record<string, str
 async function* readChunks(response: Response, options: StreamOptions): AsyncGenerator<GeminiChunk> {
   let format: "sse" | "array" | undefined;
   const arrayReader = new JsonArrayReader();
-  const pending: string[] = [];
-  const sseParser = createParser({ onEvent: (event) => pending.push(event.data) });
-  const drainSse = function* (): Generator<GeminiChunk> {
-    for (const data of pending.splice(0)) {
+  const sse = createSseDecoder();
+  const toChunks = function* (events: readonly SseEvent[]): Generator<GeminiChunk> {
+    for (const { data } of events) {
       if (data.trim() !== "") yield parseJsonData(data, "Google") as GeminiChunk;
     }
   };
@@ -75,14 +73,9 @@ async function* readChunks(response: Response, options: StreamOptions): AsyncGen
     if (format === "array") {
       for (const element of arrayReader.feed(piece)) yield element as GeminiChunk;
     } else {
-      sseParser.feed(piece);
-      yield* drainSse();
+      yield* toChunks(sse.feed(piece));
     }
   }
   if (format === "array") arrayReader.finish();
-  else {
-    // A final event without its blank-line terminator still counts.
-    sseParser.feed("\n\n");
-    yield* drainSse();
-  }
+  else yield* toChunks(sse.end());
 }
