@@ -28,6 +28,7 @@ export const permissionSettingsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The `sandbox` block as loaded (derived from `sandboxSettingsSchema`). */
 export type SandboxSettings = Static<typeof sandboxSettingsSchema>;
 
 /**

@@ -63,6 +63,7 @@ export const rpcCommandSchemas = {
 };
 
 type CommandSchemas = typeof rpcCommandSchemas;
+/** A command as the client sends it, derived from `rpcCommandSchemas` (the union of every command). */
 export type RpcCommand = { [K in keyof CommandSchemas]: Static<CommandSchemas[K]> }[keyof CommandSchemas];
 
 export type RpcCommandType = RpcCommand["type"];
