@@ -21,6 +21,8 @@ export type Settings = {
   compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
   allowedPaths?: string[];
   bashTimeoutMs?: number;
+  /** A tool call with larger arguments (JSON bytes) is not run nor kept; also write's content limit (default 1048576). */
+  maxToolArgumentBytes?: number;
   /** A model stream that sends nothing for this long fails (default 120000). */
   idleTimeoutMs?: number;
   /** What bash commands may touch (DESIGN §8). */
@@ -67,6 +69,7 @@ const schema: Record<keyof Settings, FieldType> = {
   compaction: "object",
   allowedPaths: "string[]",
   bashTimeoutMs: "number",
+  maxToolArgumentBytes: "number",
   idleTimeoutMs: "number",
   sandbox: "object",
   permissions: "object",
@@ -90,6 +93,7 @@ const positiveNumbers: Partial<Record<keyof Settings, "integer" | "number">> = {
   maxTotalTokens: "integer",
   maxWallTimeMs: "number",
   bashTimeoutMs: "number",
+  maxToolArgumentBytes: "integer",
   idleTimeoutMs: "number",
   mcpStartupTimeoutMs: "number",
   notifyAfterMs: "number",
