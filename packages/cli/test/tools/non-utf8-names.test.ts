@@ -94,3 +94,27 @@ describe("file names that are not UTF-8", () => {
     );
   });
 });
+
+describe("file names with control characters", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ dir, cleanup } = await createTempDir());
+    await writeFile(nodePath.join(dir, "line\nbreak.txt"), "needle\n");
+    await writeFile(nodePath.join(dir, "esc\u001b[31mred.txt"), "needle\n");
+  });
+  afterEach(() => cleanup());
+
+  it("lists a newline or ESC in a name as one escaped path, never raw or split", async () => {
+    const tools = createCodingTools({ cwd: dir, tools: ["ls", "find", "grep", "read"] });
+    const run = async (name: string, args: Record<string, unknown>) =>
+      textOf(await (tools.find((tool) => tool.name === name) as AnyAgentTool).execute(args, toolContext()));
+    expect(await run("ls", {})).toBe("esc\\x1B[31mred.txt\nline\\x0Abreak.txt");
+    expect(await run("find", { pattern: "*" })).toBe("esc\\x1B[31mred.txt\nline\\x0Abreak.txt");
+    expect((await run("grep", { pattern: "needle" })).split("\n").sort()).toEqual([
+      "esc\\x1B[31mred.txt:1: needle",
+      "line\\x0Abreak.txt:1: needle",
+    ]);
+    expect(await run("read", { path: "line\\x0Abreak.txt" })).toContain("needle");
+  });
+});

@@ -8,14 +8,18 @@
  *   surrogate, so the form is exact and every normal name is unchanged. `toNodePath` turns it into
  *   the Buffer node:fs needs.
  * - Towards the model, each such byte is written `\xHH` (`caf\xE9.txt`), the notation of git's
- *   quoted paths and of most languages' string escapes. A path the model sends back with `\xHH`
- *   (HH 80–FF) names those bytes, unless a file with that literal name exists (`parseShownPath`).
+ *   quoted paths and of most languages' string escapes; so are control characters (a newline or
+ *   an ESC in a name), which would otherwise split a listing or reach a terminal raw. A path the
+ *   model sends back with `\xHH` names those bytes, unless a file with that literal name exists
+ *   (`parseShownPath`).
  */
 
 const ESCAPED_BYTE = /[\udc80-\udcff]/u;
-const ESCAPED_BYTES = /[\udc80-\udcff]/gu;
-const SHOWN_BYTE = /\\x([89a-fA-F][0-9a-fA-F])/;
-const SHOWN_BYTES = /\\x([89a-fA-F][0-9a-fA-F])/g;
+const SHOWN_CHARS = /[\u0000-\u001f\u007f]|[\udc80-\udcff]/u;
+const SHOWN_CHARS_ALL = /[\u0000-\u001f\u007f]|[\udc80-\udcff]/gu;
+// Raw bytes 80–FF, and control characters 01–1F and 7F (a NUL can be in no name).
+const SHOWN_ESCAPE = /\\x([89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F]|1[0-9a-fA-F]|7[fF])/;
+const SHOWN_ESCAPES = /\\x([89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F]|1[0-9a-fA-F]|7[fF])/g;
 
 /** Whether the path holds bytes that are not UTF-8 (escaped as lone surrogates). */
 export function hasRawBytes(path: string): boolean {
@@ -58,19 +62,27 @@ export function decodeFileName(bytes: Uint8Array): string {
   return text;
 }
 
-/** How a path in the tools' form is shown to the model: raw bytes as `\xHH`. */
+/** How a path in the tools' form is shown to the model: raw bytes and control characters as `\xHH`. */
 export function showPath(path: string): string {
-  if (!hasRawBytes(path)) return path;
-  return path.replace(ESCAPED_BYTES, (char) => `\\x${(char.charCodeAt(0) - 0xdc00).toString(16).toUpperCase()}`);
+  if (!SHOWN_CHARS.test(path)) return path;
+  return path.replace(SHOWN_CHARS_ALL, (char) => {
+    const code = char.charCodeAt(0);
+    const byte = code >= 0xdc00 ? code - 0xdc00 : code;
+    return `\\x${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  });
 }
 
 /**
- * The tools' form of a path the model wrote with `\xHH` escapes (HH 80–FF), or undefined when it
- * has none. Callers try the literal path first: a file really named `a\xE9` wins.
+ * The tools' form of a path the model wrote with `\xHH` escapes (HH 80–FF: a raw byte; 01–1F or
+ * 7F: that control character), or undefined when it has none. Callers try the literal path first:
+ * a file really named `a\xE9` wins.
  */
 export function parseShownPath(path: string): string | undefined {
-  if (!SHOWN_BYTE.test(path)) return undefined;
-  return path.replace(SHOWN_BYTES, (_match, hex: string) => String.fromCharCode(0xdc00 + Number.parseInt(hex, 16)));
+  if (!SHOWN_ESCAPE.test(path)) return undefined;
+  return path.replace(SHOWN_ESCAPES, (_match, hex: string) => {
+    const byte = Number.parseInt(hex, 16);
+    return String.fromCharCode(byte >= 0x80 ? 0xdc00 + byte : byte);
+  });
 }
 
 /** Length of the valid UTF-8 sequence starting at `index`, or 0 when the byte starts none. */

@@ -68,6 +68,8 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
       rgArgs.push("-e", args.pattern, "--", ...(files.kind === "list" ? files.paths : [target.argument]));
 
       const out: string[] = [];
+      // With --null every record starts "path\0"; a line without NUL is the start of a path holding a newline.
+      let pathStart = "";
       let matchCount = 0;
       let linesCut = false;
       const run = await runSearch(files, {
@@ -82,9 +84,15 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
             return true;
           }
           const nul = line.indexOf("\0");
+          if (nul === -1) {
+            pathStart += `${line}\n`;
+            return true;
+          }
+          const path = pathStart + line.slice(0, nul);
+          pathStart = "";
           const rest = line.slice(nul + 1);
           const numbered = /^(\d+)([:-])/.exec(rest);
-          if (nul === -1 || numbered === null) return true;
+          if (numbered === null) return true;
           const isMatch = numbered[2] === ":";
           if (isMatch && matchCount === limit) return false;
           if (isMatch) matchCount++;
@@ -92,9 +100,7 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
           const cut = cutLine(rest.slice(numbered[0].length).replace(RAW_BYTES, "\ufffd"));
           linesCut ||= cut.cut;
           const separator = numbered[2] as string;
-          out.push(
-            `${displayResultPath(target, line.slice(0, nul))}${separator}${numbered[1]}${separator} ${cut.text}`,
-          );
+          out.push(`${displayResultPath(target, path)}${separator}${numbered[1]}${separator} ${cut.text}`);
           return true;
         },
       });

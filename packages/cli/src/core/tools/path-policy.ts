@@ -83,6 +83,7 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     const inside = (real: string) => isWithin(workspace, real) || allowed.some((dir) => isWithin(dir, real));
     if (!inside(realPath)) throw new Error(refusal(path, realPath, workspace));
     if (!exists) {
+      await assertWorkspaceExists(fs, workspace);
       // The file may exist under a look-alike spelling; each candidate passes the same check.
       for (const candidate of lookalikePaths(absolutePath)) {
         const found = await canonicalize(fs, candidate);
@@ -111,6 +112,19 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
       return literal.exists ? literal : resolveExact(path, bytes);
     },
   };
+}
+
+/** "Not found" would be a lie when the whole workspace is gone: say that instead. */
+async function assertWorkspaceExists(fs: ToolFileSystem, workspace: string): Promise<void> {
+  const missing = await fs.stat(workspace).then(
+    () => false,
+    (error: unknown) => errorCode(error) === "ENOENT",
+  );
+  if (missing)
+    throw new Error(
+      `The workspace ${showPath(workspace)} no longer exists (deleted or moved while gyre ran). ` +
+        "Ask the user to restore it or to restart gyre in an existing folder.",
+    );
 }
 
 function checkShape(path: string): void {

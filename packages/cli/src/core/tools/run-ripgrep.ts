@@ -33,7 +33,9 @@ export type RipgrepOptions = {
    */
   inheritFile?: string;
   signal: AbortSignal;
-  /** Each stdout line, decoded with `decodeFileName` so non-UTF-8 path bytes survive. */
+  /** "nul" for output of `--files --null`: records end at NUL, so a name may hold a newline. Default "newline". */
+  records?: "newline" | "nul";
+  /** Each stdout record, decoded with `decodeFileName` so non-UTF-8 path bytes survive. */
   onLine: (line: string) => boolean;
 };
 
@@ -83,13 +85,14 @@ function spawnRipgrep(options: RipgrepOptions, cwd: string, extra: number[]): Pr
     // Split on "\n" only (file content may hold lone "\r" characters), in bytes: a path is
     // decoded whole, so its non-UTF-8 bytes are kept exactly.
     let pending: Buffer = Buffer.alloc(0);
+    const separator = options.records === "nul" ? 0 : 10;
     stdout.on("data", (chunk: Buffer) => {
       if (stopped) return;
       let data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
-      for (let end = data.indexOf(10); end !== -1; end = data.indexOf(10)) {
+      for (let end = data.indexOf(separator); end !== -1; end = data.indexOf(separator)) {
         const line = decodeFileName(data.subarray(0, end));
         data = data.subarray(end + 1);
-        if (options.onLine(line.endsWith("\r") ? line.slice(0, -1) : line)) continue;
+        if (options.onLine(separator === 10 && line.endsWith("\r") ? line.slice(0, -1) : line)) continue;
         stopped = true;
         child.kill("SIGKILL");
         return;
