@@ -5,6 +5,7 @@
  * (`message_end`), stored or appended, and the call gets an error result instead of running.
  */
 import type { AssistantMessage, AssistantMessageEvent, ToolCall } from "@gyre/ai";
+import type { AgentMessage } from "./types.js";
 
 /** Default cap on one call's arguments, as JSON bytes: above any real edit, far above what fits a context window. */
 export const DEFAULT_MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
@@ -62,6 +63,14 @@ export function capToolArguments(message: AssistantMessage, limitBytes: number):
     return capped;
   });
   return changed ? { ...message, content } : message;
+}
+
+/**
+ * A copy of `messages` in which every assistant message with an oversized tool call is replaced
+ * by its capped copy (`capToolArguments`); other messages are the same objects. Never mutates.
+ */
+export function capHistoryArguments(messages: readonly AgentMessage[], limitBytes: number): AgentMessage[] {
+  return messages.map((message) => (message.role === "assistant" ? capToolArguments(message, limitBytes) : message));
 }
 
 /** The drop record of arguments the loop capped, or undefined for ordinary arguments. */

@@ -1,3 +1,4 @@
+import { createAssistantMessage } from "@gyre/ai";
 import { createFauxModel } from "@gyre/ai/testing";
 import { Type } from "@sinclair/typebox";
 import { describe, expect, test } from "vitest";
@@ -98,5 +99,32 @@ describe("tool calls with oversized arguments", () => {
   test("counts argument size in UTF-8 bytes", () => {
     const call = { type: "toolCall" as const, id: "a", name: "t", arguments: { s: "é😀" } };
     expect(measureToolArguments(call)).toBe(new TextEncoder().encode(JSON.stringify(call.arguments)).length);
+  });
+
+  test("does not re-send an oversized call already in the history", async () => {
+    const faux = createFauxModel([{ content: [{ type: "text", text: "ok" }] }]);
+    const old = "z".repeat(50_000);
+    const history = [
+      user("write it"),
+      {
+        ...createAssistantMessage(faux.model, { stopReason: "toolUse" }),
+        content: [{ type: "toolCall" as const, id: "old", name: "save", arguments: { path: "o.txt", content: old } }],
+      },
+      {
+        role: "toolResult" as const,
+        toolCallId: "old",
+        toolName: "save",
+        content: [{ type: "text" as const, text: "too big" }],
+        isError: true,
+        timestamp: 1,
+      },
+    ];
+    const context = { messages: history, tools: [createSaveTool().tool] };
+    await collect({ model: faux.model, context, prompts: [user("again")], maxToolArgumentBytes: 4096 });
+    const sent = JSON.stringify(faux.contexts[0]?.messages);
+    expect(sent.length).toBeLessThan(3000);
+    expect(sent).toContain(DROPPED_ARGUMENTS_KEY);
+    // The caller's history is left as it was.
+    expect(JSON.stringify(history)).toContain(old);
   });
 });
