@@ -1,4 +1,5 @@
 import { type AssistantMessage, describeError, type ToolCall, type ToolResultMessage } from "@gyre/ai";
+import { readDroppedArguments } from "./cap-tool-arguments.js";
 import { loadValidateArguments } from "./load-validate-arguments.js";
 import {
   describeAborted,
@@ -7,6 +8,7 @@ import {
   describeHookFailure,
   describeInvalidArguments,
   describeInvalidJson,
+  describeOversizedArguments,
   describePrepareFailure,
   describeUnknownTool,
 } from "./tool-error-texts.js";
@@ -145,6 +147,8 @@ async function preflight(batch: Batch, record: CallRecord): Promise<boolean> {
     await finish(batch, record, errorResult(text), true);
     return false;
   };
+  const dropped = readDroppedArguments(toolCall.arguments);
+  if (dropped) return fail(describeOversizedArguments(toolCall.name, dropped));
   const tool = batch.tools.get(toolCall.name);
   if (!tool) return fail(describeUnknownTool(toolCall.name, [...batch.tools.keys()]));
   if (toolCall.rawArguments !== undefined) return fail(describeInvalidJson(toolCall));

@@ -12,6 +12,13 @@ export {
   type QueueMode,
 } from "./agent.js";
 export { describeBudget } from "./budgets.js";
+export {
+  capToolCall,
+  DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
+  DROPPED_ARGUMENTS_KEY,
+  type DroppedArguments,
+  readDroppedArguments,
+} from "./cap-tool-arguments.js";
 export { loadValidateArguments } from "./load-validate-arguments.js";
 export { type AgentEventListener, runAgentLoop, runAgentLoopWithListener } from "./run-agent-loop.js";
 export { convertToLlm } from "./stream-assistant.js";

@@ -1,5 +1,6 @@
 import type { AssistantMessage, Message, Tool, ToolCall } from "@gyre/ai";
 import { BudgetTracker } from "./budgets.js";
+import { capHistoryArguments, DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from "./cap-tool-arguments.js";
 import { executeToolCalls, rejectToolCalls, type ToolBatchResult } from "./execute-tool-calls.js";
 import { convertToLlm, streamAssistant } from "./stream-assistant.js";
 import { describeAborted, describeFailedResponse, describeTruncated } from "./tool-error-texts.js";
@@ -99,7 +100,11 @@ export async function runAgentLoopWithListener(
     else source.addEventListener("abort", forward, { once: true });
   }
   const signal = controller.signal;
-  const messages = [...options.context.messages];
+  // A history saved before the cap existed may still hold a huge call: it is not re-sent either.
+  const messages = capHistoryArguments(
+    options.context.messages,
+    options.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
+  );
   const run: Run = {
     options,
     context: { ...options.context, messages },

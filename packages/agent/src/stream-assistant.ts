@@ -8,6 +8,7 @@ import {
   stream,
   type Tool,
 } from "@gyre/ai";
+import { capToolArguments, createArgumentStreamCap, DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from "./cap-tool-arguments.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage } from "./types.js";
 
 /** What one model call needs from the running loop. */
@@ -31,8 +32,10 @@ export type StreamAssistantOptions = {
  * Makes one model call: runs `transformContext` and `convertToLlm`, resolves the API key, streams
  * the response and forwards it as `message_start`, `message_update{event}` (one per provider
  * delta; `start` and the terminal event are carried by `message_start`/`message_end`) and
- * `message_end`. Never throws: a failing hook or stream function becomes an assistant message
- * with stopReason "error" (or "aborted" when the signal fired).
+ * `message_end`. Tool calls whose arguments exceed `config.maxToolArgumentBytes` are capped
+ * (see `capToolCall`) in the events and in the returned message, so nothing downstream stores the
+ * payload. Never throws: a failing hook or stream function becomes an assistant message with
+ * stopReason "error" (or "aborted" when the signal fired).
  */
 export async function streamAssistant(options: StreamAssistantOptions): Promise<AssistantMessage> {
   const { config, signal, emit } = options;
@@ -48,6 +51,8 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
   } catch (error) {
     return failWith(options, `Preparing the model call failed: ${describeError(error)}`);
   }
+  const argumentLimit = config.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES;
+  const capEvent = createArgumentStreamCap(argumentLimit);
   let started = false;
   let final: AssistantMessage | undefined;
   try {
@@ -68,7 +73,8 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
           started = true;
           await emit({ type: "message_start", message: createAssistantMessage(options.model, { stopReason: "stop" }) });
         }
-        await emit({ type: "message_update", event });
+        const forwarded = capEvent(event);
+        if (forwarded) await emit({ type: "message_update", event: forwarded });
       }
     }
   } catch (error) {
@@ -83,6 +89,8 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
     stopReason: "error",
     errorMessage: "The model stream ended without a final message.",
   });
+  // Before message_end: listeners persist the message there (and flush it when it has tool calls).
+  final = capToolArguments(final, argumentLimit);
   if (!started) await emit({ type: "message_start", message: final });
   await emit({ type: "message_end", message: final });
   return final;

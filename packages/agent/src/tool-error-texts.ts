@@ -3,6 +3,7 @@
  * went wrong and what to do next.
  */
 import { describeError, type ToolCall } from "@gyre/ai";
+import type { DroppedArguments } from "./cap-tool-arguments.js";
 
 const RAW_QUOTE_LIMIT = 2000;
 
@@ -58,4 +59,20 @@ export function describePrepareFailure(name: string, error: unknown): string {
 
 export function describeBadResult(name: string): string {
   return `The tool "${name}" returned no valid result (expected an object with a content array); this is a bug in the tool.`;
+}
+
+export function describeOversizedArguments(name: string, dropped: DroppedArguments): string {
+  const size = formatBytes(dropped.bytes);
+  const limit = formatBytes(dropped.limitBytes);
+  return (
+    `This call to "${name}" was not run: its arguments were ${size}, above the ${limit} limit for one tool call, ` +
+    "so they were dropped from the conversation (you will not see them again). " +
+    `Do the work in pieces of well under ${limit}: e.g. write the first part of a file, then add the rest with ` +
+    "further edit calls or appends, or generate large content with a script instead of sending it inline."
+  );
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${Math.max(1, Math.round(bytes / 1024))} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }

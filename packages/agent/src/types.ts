@@ -187,6 +187,12 @@ export type AgentLoopConfig = {
   getFollowUpMessages?: () => MaybePromise<AgentMessage[]>;
   /** "sequential" runs every batch in order. Default "parallel". */
   toolExecution?: "parallel" | "sequential";
+  /**
+   * A tool call whose arguments are larger than this (JSON bytes) is not run: its arguments are
+   * replaced by a small `gyreDroppedArguments` placeholder before `message_end`, so they are never
+   * stored or re-sent, and the call gets an error result. Default 1 MiB.
+   */
+  maxToolArgumentBytes?: number;
   budgets?: AgentBudgets;
 };
 

@@ -33,6 +33,8 @@ export type AgentSessionOptions = {
   retry?: RetryOptions;
   /** A model stream that sends nothing for this long fails (default: the provider layer's 120 s). */
   idleTimeoutMs?: number;
+  /** Tool calls with larger arguments (JSON bytes) are dropped unrun (default: the agent's 1 MiB). */
+  maxToolArgumentBytes?: number;
   /** Adds the provider's server-side web search to every model call of the agent (not to summaries). */
   webSearch?: boolean;
   /** Resolves a key for another provider after `setModel`. */
@@ -78,6 +80,7 @@ export function createSessionAgent(
     tools: options.tools,
     messages: options.messages,
     budgets: options.budgets,
+    ...(options.maxToolArgumentBytes ? { maxToolArgumentBytes: options.maxToolArgumentBytes } : {}),
     ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     streamOptions: {
       ...(options.retry ? { retry: options.retry } : {}),

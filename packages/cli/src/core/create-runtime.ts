@@ -295,6 +295,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     eventSources: [(emit) => attachHarnessEvents(harness, emit)],
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
+    ...(settings.maxToolArgumentBytes ? { maxToolArgumentBytes: settings.maxToolArgumentBytes } : {}),
     ...(config.webSearch || settings.webSearch ? { webSearch: true } : {}),
     ...(settings.compaction ? { compaction: settings.compaction } : {}),
     ...(io.streamFn ? { streamFn: io.streamFn } : {}),
@@ -439,6 +440,7 @@ function selectTools(
       env: where.env,
       ...(settings.bashTimeoutMs ? { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } : {}),
     },
+    ...(settings.maxToolArgumentBytes ? { maxWriteBytes: settings.maxToolArgumentBytes } : {}),
   });
 }
 

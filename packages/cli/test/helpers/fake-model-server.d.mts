@@ -7,6 +7,8 @@ export type FakeReply = {
   error?: string;
   headers?: Record<string, string>;
   chunkSize?: number;
+  /** Characters of tool-call argument JSON per streamed chunk (default 16). */
+  argumentChunkSize?: number;
   delayMs?: number;
   finishReason?: string;
   midStreamError?: string;

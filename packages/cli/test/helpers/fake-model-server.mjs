@@ -83,7 +83,7 @@ function openaiEvents(reply, body) {
         ],
       }),
     );
-    for (const piece of pieces(args, 16))
+    for (const piece of pieces(args, reply.argumentChunkSize ?? 16))
       events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
   if (reply.midStreamError) {
@@ -130,7 +130,7 @@ function anthropicEvents(reply) {
         content_block: { type: "tool_use", id: call.id ?? `toolu_${index}`, name: call.name, input: {} },
       }),
     );
-    for (const piece of pieces(args, 16))
+    for (const piece of pieces(args, reply.argumentChunkSize ?? 16))
       events.push(event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: piece } }));
     events.push(event("content_block_stop", { index }));
     index++;

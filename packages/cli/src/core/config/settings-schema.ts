@@ -59,6 +59,8 @@ export const settingsSchema = Type.Object({
   ),
   allowedPaths: Type.Optional(Type.Array(Type.String())),
   bashTimeoutMs: timerMs(),
+  /** A tool call with larger arguments (JSON bytes) is not run nor kept; also write's content limit (default 1048576). */
+  maxToolArgumentBytes: byteCap(),
   /** A model stream that sends nothing for this long fails (default 120000). */
   idleTimeoutMs: timerMs(),
   /** What bash commands may touch (DESIGN §8). */

@@ -161,4 +161,17 @@ describe("a deleted workspace", () => {
     const text = await attempt(() => tool.execute({ command: "echo hi" }, toolContext()));
     expect(text).toMatch(/^ERROR: The workspace .* no longer exists/);
   });
+
+  it("read, write and find say the workspace is gone instead of file not found", async () => {
+    const read = createReadTool({ cwd: ws });
+    const write = createWriteTool({ cwd: ws });
+    const find = createFindTool({ cwd: ws });
+    await rm(ws, { recursive: true });
+    for (const run of [
+      () => read.execute({ path: "notes.txt" }, toolContext()),
+      () => write.execute({ path: "notes.txt", content: "x" }, toolContext()),
+      () => find.execute({ pattern: "*" }, toolContext()),
+    ])
+      expect(await attempt(run)).toMatch(/^ERROR: The workspace .* no longer exists \(deleted or moved/);
+  });
 });

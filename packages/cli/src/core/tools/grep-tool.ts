@@ -2,6 +2,7 @@
 import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 import { rgPath as bundledRgPath } from "@vscode/ripgrep";
+import { hasRawBytes } from "./file-names.js";
 import { isNameGlob } from "./glob-match.js";
 import { COMMON_RG_ARGS, listFiles } from "./list-files.js";
 import { type PathPolicy, resolveFileAccess } from "./path-policy.js";
@@ -67,12 +68,15 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
       rgArgs.push("-e", args.pattern, "--", ...(files.kind === "list" ? files.paths : [target.argument]));
 
       const out: string[] = [];
+      // With --null every record starts "path\0"; a line without NUL is the start of a path holding a newline.
+      let pathStart = "";
       let matchCount = 0;
       let linesCut = false;
       const run = await runSearch(files, {
         rgPath: rg,
         args: rgArgs,
         cwd: target.cwd,
+        ...(target.inheritFile !== undefined ? { inheritFile: target.inheritFile } : {}),
         signal,
         onLine(line) {
           if (line === "--") {
@@ -80,18 +84,23 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
             return true;
           }
           const nul = line.indexOf("\0");
+          if (nul === -1) {
+            pathStart += `${line}\n`;
+            return true;
+          }
+          const path = pathStart + line.slice(0, nul);
+          pathStart = "";
           const rest = line.slice(nul + 1);
           const numbered = /^(\d+)([:-])/.exec(rest);
-          if (nul === -1 || numbered === null) return true;
+          if (numbered === null) return true;
           const isMatch = numbered[2] === ":";
           if (isMatch && matchCount === limit) return false;
           if (isMatch) matchCount++;
-          const cut = cutLine(rest.slice(numbered[0].length));
+          // Content bytes that are not UTF-8 show as U+FFFD, as a text decoder would show them.
+          const cut = cutLine(rest.slice(numbered[0].length).replace(RAW_BYTES, "\ufffd"));
           linesCut ||= cut.cut;
           const separator = numbered[2] as string;
-          out.push(
-            `${displayResultPath(target, line.slice(0, nul))}${separator}${numbered[1]}${separator} ${cut.text}`,
-          );
+          out.push(`${displayResultPath(target, path)}${separator}${numbered[1]}${separator} ${cut.text}`);
           return true;
         },
       });
@@ -113,6 +122,10 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
       if (truncation.truncated) notices.push(`[output cut at ${formatSize(DEFAULT_MAX_BYTES)}; narrow the search]`);
       if (linesCut)
         notices.push(`[lines longer than ${MAX_LINE_CHARS} characters were cut; use read to see them whole]`);
+      if (files.kind === "list" && files.unsearchable > 0)
+        notices.push(
+          `[${files.unsearchable} matching file(s) with non-UTF-8 names were not searched; grep each by its path or drop the glob]`,
+        );
       if (run.exitCode === 2) notices.push(`[some files could not be searched: ${run.stderr.split("\n")[0]}]`);
       const text = notices.length > 0 ? `${truncation.text}\n\n${notices.join("\n")}` : truncation.text;
       return {
@@ -123,13 +136,15 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
   };
 }
 
+const RAW_BYTES = /[\udc80-\udcff]/gu;
+
 /** A path glob matching more files than this is refused: they would not fit on rg's command line. */
 const MAX_LISTED_FILES = 20_000;
 
 type FileSelection =
   | { kind: "all" }
   | { kind: "type"; glob: string }
-  | { kind: "list"; paths: string[] }
+  | { kind: "list"; paths: string[]; unsearchable: number }
   | { kind: "none" };
 
 /**
@@ -150,7 +165,10 @@ async function selectFiles(
     throw new Error(
       `The glob ${JSON.stringify(glob)} matches over ${MAX_LISTED_FILES} files. Narrow it or pass a path.`,
     );
-  return listed.paths.length === 0 ? { kind: "none" } : { kind: "list", paths: listed.paths };
+  // A name that is not UTF-8 cannot go on rg's command line; such files are counted, not searched.
+  const paths = listed.paths.filter((path) => !hasRawBytes(path));
+  const unsearchable = listed.paths.length - paths.length;
+  return paths.length === 0 ? { kind: "none" } : { kind: "list", paths, unsearchable };
 }
 
 function runSearch(files: FileSelection, options: Parameters<typeof runRipgrep>[0]) {

@@ -60,6 +60,8 @@ export type CodingToolsOptions = {
   bash?: Omit<BashToolOptions, "cwd">;
   /** The rg binary for grep and find. Default: the one @vscode/ripgrep ships. */
   rgPath?: string;
+  /** write's content limit; keep it equal to the loop's `maxToolArgumentBytes`. Default 1 MiB, as the loop's. */
+  maxWriteBytes?: number;
 };
 
 /** Creates the coding tools sharing one path policy, read-state and per-file write queue. */
@@ -79,7 +81,12 @@ export function createCodingTools(options: CodingToolsOptions): AnyAgentTool[] {
       case "read":
         return createReadTool({ ...shared, readState });
       case "write":
-        return createWriteTool({ ...shared, readState, fileQueue });
+        return createWriteTool({
+          ...shared,
+          readState,
+          fileQueue,
+          ...(options.maxWriteBytes ? { maxBytes: options.maxWriteBytes } : {}),
+        });
       case "edit":
         return createEditTool({ ...shared, readState, fileQueue });
       case "bash":

@@ -22,8 +22,10 @@ export async function listFiles(options: {
   const paths: string[] = [];
   const run = await runRipgrep({
     rgPath: options.rgPath,
-    args: ["--files", ...COMMON_RG_ARGS, "--", "."],
+    args: ["--files", "--null", ...COMMON_RG_ARGS, "--", "."],
     cwd: options.cwd,
+    // NUL-separated: a file name may hold a newline.
+    records: "nul",
     signal: options.signal,
     onLine(line) {
       const path = line.startsWith("./") ? line.slice(2) : line;

@@ -1,6 +1,7 @@
 /** The ls tool: a directory's entries, sorted, directories marked with "/", dotfiles included. */
 import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
+import { showPath } from "./file-names.js";
 import { type PathPolicy, resolveFileAccess } from "./path-policy.js";
 import type { ToolFileSystem } from "./tool-fs.js";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
@@ -47,7 +48,7 @@ export function createLsTool(options: LsToolOptions): AgentTool<typeof lsParamet
           const folded = a.name.toLowerCase().localeCompare(b.name.toLowerCase());
           return folded !== 0 ? folded : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
         })
-        .map((entry) => (entry.isDirectory ? `${entry.name}/` : entry.name));
+        .map((entry) => (entry.isDirectory ? `${showPath(entry.name)}/` : showPath(entry.name)));
       if (names.length === 0) {
         return {
           content: [{ type: "text", text: `(${shown} is empty)` }],

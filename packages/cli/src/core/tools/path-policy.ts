@@ -6,6 +6,7 @@
  */
 import { homedir } from "node:os";
 import * as nodePath from "node:path";
+import { parseShownPath, showPath } from "./file-names.js";
 import { lookalikePaths } from "./lookalike-paths.js";
 import { createNodeFileSystem, errorCode, type ToolFileSystem } from "./tool-fs.js";
 
@@ -28,7 +29,7 @@ export type ResolvedPath = {
   absolutePath: string;
   /** The canonical path (symlinks resolved); tools operate on this one. */
   realPath: string;
-  /** How to show the path to the model: relative to the workspace when inside it. */
+  /** How to show the path to the model: relative to the workspace when inside it, non-UTF-8 bytes as `\xHH`. */
   displayPath: string;
   /** Whether the file or directory exists now. */
   exists: boolean;
@@ -37,9 +38,12 @@ export type ResolvedPath = {
 export type PathPolicy = {
   /** The canonical workspace root. */
   workspaceRoot(): Promise<string>;
-  /** Resolves and checks `path`; throws an Error written for the model when it is refused. */
+  /**
+   * Resolves and checks `path`; throws an Error written for the model when it is refused. `\xHH`
+   * escapes (HH 80–FF) name the bytes of a non-UTF-8 name unless a file with the literal name exists.
+   */
   resolve(path: string): Promise<ResolvedPath>;
-  /** How to show an absolute canonical path to the model. */
+  /** How to show an absolute canonical path to the model (non-UTF-8 bytes as `\xHH`). */
   display(realPath: string): Promise<string>;
 };
 
@@ -70,7 +74,29 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
   const display = async (realPath: string) => {
     const { workspace } = await loadRoots();
     if (realPath === workspace) return ".";
-    return isWithin(workspace, realPath) ? nodePath.relative(workspace, realPath) : realPath;
+    return showPath(isWithin(workspace, realPath) ? nodePath.relative(workspace, realPath) : realPath);
+  };
+
+  const resolveExact = async (path: string, absolutePath: string): Promise<ResolvedPath> => {
+    const { realPath, exists } = await canonicalize(fs, absolutePath);
+    const { workspace, allowed } = await loadRoots();
+    const inside = (real: string) => isWithin(workspace, real) || allowed.some((dir) => isWithin(dir, real));
+    if (!inside(realPath)) throw new Error(refusal(path, realPath, workspace));
+    if (!exists) {
+      await assertWorkspaceExists(fs, workspace);
+      // The file may exist under a look-alike spelling; each candidate passes the same check.
+      for (const candidate of lookalikePaths(absolutePath)) {
+        const found = await canonicalize(fs, candidate);
+        if (found.exists && inside(found.realPath))
+          return {
+            absolutePath: candidate,
+            realPath: found.realPath,
+            displayPath: await display(found.realPath),
+            exists: true,
+          };
+      }
+    }
+    return { absolutePath, realPath, displayPath: await display(realPath), exists };
   };
 
   return {
@@ -79,26 +105,26 @@ export function createPathPolicy(options: PathPolicyOptions): PathPolicy {
     async resolve(path) {
       checkShape(path);
       const absolutePath = expandPath(path, options.cwd, home);
-      const { realPath, exists } = await canonicalize(fs, absolutePath);
-      const { workspace, allowed } = await loadRoots();
-      const inside = (real: string) => isWithin(workspace, real) || allowed.some((dir) => isWithin(dir, real));
-      if (!inside(realPath)) throw new Error(refusal(path, realPath, workspace));
-      if (!exists) {
-        // The file may exist under a look-alike spelling; each candidate passes the same check.
-        for (const candidate of lookalikePaths(absolutePath)) {
-          const found = await canonicalize(fs, candidate);
-          if (found.exists && inside(found.realPath))
-            return {
-              absolutePath: candidate,
-              realPath: found.realPath,
-              displayPath: await display(found.realPath),
-              exists: true,
-            };
-        }
-      }
-      return { absolutePath, realPath, displayPath: await display(realPath), exists };
+      const bytes = parseShownPath(absolutePath);
+      if (bytes === undefined) return resolveExact(path, absolutePath);
+      // Both spellings pass the same checks; the literal one wins only when such a file exists.
+      const literal = await resolveExact(path, absolutePath);
+      return literal.exists ? literal : resolveExact(path, bytes);
     },
   };
+}
+
+/** "Not found" would be a lie when the whole workspace is gone: say that instead. */
+async function assertWorkspaceExists(fs: ToolFileSystem, workspace: string): Promise<void> {
+  const missing = await fs.stat(workspace).then(
+    () => false,
+    (error: unknown) => errorCode(error) === "ENOENT",
+  );
+  if (missing)
+    throw new Error(
+      `The workspace ${showPath(workspace)} no longer exists (deleted or moved while gyre ran). ` +
+        "Ask the user to restore it or to restart gyre in an existing folder.",
+    );
 }
 
 function checkShape(path: string): void {
@@ -149,11 +175,11 @@ async function realpathOrSelf(fs: ToolFileSystem, path: string): Promise<string>
 }
 
 function refusal(path: string, realPath: string, workspace: string): string {
-  const shown = realPath === path ? `"${path}"` : `"${path}" (real path ${realPath})`;
+  const shown = realPath === path ? `"${path}"` : `"${path}" (real path ${showPath(realPath)})`;
   return (
     `Refused by the workspace policy: ${shown} is outside the workspace ${workspace}. ` +
     "Tools may only touch files inside the workspace or under directories the user allowed. " +
-    `Work inside the workspace, or ask the user to allow the directory with --allow-path ${nodePath.dirname(realPath)} ` +
+    `Work inside the workspace, or ask the user to allow the directory with --allow-path ${showPath(nodePath.dirname(realPath))} ` +
     `(or an "allowedPaths" entry in settings).`
   );
 }

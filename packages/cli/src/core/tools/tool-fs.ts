@@ -5,6 +5,7 @@
  */
 import { constants, createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
+import { decodeFileName, showPath, toNodePath } from "./file-names.js";
 
 /** What tools need to know about a file. `mtimeMs` may carry sub-millisecond precision. */
 export type ToolFileStat = {
@@ -40,11 +41,15 @@ export interface ToolFileSystem {
   readdir(path: string): Promise<ToolDirEntry[]>;
 }
 
-/** The default {@link ToolFileSystem} over node:fs/promises. */
+/**
+ * The default {@link ToolFileSystem} over node:fs/promises. Paths are in the tools' form of
+ * `file-names.ts` (bytes that are not UTF-8 as lone surrogates) both ways, so a name that is not
+ * UTF-8 can be listed, resolved and opened again exactly.
+ */
 export function createNodeFileSystem(): ToolFileSystem {
   return {
     async stat(path) {
-      const stats = await fs.stat(path);
+      const stats = await fs.stat(toNodePath(path));
       return {
         isFile: stats.isFile(),
         isDirectory: stats.isDirectory(),
@@ -53,7 +58,7 @@ export function createNodeFileSystem(): ToolFileSystem {
         mode: stats.mode & 0o7777,
       };
     },
-    realpath: (path) => fs.realpath(path),
+    realpath: async (path) => decodeFileName(await fs.realpath(toNodePath(path), { encoding: "buffer" })),
     async readFile(path, options) {
       const handle = await openForReading(path);
       try {
@@ -78,27 +83,29 @@ export function createNodeFileSystem(): ToolFileSystem {
       yield* createReadStream("", { fd: handle, signal: options?.signal, highWaterMark: 256 * 1024 });
     },
     async writeFile(path, data, options) {
-      await fs.writeFile(path, data, { mode: options?.mode, flag: options?.exclusive ? "wx" : "w" });
+      const target = toNodePath(path);
+      await fs.writeFile(target, data, { mode: options?.mode, flag: options?.exclusive ? "wx" : "w" });
       // The umask may have masked bits the original file had; restore them explicitly.
-      if (options?.mode !== undefined) await fs.chmod(path, options.mode);
+      if (options?.mode !== undefined) await fs.chmod(target, options.mode);
     },
-    rename: (from, to) => fs.rename(from, to),
-    remove: (path) => fs.rm(path, { force: true }),
+    rename: (from, to) => fs.rename(toNodePath(from), toNodePath(to)),
+    remove: (path) => fs.rm(toNodePath(path), { force: true }),
     async mkdir(path, options) {
-      await fs.mkdir(path, options);
+      await fs.mkdir(toNodePath(path), options);
     },
     async readdir(path) {
-      const entries = await fs.readdir(path, { withFileTypes: true });
+      const entries = await fs.readdir(toNodePath(path), { withFileTypes: true, encoding: "buffer" });
       return Promise.all(
         entries.map(async (entry) => {
+          const name = decodeFileName(entry.name);
           let isDirectory = entry.isDirectory();
           if (entry.isSymbolicLink()) {
-            isDirectory = await fs.stat(`${path}/${entry.name}`).then(
+            isDirectory = await fs.stat(toNodePath(`${path}/${name}`)).then(
               (stats) => stats.isDirectory(),
               () => false,
             );
           }
-          return { name: entry.name, isDirectory };
+          return { name, isDirectory };
         }),
       );
     },
@@ -113,24 +120,30 @@ export function createNodeFileSystem(): ToolFileSystem {
  * outside the workspace). Throws an Error written for the model, with a `code`.
  */
 export async function openForReading(path: string): Promise<fs.FileHandle> {
+  const shown = showPath(path);
   const handle = await fs
-    .open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW)
+    .open(toNodePath(path), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW)
     .catch((error: unknown) => {
       if (errorCode(error) !== "ELOOP") throw error;
-      throw codedError("ESTALE", `${path} became a symlink while it was being opened; refused.`);
+      throw codedError("ESTALE", `${shown} became a symlink while it was being opened; refused.`);
     });
   try {
-    const opened = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => path);
+    const opened = await fs
+      .readlink(`/proc/self/fd/${handle.fd}`, { encoding: "buffer" })
+      .then(decodeFileName, () => path);
     if (opened !== path) {
-      throw codedError("ESTALE", `${path} changed while it was being opened (it now leads to ${opened}); refused.`);
+      throw codedError(
+        "ESTALE",
+        `${shown} changed while it was being opened (it now leads to ${showPath(opened)}); refused.`,
+      );
     }
     const info = await handle.stat();
     if (!info.isFile())
-      throw codedError("EINVAL", `${path} is not a regular file (a FIFO, socket or device); refused.`);
+      throw codedError("EINVAL", `${shown} is not a regular file (a FIFO, socket or device); refused.`);
     if (info.nlink > 1) {
       throw codedError(
         "EMLINK",
-        `${path} has ${info.nlink} hard links, and another of its names may lie outside the workspace, so it is refused. ` +
+        `${shown} has ${info.nlink} hard links, and another of its names may lie outside the workspace, so it is refused. ` +
           "Ask the user to copy the file (cp) into the workspace if it is meant to be read.",
       );
     }

@@ -1,6 +1,6 @@
 /** The write tool: creates or replaces a whole file, atomically, creating parent directories. */
 import * as nodePath from "node:path";
-import type { AgentTool } from "@gyre/agent";
+import { type AgentTool, DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 import { writeFileAtomic } from "./atomic-write.js";
 import { createFileQueue, type FileQueue } from "./file-queue.js";
@@ -24,7 +24,10 @@ export type WriteToolOptions = {
   readState?: ReadState;
   /** Shared with the edit tool so writes to one file never interleave. */
   fileQueue?: FileQueue;
-  /** Content above this many bytes is refused. Default 10 MB. */
+  /**
+   * Content above this many bytes is refused. Default 1 MiB, the agent loop's default cap on a
+   * call's arguments: larger content would be dropped by the loop before it got here.
+   */
   maxBytes?: number;
 };
 
@@ -33,7 +36,7 @@ export function createWriteTool(options: WriteToolOptions): AgentTool<typeof wri
   const { fs, policy } = resolveFileAccess(options);
   const readState = options.readState ?? createReadState();
   const queue = options.fileQueue ?? createFileQueue();
-  const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES;
 
   return {
     name: "write",

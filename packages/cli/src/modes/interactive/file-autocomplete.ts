@@ -7,6 +7,7 @@ import {
   type SlashCommand as TuiSlashCommand,
 } from "@mariozechner/pi-tui";
 import { rgPath } from "@vscode/ripgrep";
+import { showPath } from "../../core/tools/file-names.js";
 import { listFiles } from "../../core/tools/list-files.js";
 
 const MAX_FILES = 20_000;
@@ -79,7 +80,8 @@ export class FileAutocompleteProvider implements AutocompleteProvider {
         max: MAX_FILES,
         signal: AbortSignal.timeout(10_000),
       }).then(
-        (listed) => listed.paths,
+        // Names that are not UTF-8 (or hold control characters) as the file tools show them: `caf\xE9.txt`.
+        (listed) => listed.paths.map(showPath),
         () => [],
       );
       // Shared by later keystrokes, so not tied to one request's signal.
