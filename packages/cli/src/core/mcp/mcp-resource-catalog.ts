@@ -14,7 +14,7 @@ export type McpResourceCatalog = {
   /** Connected servers that offer resources, by name. */
   servers(): string[];
   /** The resources of `server` (cached); empty when it is not connected or listing failed. */
-  resources(server: string, signal?: AbortSignal): Promise<McpResourceEntry[]>;
+  resources(server: string): Promise<McpResourceEntry[]>;
   /** Forgets the cached list of `server` (its list changed or it reconnected). */
   invalidate(server: string): void;
 };

@@ -45,7 +45,7 @@ export class FileAutocompleteProvider implements AutocompleteProvider {
     const match = atPattern.exec(before);
     if (!match) return this.base.getSuggestions(lines, cursorLine, cursorCol, options);
     const query = match[1] ?? "";
-    const resources = await this.suggestResources(query, options.signal);
+    const resources = await this.suggestResources(query);
     if (resources) return resources;
     const paths = await this.listPaths();
     const found = query === "" ? paths.slice(0, 50) : fuzzyFilter(paths, query, (path) => path).slice(0, 50);
@@ -55,10 +55,11 @@ export class FileAutocompleteProvider implements AutocompleteProvider {
   }
 
   /** `@server:…` for a server with resources: its resources, fuzzy-matched on URI and name. */
-  private async suggestResources(query: string, signal: AbortSignal): Promise<AutocompleteSuggestions | undefined> {
+  private async suggestResources(query: string): Promise<AutocompleteSuggestions | undefined> {
     const [, server = "", rest = ""] = serverPattern.exec(query) ?? [];
     if (!this.mcpResources?.servers().includes(server)) return undefined;
-    const listed = await this.mcpResources.resources(server, signal);
+    // The list is shared by later keystrokes, so one keystroke's abort does not stop it.
+    const listed = await this.mcpResources.resources(server);
     const found = rest === "" ? listed : fuzzyFilter(listed, rest, (entry) => `${entry.uri} ${entry.name}`);
     return {
       prefix: `@${query}`,
