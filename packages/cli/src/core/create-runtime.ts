@@ -20,6 +20,7 @@ import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome }
 import type { McpManager } from "./mcp/mcp-manager.js";
 import { attachMcpTools, createMcpPromptExpander, startMcp, withOptionalMentions } from "./mcp/start-mcp.js";
 import { openSessionStore } from "./open-session.js";
+import { installSettingsPackages } from "./packages/startup-install.js";
 import { createSafety, type Safety } from "./permissions/create-safety.js";
 import { isWithheldInPlanMode, PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
 import { reloadRuntime } from "./reload-runtime.js";
@@ -42,6 +43,9 @@ import type { UserInterface } from "./user-interface.js";
 import { createUserShell } from "./user-shell.js";
 
 export type { RuntimeNotice } from "./inspect-project.js";
+
+/** Start-up waits this long in all for packages the `packages` setting names (core/packages/startup-install.ts). */
+const packagesStartupWaitMs = 20_000;
 
 /** Where a runtime runs and how it reaches the user. */
 export type RuntimeIo = {
@@ -127,6 +131,19 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
     // Problems, so quiet headless runs show them too: the user meant a setting that is not applied.
     ...loaded.warnings.map((text): RuntimeNotice => ({ level: "problem", text })),
   ];
+  const installs = {
+    gyreHome: home,
+    cwd: io.cwd,
+    trusted: project.trusted,
+    namedAnywhere: (settings.packages?.length ?? 0) > 0,
+    env: io.env,
+    deadline: Date.now() + packagesStartupWaitMs,
+    ...(io.ui ? { announce: (text: string) => io.ui?.notify(text, "info") } : {}),
+  };
+  // A problem-level notice: what installed (or did not) changes what the run can do.
+  const installed = (texts: string[]) =>
+    notices.push(...texts.map((text): RuntimeNotice => ({ level: "problem", text })));
+  installed(await installSettingsPackages({ ...installs, kind: "user" }));
   const timeout = Number(io.env.GYRE_EXTENSION_TIMEOUT_MS);
   const resources = await loadRuntimeResources({
     config,
@@ -140,6 +157,8 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
     report: (text) => notices.push({ level: "problem", text }),
   });
   notices.push(...resources.warnings.map((text): RuntimeNotice => ({ level: "warning", text })));
+  // After loading: a project's new packages wait for the folder to be trusted again.
+  installed(await installSettingsPackages({ ...installs, kind: "project" }));
   return { home, project, settings, resources, notices };
 }
 

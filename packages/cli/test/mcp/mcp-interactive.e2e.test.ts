@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -111,5 +111,48 @@ describe("MCP in the TUI", () => {
     await tmux.send(["Enter"]);
     const screen = await tmux.waitFor("all done", 20_000);
     expect(screen).toContain("LLM sampling result");
+  }, 90_000);
+
+  it("completes @server: with the server's resources and sees a resource the server adds mid-session", async () => {
+    const { cwd, home } = await createWorkspace();
+    await writeFile(
+      join(home, "mcp.json"),
+      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } }),
+    );
+    const script = join(home, "script.json");
+    const zip = { name: "notes-for-gyre.gz", data: "data:text/plain,hello%20from%20the%20test" };
+    await writeFile(
+      script,
+      JSON.stringify([
+        { content: [{ type: "text", text: "read the features" }] },
+        { content: [{ type: "toolCall", name: "mcp__everything__gzip-file-as-resource", arguments: zip }] },
+        { content: [{ type: "text", text: "zipped it" }] },
+      ]),
+    );
+    const tmux = await startGyre({ cwd, home, script, height: 40 });
+    await tmux.waitFor('MCP server "everything" connected with', 20_000);
+    await tmux.type("@everything:");
+    await tmux.waitFor("demo://resource/static/document/architecture.md", 10_000);
+    await tmux.type("features");
+    await tmux.waitFor((screen) => !screen.includes("architecture.md") && screen.includes("features.md"), 10_000);
+    await tmux.send(["Tab"]);
+    await tmux.type("summarize");
+    await tmux.waitFor("@everything:demo://resource/static/document/features.md summarize");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("read the features", 20_000);
+    // The resource's text went to the model with the prompt (the journal keeps what was sent).
+    const sessions = join(home, "sessions");
+    const journals = await readdir(sessions, { recursive: true });
+    const journal = journals.find((file) => file.endsWith(".jsonl")) ?? "";
+    expect(await readFile(join(sessions, journal), "utf8")).toContain(
+      'uri=\\"demo://resource/static/document/features.md\\"',
+    );
+
+    await tmux.type("zip it");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("zipped it", 20_000);
+    // The list was cached at the first completion; the server's list_changed refreshed it.
+    await tmux.type("@everything:notes");
+    await tmux.waitFor("demo://resource/session/notes-for-gyre.gz", 10_000);
   }, 90_000);
 });

@@ -15,13 +15,23 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-type Stats = { registrations: number; authorizations: number; codeGrants: number; refreshGrants: number };
+type Stats = {
+  registrations: number;
+  authorizations: number;
+  codeGrants: number;
+  refreshGrants: number;
+  rejected: number;
+  revocations: number;
+};
+
+let authChild: ChildProcess | undefined;
 
 /** Starts the local authorization + MCP server; resolves with its base URL. */
-async function startAuthServer(ttlSeconds: number): Promise<string> {
+async function startAuthServer(ttlSeconds: number, env: Record<string, string> = {}): Promise<string> {
   const child: ChildProcess = spawn(process.execPath, [authServer], {
-    env: { ...process.env, ACCESS_TTL_S: String(ttlSeconds) },
+    env: { ...process.env, ACCESS_TTL_S: String(ttlSeconds), ...env },
   });
+  authChild = child;
   cleanups.push(() => {
     child.kill();
   });
@@ -143,13 +153,11 @@ describe("OAuth for remote MCP servers", () => {
     expect(answer?.content).toEqual([{ type: "text", text: expect.stringMatching(/^client /) }]);
   });
 
-  it("refreshes an expired access token and goes on calling", async () => {
+  it("refreshes an expired access token before sending it and goes on calling", async () => {
     const base = await startAuthServer(1);
     const home = await homeWithServer(base);
     expect((await login(home)).code).toBe(0);
-    const before = JSON.parse(await readFile(join(home, "mcp-auth", "web.json"), "utf8")) as {
-      tokens: { access_token: string };
-    };
+    const before = await savedTokens(home);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const manager = manageAt(home, base);
     await manager.waitForStartup(10_000);
@@ -158,11 +166,29 @@ describe("OAuth for remote MCP servers", () => {
     const whoami = manager.tools().find((tool) => tool.name === "mcp__web__whoami");
     const answer = await whoami?.execute({}, context());
     expect(answer?.content).toEqual([{ type: "text", text: expect.stringMatching(/^client /) }]);
+    // Both times the token was refreshed before a request carried it: the server refused none.
+    expect(await stats(base)).toMatchObject({ refreshGrants: expect.any(Number), rejected: 0 });
     expect((await stats(base)).refreshGrants).toBeGreaterThanOrEqual(2);
-    const after = JSON.parse(await readFile(join(home, "mcp-auth", "web.json"), "utf8")) as {
-      tokens: { access_token: string };
+    expect((await savedTokens(home)).access_token).not.toBe(before.access_token);
+  });
+
+  it("refreshes a token in the last fifth of its lifetime, while it is still valid", async () => {
+    const base = await startAuthServer(4);
+    const home = await homeWithServer(base);
+    expect((await login(home)).code).toBe(0);
+    const manager = manageAt(home, base);
+    await manager.waitForStartup(10_000);
+    expect(await stats(base)).toMatchObject({ refreshGrants: 0 });
+    const { expiresAt } = JSON.parse(await readFile(join(home, "mcp-auth", "web.json"), "utf8")) as {
+      expiresAt: number;
     };
-    expect(after.tokens.access_token).not.toBe(before.tokens.access_token);
+    // 0.4 s before expiry: the old token would still pass, so only an early refresh explains a grant.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - 400 - Date.now())));
+    const whoami = manager.tools().find((tool) => tool.name === "mcp__web__whoami");
+    expect((await whoami?.execute({}, context()))?.content).toEqual([
+      { type: "text", text: expect.stringMatching(/^client /) },
+    ]);
+    expect(await stats(base)).toMatchObject({ refreshGrants: 1, rejected: 0 });
   });
 
   it("says to log in again when the server refused the refresh token, and keeps no token", async () => {
@@ -178,26 +204,79 @@ describe("OAuth for remote MCP servers", () => {
     expect(saved.tokens).toBeUndefined();
   });
 
-  it("logs out by deleting the stored tokens", async () => {
+  it("logs out by revoking the tokens at the server and deleting them here", async () => {
     const base = await startAuthServer(60);
     const home = await homeWithServer(base);
     expect((await login(home)).code).toBe(0);
-    const stdout = new PassThrough();
-    let out = "";
-    stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    const code = await runMcpCommand(["logout", "web"], {
-      cwd: home,
-      env: { GYRE_HOME: home },
-      stdout,
-      stderr: stdout,
-    });
+    const { access_token } = await savedTokens(home);
+    expect(await callWith(base, access_token)).toBe(200);
+    const { code, out } = await logout(home);
     expect(code).toBe(0);
-    expect(out).toContain("tokens were deleted");
+    expect(out).toContain("the server revoked its tokens and they were deleted here");
+    expect((await stats(base)).revocations).toBe(2);
+    expect(await callWith(base, access_token)).toBe(401);
     await expect(stat(join(home, "mcp-auth", "web.json"))).rejects.toThrow();
     const manager = manageAt(home, base);
     await manager.waitForStartup(10_000);
     expect(manager.statuses()[0]?.error).toContain("gyre mcp login web");
   });
+
+  it("says the tokens stay valid at a server without revocation, and deletes them here", async () => {
+    const base = await startAuthServer(60, { NO_REVOCATION: "1" });
+    const home = await homeWithServer(base);
+    expect((await login(home)).code).toBe(0);
+    const { code, out } = await logout(home);
+    expect(code).toBe(0);
+    expect(out).toContain("offers no revocation, so they stay valid there until they expire");
+    await expect(stat(join(home, "mcp-auth", "web.json"))).rejects.toThrow();
+  });
+
+  it("deletes the tokens and fails with a sentence when the server cannot be reached to revoke them", async () => {
+    const base = await startAuthServer(60);
+    const home = await homeWithServer(base);
+    expect((await login(home)).code).toBe(0);
+    const exited = new Promise((resolve) => authChild?.once("exit", resolve));
+    authChild?.kill();
+    await exited;
+    const { code, out } = await logout(home);
+    expect(code).toBe(1);
+    expect(out).toContain("its tokens were deleted), but revoking them at the server failed");
+    await expect(stat(join(home, "mcp-auth", "web.json"))).rejects.toThrow();
+  });
 });
+
+async function savedTokens(home: string): Promise<{ access_token: string }> {
+  return (
+    JSON.parse(await readFile(join(home, "mcp-auth", "web.json"), "utf8")) as { tokens: { access_token: string } }
+  ).tokens;
+}
+
+/** The status a bare MCP `initialize` with `token` gets from the protected server. */
+async function callWith(base: string, token: string): Promise<number> {
+  const response = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+async function logout(home: string): Promise<{ code: number; out: string }> {
+  const stdout = new PassThrough();
+  let out = "";
+  stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const code = await runMcpCommand(["logout", "web"], { cwd: home, env: { GYRE_HOME: home }, stdout, stderr: stdout });
+  return { code, out };
+}

@@ -8,7 +8,8 @@ import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMcpOAuthProvider } from "../../core/mcp/oauth-provider.js";
-import { mcpAuthFile, readMcpAuth, removeMcpAuth } from "../../core/mcp/oauth-store.js";
+import { mcpAuthFile, readMcpAuth, readStoredMcpAuth, removeMcpAuth } from "../../core/mcp/oauth-store.js";
+import { type RevokeOutcome, revokeTokens } from "../../core/mcp/oauth-token-calls.js";
 import type { McpServerEntry } from "../../core/mcp/types.js";
 import { loadForListing, parseListArgs } from "./list-command.js";
 import type { McpCommandIo } from "./run-mcp-command.js";
@@ -63,15 +64,46 @@ export async function runLoginCommand(words: string[], io: McpCommandIo): Promis
   }
 }
 
-/** `gyre mcp logout <server>`: forgets the server's tokens and client registration. */
+/**
+ * `gyre mcp logout <server>`: revokes the server's tokens at its authorization server when that
+ * offers revocation (RFC 7009), then forgets them and the client registration here. 0 when the
+ * tokens are gone at both ends (or the server cannot revoke; said so), 1 when revoking failed
+ * (they are deleted here all the same, and the sentence says they may still work there).
+ */
 export async function runLogoutCommand(words: string[], io: McpCommandIo): Promise<number> {
   const [name, ...rest] = words;
   if (!name || rest.length > 0 || name.startsWith("-")) return io.fail("Usage: gyre mcp logout <server>.", 2);
-  const removed = await removeMcpAuth(io.gyreHome, name);
+  let record: Awaited<ReturnType<typeof readStoredMcpAuth>>;
+  let unreadable = false;
+  try {
+    record = await readStoredMcpAuth(io.gyreHome, name);
+  } catch {
+    unreadable = true;
+  }
+  const outcome: RevokeOutcome | undefined = record?.tokens ? await revokeTokens(record) : undefined;
+  if (!(await removeMcpAuth(io.gyreHome, name))) {
+    io.stdout.write(`No login is stored for MCP server "${name}".\n`);
+    return 0;
+  }
+  if (unreadable)
+    return io.fail(
+      `Logged out of MCP server "${name}" here (its file was deleted), but the file was not valid JSON, so no token could be revoked at the server.`,
+      1,
+    );
+  if (!outcome) {
+    io.stdout.write(`Logged out of MCP server "${name}"; no tokens were stored, its file was deleted.\n`);
+    return 0;
+  }
+  if (outcome.kind === "failed") {
+    return io.fail(
+      `Logged out of MCP server "${name}" here (its tokens were deleted), but revoking them at the server failed: ${outcome.reason}; they stay valid there until they expire.`,
+      1,
+    );
+  }
   io.stdout.write(
-    removed
-      ? `Logged out of MCP server "${name}"; its tokens were deleted.\n`
-      : `No login is stored for MCP server "${name}".\n`,
+    outcome.kind === "revoked"
+      ? `Logged out of MCP server "${name}"; the server revoked its tokens and they were deleted here.\n`
+      : `Logged out of MCP server "${name}"; its tokens were deleted here. Its authorization server offers no revocation, so they stay valid there until they expire.\n`,
   );
   return 0;
 }

@@ -23,7 +23,7 @@ export const mcpHelpText = `Usage:
   gyre mcp add --transport http|sse <name> <url> [-H "Name: value"]… [--scope user|project]
   gyre mcp remove <name> [--scope user|project]
   gyre mcp login <name> [--timeout <ms>]                      OAuth login to a remote server (prints the URL, waits on a 127.0.0.1 callback)
-  gyre mcp logout <name>                                      forget a remote server's OAuth tokens
+  gyre mcp logout <name>                                      revoke and forget a remote server's OAuth tokens
   gyre mcp serve                                              gyre as an MCP server on stdio (tools gyre and gyre_reply)
 
 Servers come from $GYRE_HOME/mcp.json (user scope), the project's .mcp.json (project scope, once

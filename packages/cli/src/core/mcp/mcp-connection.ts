@@ -32,6 +32,8 @@ export type McpConnectionOptions = {
   onNotice?: (message: string, level?: "info" | "warning") => void;
   /** The tool list changed (connected, refreshed, or gone). */
   onToolsChanged?: () => void;
+  /** The server's resource list may have changed (`resources/list_changed`, or a new connection). */
+  onResourcesChanged?: () => void;
   /** Answers a server's elicitation request; without one, every request is declined. */
   elicit?: (request: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
   /** Answers a server's sampling request; without one, sampling is not offered. */
@@ -138,10 +140,16 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
           );
         });
       }
+      if (client.getServerCapabilities()?.resources?.listChanged) {
+        client.setNotificationHandler(types.ResourceListChangedNotificationSchema, () =>
+          options.onResourcesChanged?.(),
+        );
+      }
       await refreshTools(client);
       state = "connected";
       error = undefined;
       options.onToolsChanged?.();
+      options.onResourcesChanged?.();
     } catch (problem) {
       error = describeConnectError(problem, startupTimeoutMs, entry.name);
       state = closing ? "closed" : "failed";

@@ -7,6 +7,7 @@ import type { AnyAgentTool } from "@gyre/agent";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { describeUnusableServer, type McpConfigProblem } from "./mcp-config.js";
 import { createMcpConnection, type McpConnection } from "./mcp-connection.js";
+import { createMcpResourceCatalog, type McpResourceCatalog } from "./mcp-resource-catalog.js";
 import { createMcpResourceTools } from "./mcp-resource-tools.js";
 import type { McpSampler } from "./mcp-sampling.js";
 import { createMcpAgentTool } from "./mcp-tool.js";
@@ -46,6 +47,8 @@ export type McpManager = {
   onToolsChanged(listener: () => void): () => void;
   statuses(): McpServerStatus[];
   connection(name: string): McpConnection | undefined;
+  /** The servers' resources for `@server:` completion (cached, refreshed on list changes). */
+  readonly resources: McpResourceCatalog;
   close(): Promise<void>;
 };
 
@@ -58,6 +61,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     for (const listener of [...listeners]) listener();
   };
   const connections = new Map<string, McpConnection>();
+  const catalog = createMcpResourceCatalog(() => [...connections.values()]);
   const { sample } = options;
   for (const entry of options.servers) {
     connections.set(
@@ -76,6 +80,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         ...(sample ? { sample: (request, signal) => sample(entry.name, request, signal) } : {}),
         ...(options.restartDelaysMs ? { restartDelaysMs: options.restartDelaysMs } : {}),
         onToolsChanged: changed,
+        onResourcesChanged: () => catalog.invalidate(entry.name),
       }),
     );
   }
@@ -127,6 +132,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       return [...[...connections.values()].map((connection) => connection.status()), ...disabled];
     },
     connection: (name) => connections.get(name),
+    resources: catalog,
     async close() {
       listeners.clear();
       await Promise.all([...connections.values()].map((connection) => connection.close()));

@@ -3,6 +3,8 @@
  * does discovery, dynamic client registration, PKCE and token refresh; this keeps what it learns
  * in `$GYRE_HOME/mcp-auth/<server>.json` (oauth-store.ts). Outside `gyre mcp login` nobody can
  * open a browser, so a run that would need one fails with a sentence naming the login command.
+ * An access token about to expire is refreshed before the request that would carry it, not only
+ * after the server refused it.
  */
 import { randomBytes } from "node:crypto";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -12,6 +14,7 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { type McpAuthRecord, writeMcpAuth } from "./oauth-store.js";
+import { expiresSoon, refreshTokens } from "./oauth-token-calls.js";
 
 /** Thrown when a server needs a fresh login (no token, or the refresh token was refused). */
 export class McpLoginRequiredError extends Error {
@@ -55,6 +58,28 @@ export function createMcpOAuthProvider(options: McpOAuthProviderOptions): McpOAu
     // A CLI cannot keep a client secret; PKCE protects the code instead.
     token_endpoint_auth_method: "none",
   };
+  async function saveTokens(tokens: OAuthTokens) {
+    record.tokens = tokens;
+    record.obtainedAt = Date.now();
+    if (tokens.expires_in !== undefined) record.expiresAt = record.obtainedAt + tokens.expires_in * 1000;
+    else delete record.expiresAt;
+    delete record.codeVerifier;
+    await save();
+  }
+  let refreshing: Promise<OAuthTokens | undefined> | undefined;
+  const refreshEarly = async (): Promise<OAuthTokens | undefined> => {
+    const refreshed = await refreshTokens(record);
+    if (refreshed === undefined) return record.tokens;
+    if (refreshed !== "refused") {
+      await saveTokens(refreshed);
+      return refreshed;
+    }
+    // Refused: no token goes out, the server answers 401, and the run says to log in again.
+    delete record.tokens;
+    delete record.expiresAt;
+    await save();
+    return undefined;
+  };
   return {
     get redirectUrl() {
       return redirectUrl;
@@ -74,14 +99,15 @@ export function createMcpOAuthProvider(options: McpOAuthProviderOptions): McpOAu
       record.clientInformation = information;
       await save();
     },
-    tokens: () => record.tokens,
-    async saveTokens(tokens: OAuthTokens) {
-      record.tokens = tokens;
-      if (tokens.expires_in !== undefined) record.expiresAt = Date.now() + tokens.expires_in * 1000;
-      else delete record.expiresAt;
-      delete record.codeVerifier;
-      await save();
+    // The SDK asks before every request: the one place to refresh early. Concurrent requests share one refresh.
+    tokens: () => {
+      if (!record.tokens?.refresh_token || !expiresSoon(record)) return record.tokens;
+      refreshing ??= refreshEarly().finally(() => {
+        refreshing = undefined;
+      });
+      return refreshing;
     },
+    saveTokens,
     async redirectToAuthorization(url: URL) {
       if (!options.onAuthorizationUrl) throw new McpLoginRequiredError(options.server);
       await options.onAuthorizationUrl(url);

@@ -15,6 +15,8 @@ export type McpAuthRecord = {
   tokens?: OAuthTokens;
   /** When the access token expires (ms since the epoch), from `expires_in` at the time it was saved. */
   expiresAt?: number;
+  /** When the access token was saved (ms since the epoch): with `expiresAt`, its lifetime. */
+  obtainedAt?: number;
   /** The PKCE verifier of a login in progress (in memory only; never written). */
   codeVerifier?: string;
   /** The callback port of the last login; reused so a registered redirect URI stays valid. */
@@ -41,6 +43,12 @@ export async function readMcpAuth(
   server: string,
   serverUrl: string,
 ): Promise<McpAuthRecord | undefined> {
+  const record = await readStoredMcpAuth(gyreHome, server);
+  return record?.serverUrl === serverUrl ? record : undefined;
+}
+
+/** Reads the record of `server` whatever URL it was issued for (logout revokes it there); undefined when none. */
+export async function readStoredMcpAuth(gyreHome: string, server: string): Promise<McpAuthRecord | undefined> {
   const file = mcpAuthFile(gyreHome, server);
   let text: string;
   try {
@@ -54,7 +62,6 @@ export async function readMcpAuth(
   } catch {
     throw new Error(`${file} is not valid JSON; delete it with gyre mcp logout ${server} and log in again.`);
   }
-  if (record.serverUrl !== serverUrl) return undefined;
   addProcessSecret(record.tokens?.access_token);
   addProcessSecret(record.tokens?.refresh_token);
   return record;

@@ -124,7 +124,9 @@ export class InteractiveController {
     const builtIn = new Set(slashCommands.map((command) => command.name));
     this.runtimeCommands.splice(0, this.runtimeCommands.length, ...listRuntimeCommands(this.runtime, builtIn));
     const names = [...slashCommands, ...this.runtimeCommands].map(({ name, description }) => ({ name, description }));
-    this.layout.editor.setAutocompleteProvider(new FileAutocompleteProvider(names, this.runtime.cwd));
+    this.layout.editor.setAutocompleteProvider(
+      new FileAutocompleteProvider(names, this.runtime.cwd, this.runtime.mcp?.resources),
+    );
   }
 
   /** Handles the editor's text: a slash command, a prompt, or (while running) a steering message. */
