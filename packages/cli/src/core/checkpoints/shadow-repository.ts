@@ -16,7 +16,6 @@ import { type CheckpointLimits, DEFAULT_CHECKPOINT_LIMITS, type SkippedFile, typ
 const ATTRIBUTES = "* -text -eol -ident -filter -diff -merge -working-tree-encoding\n";
 const REF_PREFIX = "refs/checkpoints/";
 const STALE_LOCK_MS = 60_000;
-const UNTRACKED_CACHE_EVERY = 25;
 
 /** The folder name of a workspace's shadow repository: a hash of its real path. */
 export function workspaceId(workspace: string): string {
@@ -41,7 +40,8 @@ export type OpenShadowOptions = {
 export class ShadowRepository {
   readonly limits: CheckpointLimits;
   private queue: Promise<unknown> = Promise.resolve();
-  private snapshots = 0;
+  /** What the last snapshot skipped: a snapshot of a few paths still reports the others. */
+  private lastSkipped: SkippedFile[] = [];
 
   private constructor(
     readonly location: GitLocation,
@@ -82,15 +82,18 @@ export class ShadowRepository {
     return next;
   }
 
-  /** Records the work tree as it is now (respecting .gitignore and the size limits). */
-  snapshot(): Promise<Snapshot> {
-    return this.serialise(() => this.withStaleLockRetry(() => this.takeSnapshot()));
+  /**
+   * Records the work tree as it is now (respecting .gitignore and the size limits). With `paths`
+   * (workspace-relative, e.g. what write and edit reported changing) only those are looked at, so
+   * the cost no longer grows with the workspace; everything else keeps its last recorded state.
+   */
+  snapshot(options: { paths?: readonly string[] } = {}): Promise<Snapshot> {
+    return this.serialise(() => this.withStaleLockRetry(() => this.takeSnapshot(options.paths)));
   }
 
-  private async takeSnapshot(): Promise<Snapshot> {
+  private async takeSnapshot(paths: readonly string[] | undefined): Promise<Snapshot> {
     const started = performance.now();
-    const listed = await runGit(this.location, ["ls-files", "-z", "-t", "-o", "-m", "-d", "--exclude-standard"]);
-    const records = await expandNestedRepositories(this.location, splitNul(listed.stdout));
+    const records = paths?.length === 0 ? [] : await this.listChanged(paths);
     const plan = await planUpdate(this.location.workTree, records, this.limits);
     if (plan.update.length > 0)
       await runGit(this.location, ["update-index", "--add", "--remove", "-z", "--stdin"], {
@@ -102,16 +105,18 @@ export class ShadowRepository {
       });
     const tree = (await runGit(this.location, ["write-tree"])).stdout.toString("utf8").trim();
     await this.keep(tree);
-    if (this.snapshots++ % UNTRACKED_CACHE_EVERY === 0) void this.serialise(() => this.refreshUntrackedCache());
-    return { tree, skipped: plan.skipped, changed: plan.update, durationMs: performance.now() - started };
+    const skipped = paths === undefined ? plan.skipped : carryOver(this.lastSkipped, paths, plan.skipped);
+    this.lastSkipped = skipped;
+    return { tree, skipped, changed: plan.update, durationMs: performance.now() - started };
   }
 
-  /**
-   * Only a command that lists untracked files and writes the index fills git's untracked cache;
-   * `ls-files` reads it but never writes it. `status` does both; its output is not needed.
-   */
-  private async refreshUntrackedCache(): Promise<void> {
-    await runGit(this.location, ["status", "--porcelain", "-uall"]).catch(() => {});
+  /** `ls-files` records of what differs from the index: all of the work tree, or just `paths`. */
+  private async listChanged(paths: readonly string[] | undefined): Promise<string[]> {
+    // `:(literal)` so a path with glob characters names only itself.
+    const pathspec = paths === undefined ? [] : ["--", ...paths.map((path) => `:(literal)${path}`)];
+    const args = ["ls-files", "-z", "-t", "-o", "-m", "-d", "--exclude-standard", ...pathspec];
+    const listed = await runGit(this.location, args);
+    return expandNestedRepositories(this.location, splitNul(listed.stdout));
   }
 
   /** A loose ref per tree keeps it alive; its mtime says when it was last recorded (for pruning). */
@@ -217,6 +222,15 @@ export class ShadowRepository {
     );
     return dated.sort((a, b) => a.mtime - b.mtime).map((entry) => entry.name);
   }
+}
+
+/** The skipped paths of an earlier snapshot that `paths` did not look at again, plus `fresh`. */
+function carryOver(earlier: readonly SkippedFile[], paths: readonly string[], fresh: SkippedFile[]): SkippedFile[] {
+  const looked = new Set(paths);
+  const kept = earlier.filter(
+    (file) => !looked.has(file.path) && ![...looked].some((path) => file.path.startsWith(`${path}/`)),
+  );
+  return [...kept, ...fresh].sort((a, b) => a.path.localeCompare(b.path));
 }
 
 const MAX_NESTING = 8;
