@@ -126,7 +126,7 @@ describe("rewind without git", () => {
   it("restores the files of another /tree branch from the copies recorded along that branch", async () => {
     const { cwd, home } = await createWorkspace();
     await writeFile(join(cwd, "shared.txt"), "original\n");
-    const answers: Record<string, unknown[]> = {
+    const answers: Record<string, { name: string; arguments: unknown }[]> = {
       a1: [
         { name: "write", arguments: { path: "a.txt", content: "from a1\n" } },
         { name: "edit", arguments: { path: "shared.txt", edits: [{ oldText: "original", newText: "a1" }] } },

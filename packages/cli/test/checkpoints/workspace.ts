@@ -79,9 +79,10 @@ export function createProject(root: string, markerDir: string): void {
 export type SessionLine = {
   type: string;
   id?: string;
+  parentId?: string | null;
   reason?: string;
   phase?: string;
-  message?: { role: string };
+  message?: { role: string; content?: unknown };
 };
 
 /** The only session file under `home`, parsed line by line. */
