@@ -2,30 +2,18 @@
  * Rewind when `git` is not on PATH: write and edit are rewound from the copies gyre saved of the
  * files they replaced; bash changes are not, and gyre says so.
  */
-import { mkdir, mkdtemp, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
 import { cliEnv, createWorkspace, runCli } from "../helpers/run-cli.js";
-import { pictureOf, readSessionLines } from "./workspace.js";
+import { pathWithoutGit, pictureOf, readSessionLines } from "./workspace.js";
 
 let server: FakeModelServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-/** A PATH with every program of /usr/bin and /bin but git. */
-async function pathWithoutGit(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "gyre-nogit-bin-"));
-  for (const source of ["/usr/bin", "/bin"])
-    for (const name of await readdir(source).catch(() => [] as string[])) {
-      if (name.startsWith("git")) continue;
-      await symlink(join(source, name), join(dir, name)).catch(() => {});
-    }
-  return dir;
-}
 
 const args = ["--provider", "openai", "--model", "gpt-4o", "--sandbox", "off", "--tools", "read,write,edit,bash"];
 

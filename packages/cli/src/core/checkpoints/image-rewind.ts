@@ -121,6 +121,21 @@ async function planImageRewind(options: ImageRewindOptions): Promise<Planned> {
   return { plan, images };
 }
 
+/**
+ * `/diff` without git: each file write or edit changed in this session, from the copy saved
+ * before gyre first touched it to the file as it is now (`added`: new since then).
+ */
+export async function imageSessionChanges(session: SessionManager, store: FileImageStore): Promise<FileChange[]> {
+  const changes: FileChange[] = [];
+  for (const [path, before] of firstImages(session.getEntries())) {
+    if (before.skipped) continue;
+    const now = await store.currentBlob(path);
+    if (now === before.blob || now === "skipped") continue;
+    changes.push({ path, status: before.blob === null ? "added" : now === null ? "deleted" : "modified" });
+  }
+  return changes.sort((a, b) => a.path.localeCompare(b.path));
+}
+
 /** What an image rewind would do, changing nothing. */
 export async function previewImageRewind(options: ImageRewindOptions): Promise<RewindPlan> {
   return (await planImageRewind(options)).plan;
