@@ -4,7 +4,8 @@
 //   gyre, named paths: snapshot({ paths }) with the file a write or edit reported (what the
 //     end-of-run checkpoint of a write/edit-only run takes).
 //   baseline: `git add -A && git commit -q -m x` in a plain repository of the same files.
-// The three are interleaved within each round (order rotating), so load swings hit them alike.
+//   gyre, nothing changed: a full scan that finds no change reuses the last tree (one git process).
+// The first three are interleaved within each round (order rotating), so load swings hit them alike.
 // Targets: snapshot ≤ 50 ms; ≤ 1.2× the baseline. Medians of N rounds, after one warm-up round.
 // Usage: node bench/checkpoints.mjs [--files 10000] [--rounds 15]
 import { execFileSync } from "node:child_process";
@@ -99,10 +100,18 @@ try {
       },
     },
   ]);
+  // The snapshot before a run's first tool when nothing changed since the last one (the common case).
+  const idle = [];
+  for (let round = 0; round < rounds; round++) {
+    const started = performance.now();
+    await repository.snapshot();
+    idle.push(performance.now() - started);
+  }
   console.log(`checkpoints: ${fileCount} files, ${rounds} rounds, one small change per round (interleaved)`);
   console.log(`first snapshot (all files)                 ${firstMs.toFixed(1)} ms`);
   console.log(`snapshot, full scan (median)               ${fullMs.toFixed(1)} ms  (target ≤ 50 ms)`);
   console.log(`snapshot, paths write/edit named (median)  ${namedMs.toFixed(1)} ms  (target ≤ 50 ms)`);
+  console.log(`snapshot, full scan, nothing changed (median) ${median(idle).toFixed(1)} ms`);
   console.log(`git add -A && git commit (median)          ${gitMs.toFixed(1)} ms`);
   console.log(`full scan ÷ git                            ${(fullMs / gitMs).toFixed(2)}x  (target ≤ 1.2x)`);
   console.log(`named paths ÷ git                          ${(namedMs / gitMs).toFixed(2)}x  (target ≤ 1.2x)`);

@@ -217,4 +217,18 @@ describe("ShadowRepository", () => {
     const listed = (await repository.diff(named.tree, full.tree)).map(({ path, status }) => `${status} ${path}`);
     expect(listed.sort()).toEqual(["added src/made1.ts", "modified bom.txt"]);
   });
+  it("records the tree of the index as another gyre in the same workspace left it", async () => {
+    const { workspace, gyreHome } = await setUp();
+    const one = await ShadowRepository.open({ gyreHome, workspace });
+    const other = await ShadowRepository.open({ gyreHome, workspace });
+    const first = await one.snapshot();
+    expect((await one.snapshot()).tree).toBe(first.tree);
+    await writeFile(join(workspace, "crlf.txt"), "changed while the other gyre ran\n");
+    const byOther = await other.snapshot();
+    expect(byOther.tree).not.toBe(first.tree);
+    // Nothing differs from the index any more, but the index is no longer the one `one` wrote.
+    const again = await one.snapshot();
+    expect(again.changed).toEqual([]);
+    expect(again.tree).toBe(byOther.tree);
+  });
 });

@@ -40,6 +40,9 @@ export type OpenShadowOptions = {
 export class ShadowRepository {
   readonly limits: CheckpointLimits;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The tree last written and the index it came from (see treeOfUnchangedIndex). */
+  private written: { tree: string; index: string } | undefined;
+
   /** What the last snapshot skipped: a snapshot of a few paths still reports the others. */
   private lastSkipped: SkippedFile[] = [];
 
@@ -103,11 +106,35 @@ export class ShadowRepository {
       await runGit(this.location, ["update-index", "--force-remove", "-z", "--stdin"], {
         input: `${plan.dropTracked.join("\0")}\0`,
       });
-    const tree = (await runGit(this.location, ["write-tree"])).stdout.toString("utf8").trim();
+    const unchanged = plan.update.length === 0 && plan.dropTracked.length === 0;
+    const tree = (unchanged && (await this.treeOfUnchangedIndex())) || (await this.writeTree());
     await this.keep(tree);
     const skipped = paths === undefined ? plan.skipped : carryOver(this.lastSkipped, paths, plan.skipped);
     this.lastSkipped = skipped;
     return { tree, skipped, changed: plan.update, durationMs: performance.now() - started };
+  }
+
+  private async writeTree(): Promise<string> {
+    const tree = (await runGit(this.location, ["write-tree"])).stdout.toString("utf8").trim();
+    const index = await this.indexStamp();
+    this.written = index === undefined ? undefined : { tree, index };
+    return tree;
+  }
+
+  /**
+   * When nothing changed, the tree last written, sparing a git process before the first tool of
+   * most runs; only while the index file is the one that tree came from (another gyre in the
+   * same workspace shares it).
+   */
+  private async treeOfUnchangedIndex(): Promise<string | undefined> {
+    if (this.written === undefined) return undefined;
+    return (await this.indexStamp()) === this.written.index ? this.written.tree : undefined;
+  }
+
+  /** Identifies one version of the index file: git replaces it (new inode) on every write. */
+  private async indexStamp(): Promise<string | undefined> {
+    const info = await stat(this.location.indexFile, { bigint: true }).catch(() => undefined);
+    return info && `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
   }
 
   /** `ls-files` records of what differs from the index: all of the work tree, or just `paths`. */
