@@ -163,4 +163,27 @@ describe("rewind", () => {
     expect(preview.skipped.map((file) => file.path)).toEqual(["big.bin"]);
     expect(preview.changes).toEqual([]);
   });
+  it("ends a write-only run with a snapshot of just the files it wrote, and rewinds it", async () => {
+    const { workspace, harness, picture } = await setUp();
+    const before = picture();
+    const asked: (readonly string[] | undefined)[] = [];
+    const snapshot = harness.repository.snapshot.bind(harness.repository);
+    harness.repository.snapshot = (options = {}) => {
+      asked.push(options.paths);
+      return snapshot(options);
+    };
+    const first = await harness.prompt("write", [
+      write("notes/new.md", "one\n"),
+      write(join(workspace, "crlf.txt"), "two\n"),
+      write("../outside.txt", "not the workspace's\n"),
+      done,
+    ]);
+    await harness.prompt("bash", [bash("echo three > notes/new.md"), done]);
+    // Before each run a full scan; after the write-only run just its two files.
+    expect(asked).toEqual([undefined, ["notes/new.md", "crlf.txt"], undefined, undefined]);
+    const ends = harness.session.getBranch().flatMap((entry) => (entry.type === "checkpoint" ? [entry.files] : []));
+    expect(ends[1]?.sort()).toEqual(["crlf.txt", "notes/new.md"]);
+    await rewind({ session: harness.session, repository: harness.repository, entryId: first, restore: "code" });
+    expect(picture()).toEqual(before);
+  });
 });

@@ -2,8 +2,9 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdtemp, readdir, readFile, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 
 /** Every path under `root` with its kind, permission bits and content (or link target), sorted. */
 export function pictureOf(root: string, options: { skip?: readonly string[] } = {}): Record<string, string> {
@@ -79,9 +80,10 @@ export function createProject(root: string, markerDir: string): void {
 export type SessionLine = {
   type: string;
   id?: string;
+  parentId?: string | null;
   reason?: string;
   phase?: string;
-  message?: { role: string };
+  message?: { role: string; content?: unknown };
 };
 
 /** The only session file under `home`, parsed line by line. */
@@ -98,4 +100,15 @@ export async function readSessionLines(home: string): Promise<{ path: string; li
       .split("\n")
       .map((line) => JSON.parse(line) as SessionLine),
   };
+}
+
+/** A PATH with every program of /usr/bin, /bin and node's own folder, but no git. */
+export async function pathWithoutGit(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "gyre-nogit-bin-"));
+  for (const source of ["/usr/bin", "/bin", dirname(process.execPath)])
+    for (const name of await readdir(source).catch(() => [] as string[])) {
+      if (name.startsWith("git")) continue;
+      await symlink(join(source, name), join(dir, name)).catch(() => {});
+    }
+  return dir;
 }

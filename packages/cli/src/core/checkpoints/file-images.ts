@@ -17,6 +17,17 @@ export const IMAGED_TOOL_NAMES: readonly string[] = ["write", "edit"];
 
 export type FileImageStoreOptions = { gyreHome: string; workspace: string; maxFileBytes: number };
 
+/**
+ * The path inside `workspace` (a real path) that a tool's `path` argument names, symlinks
+ * resolved; undefined when it is outside the workspace or the workspace itself.
+ */
+export async function workspaceRelativePath(workspace: string, path: string): Promise<string | undefined> {
+  const real = await realpathOfPossiblyMissing(expandPath(path, workspace, homedir()));
+  const inside = relative(workspace, real);
+  if (inside === "" || inside.startsWith(`..${sep}`) || inside === ".." || isAbsolute(inside)) return undefined;
+  return inside;
+}
+
 /** Saves and restores file images of one workspace. */
 export class FileImageStore {
   readonly workspace: string;
@@ -33,12 +44,8 @@ export class FileImageStore {
    * The workspace-relative path a tool's `path` argument names, or undefined when it is outside
    * the workspace (the tool refuses it, or it is not the workspace's to rewind).
    */
-  async relativePath(path: string): Promise<string | undefined> {
-    const absolute = expandPath(path, this.workspace, homedir());
-    const real = await realpathOfPossiblyMissing(absolute);
-    const inside = relative(this.workspace, real);
-    if (inside === "" || inside.startsWith(`..${sep}`) || inside === ".." || isAbsolute(inside)) return undefined;
-    return inside;
+  relativePath(path: string): Promise<string | undefined> {
+    return workspaceRelativePath(this.workspace, path);
   }
 
   /** Saves the current bytes of `path` (workspace-relative) and returns its image. */

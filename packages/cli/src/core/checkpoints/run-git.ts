@@ -37,8 +37,10 @@ const FORCED_CONFIG = [
   "core.symlinks=true",
   "core.filemode=true",
   "core.quotePath=false",
-  // Untracked-file listing then rereads only directories whose mtime changed (10k files: 50 → 20 ms).
-  "core.untrackedCache=true",
+  // No untracked cache: `ls-files` never uses it (only `status` does), so keeping it is pure cost.
+  "core.untrackedCache=false",
+  // Prefix-compressed paths: a 10k-file index is ~25% smaller to read and write on every snapshot.
+  "index.version=4",
   "core.attributesFile=/dev/null",
   "core.excludesFile=/dev/null",
   "gc.auto=0",

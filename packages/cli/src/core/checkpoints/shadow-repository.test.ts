@@ -195,4 +195,40 @@ describe("ShadowRepository", () => {
     await chmod(join(workspace, "crlf.txt"), 0o755);
     expect((await repository.snapshot()).changed).toEqual(["crlf.txt"]);
   });
+  it("records just the named paths of a snapshot and still reports what the last one skipped", async () => {
+    const { workspace, gyreHome } = await setUp();
+    await writeFile(join(workspace, "big.bin"), Buffer.alloc(4000, 1));
+    const repository = await ShadowRepository.open({ gyreHome, workspace, limits: { maxFileBytes: 3000 } });
+    await repository.snapshot();
+    await writeFile(join(workspace, "crlf.txt"), "named\r\n");
+    await writeFile(join(workspace, "src", "made[1].ts"), "new\n");
+    await writeFile(join(workspace, "src", "made1.ts"), "not named, though the glob would match it\n");
+    await rm(join(workspace, "doomed.txt"));
+    await writeFile(join(workspace, "bom.txt"), "changed, but not named\n");
+    await writeFile(join(workspace, "ignored.log"), "named, but ignored\n");
+    const named = await repository.snapshot({
+      paths: ["crlf.txt", "src/made[1].ts", "doomed.txt", "ignored.log", "missing.txt"],
+    });
+    expect(named.changed).toEqual(["crlf.txt", "doomed.txt", "src/made[1].ts"]);
+    expect(named.skipped).toEqual([{ path: "big.bin", bytes: 4000, reason: "file_too_large" }]);
+    expect((await repository.snapshot({ paths: [] })).tree).toBe(named.tree);
+    const full = await repository.snapshot();
+    expect(full.changed).toEqual(["bom.txt", "src/made1.ts"]);
+    const listed = (await repository.diff(named.tree, full.tree)).map(({ path, status }) => `${status} ${path}`);
+    expect(listed.sort()).toEqual(["added src/made1.ts", "modified bom.txt"]);
+  });
+  it("records the tree of the index as another gyre in the same workspace left it", async () => {
+    const { workspace, gyreHome } = await setUp();
+    const one = await ShadowRepository.open({ gyreHome, workspace });
+    const other = await ShadowRepository.open({ gyreHome, workspace });
+    const first = await one.snapshot();
+    expect((await one.snapshot()).tree).toBe(first.tree);
+    await writeFile(join(workspace, "crlf.txt"), "changed while the other gyre ran\n");
+    const byOther = await other.snapshot();
+    expect(byOther.tree).not.toBe(first.tree);
+    // Nothing differs from the index any more, but the index is no longer the one `one` wrote.
+    const again = await one.snapshot();
+    expect(again.changed).toEqual([]);
+    expect(again.tree).toBe(byOther.tree);
+  });
 });

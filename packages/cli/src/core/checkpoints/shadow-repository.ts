@@ -16,7 +16,6 @@ import { type CheckpointLimits, DEFAULT_CHECKPOINT_LIMITS, type SkippedFile, typ
 const ATTRIBUTES = "* -text -eol -ident -filter -diff -merge -working-tree-encoding\n";
 const REF_PREFIX = "refs/checkpoints/";
 const STALE_LOCK_MS = 60_000;
-const UNTRACKED_CACHE_EVERY = 25;
 
 /** The folder name of a workspace's shadow repository: a hash of its real path. */
 export function workspaceId(workspace: string): string {
@@ -41,7 +40,11 @@ export type OpenShadowOptions = {
 export class ShadowRepository {
   readonly limits: CheckpointLimits;
   private queue: Promise<unknown> = Promise.resolve();
-  private snapshots = 0;
+  /** The tree last written and the index it came from (see treeOfUnchangedIndex). */
+  private written: { tree: string; index: string } | undefined;
+
+  /** What the last snapshot skipped: a snapshot of a few paths still reports the others. */
+  private lastSkipped: SkippedFile[] = [];
 
   private constructor(
     readonly location: GitLocation,
@@ -82,15 +85,18 @@ export class ShadowRepository {
     return next;
   }
 
-  /** Records the work tree as it is now (respecting .gitignore and the size limits). */
-  snapshot(): Promise<Snapshot> {
-    return this.serialise(() => this.withStaleLockRetry(() => this.takeSnapshot()));
+  /**
+   * Records the work tree as it is now (respecting .gitignore and the size limits). With `paths`
+   * (workspace-relative, e.g. what write and edit reported changing) only those are looked at, so
+   * the cost no longer grows with the workspace; everything else keeps its last recorded state.
+   */
+  snapshot(options: { paths?: readonly string[] } = {}): Promise<Snapshot> {
+    return this.serialise(() => this.withStaleLockRetry(() => this.takeSnapshot(options.paths)));
   }
 
-  private async takeSnapshot(): Promise<Snapshot> {
+  private async takeSnapshot(paths: readonly string[] | undefined): Promise<Snapshot> {
     const started = performance.now();
-    const listed = await runGit(this.location, ["ls-files", "-z", "-t", "-o", "-m", "-d", "--exclude-standard"]);
-    const records = await expandNestedRepositories(this.location, splitNul(listed.stdout));
+    const records = paths?.length === 0 ? [] : await this.listChanged(paths);
     const plan = await planUpdate(this.location.workTree, records, this.limits);
     if (plan.update.length > 0)
       await runGit(this.location, ["update-index", "--add", "--remove", "-z", "--stdin"], {
@@ -100,18 +106,44 @@ export class ShadowRepository {
       await runGit(this.location, ["update-index", "--force-remove", "-z", "--stdin"], {
         input: `${plan.dropTracked.join("\0")}\0`,
       });
-    const tree = (await runGit(this.location, ["write-tree"])).stdout.toString("utf8").trim();
+    const unchanged = plan.update.length === 0 && plan.dropTracked.length === 0;
+    const tree = (unchanged && (await this.treeOfUnchangedIndex())) || (await this.writeTree());
     await this.keep(tree);
-    if (this.snapshots++ % UNTRACKED_CACHE_EVERY === 0) void this.serialise(() => this.refreshUntrackedCache());
-    return { tree, skipped: plan.skipped, changed: plan.update, durationMs: performance.now() - started };
+    const skipped = paths === undefined ? plan.skipped : carryOver(this.lastSkipped, paths, plan.skipped);
+    this.lastSkipped = skipped;
+    return { tree, skipped, changed: plan.update, durationMs: performance.now() - started };
+  }
+
+  private async writeTree(): Promise<string> {
+    const tree = (await runGit(this.location, ["write-tree"])).stdout.toString("utf8").trim();
+    const index = await this.indexStamp();
+    this.written = index === undefined ? undefined : { tree, index };
+    return tree;
   }
 
   /**
-   * Only a command that lists untracked files and writes the index fills git's untracked cache;
-   * `ls-files` reads it but never writes it. `status` does both; its output is not needed.
+   * When nothing changed, the tree last written, sparing a git process before the first tool of
+   * most runs; only while the index file is the one that tree came from (another gyre in the
+   * same workspace shares it).
    */
-  private async refreshUntrackedCache(): Promise<void> {
-    await runGit(this.location, ["status", "--porcelain", "-uall"]).catch(() => {});
+  private async treeOfUnchangedIndex(): Promise<string | undefined> {
+    if (this.written === undefined) return undefined;
+    return (await this.indexStamp()) === this.written.index ? this.written.tree : undefined;
+  }
+
+  /** Identifies one version of the index file: git replaces it (new inode) on every write. */
+  private async indexStamp(): Promise<string | undefined> {
+    const info = await stat(this.location.indexFile, { bigint: true }).catch(() => undefined);
+    return info && `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+  }
+
+  /** `ls-files` records of what differs from the index: all of the work tree, or just `paths`. */
+  private async listChanged(paths: readonly string[] | undefined): Promise<string[]> {
+    // `:(literal)` so a path with glob characters names only itself.
+    const pathspec = paths === undefined ? [] : ["--", ...paths.map((path) => `:(literal)${path}`)];
+    const args = ["ls-files", "-z", "-t", "-o", "-m", "-d", "--exclude-standard", ...pathspec];
+    const listed = await runGit(this.location, args);
+    return expandNestedRepositories(this.location, splitNul(listed.stdout));
   }
 
   /** A loose ref per tree keeps it alive; its mtime says when it was last recorded (for pruning). */
@@ -217,6 +249,15 @@ export class ShadowRepository {
     );
     return dated.sort((a, b) => a.mtime - b.mtime).map((entry) => entry.name);
   }
+}
+
+/** The skipped paths of an earlier snapshot that `paths` did not look at again, plus `fresh`. */
+function carryOver(earlier: readonly SkippedFile[], paths: readonly string[], fresh: SkippedFile[]): SkippedFile[] {
+  const looked = new Set(paths);
+  const kept = earlier.filter(
+    (file) => !looked.has(file.path) && ![...looked].some((path) => file.path.startsWith(`${path}/`)),
+  );
+  return [...kept, ...fresh].sort((a, b) => a.path.localeCompare(b.path));
 }
 
 const MAX_NESTING = 8;

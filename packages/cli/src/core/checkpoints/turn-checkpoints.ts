@@ -7,7 +7,7 @@ import type { AgentEvent, BeforeToolCallInput, BeforeToolCallResult } from "@gyr
 import { describeError } from "@gyre/ai";
 import type { SessionManager } from "../session/session-manager.js";
 import type { CheckpointReason } from "../session/types.js";
-import { type FileImageStore, IMAGED_TOOL_NAMES } from "./file-images.js";
+import { type FileImageStore, IMAGED_TOOL_NAMES, workspaceRelativePath } from "./file-images.js";
 import type { ShadowRepository } from "./shadow-repository.js";
 import type { Snapshot } from "./types.js";
 
@@ -45,14 +45,16 @@ export type TurnCheckpointsOptions = {
 
 /**
  * Appends a snapshot of the workspace to the session as a checkpoint entry (the caller flushes).
- * Returns the entry id.
+ * `paths`: only these changed since the last snapshot (see ShadowRepository.snapshot). Returns
+ * the entry id.
  */
 export async function recordCheckpoint(
   repository: ShadowRepository,
   session: SessionManager,
   reason: CheckpointReason,
+  paths?: readonly string[],
 ): Promise<{ entryId: string; snapshot: Snapshot }> {
-  const snapshot = await repository.snapshot();
+  const snapshot = await repository.snapshot(paths ? { paths } : {});
   return { entryId: appendSnapshot(repository, session, snapshot, reason), snapshot };
 }
 
@@ -77,6 +79,11 @@ export class TurnCheckpoints {
   /** The snapshot of the current run, once its first file-changing tool asked for it. */
   private taken: Promise<unknown> | undefined;
   private readonly noticed = new Set<string>();
+  /**
+   * The workspace paths this run's file-changing calls named, while all were write or edit;
+   * "all" once any other tool (bash, MCP, …) ran, since only a full scan sees what that changed.
+   */
+  private touched: Set<string> | "all" = new Set();
 
   constructor(private readonly options: TurnCheckpointsOptions) {}
 
@@ -86,14 +93,29 @@ export class TurnCheckpoints {
    */
   beforeToolCall = async (input: BeforeToolCallInput): Promise<BeforeToolCallResult | undefined> => {
     if (!(this.options.mayChangeFiles ?? mayChangeFiles)(input)) return undefined;
-    if ((await this.options.repository()) === undefined) {
+    const repository = await this.options.repository();
+    if (repository === undefined) {
       await this.saveImage(input);
       return undefined;
     }
     this.taken ??= this.take("turn");
     await this.taken;
+    await this.noteTouched(input, repository.location.workTree);
     return undefined;
   };
+
+  private async noteTouched(input: BeforeToolCallInput, workspace: string): Promise<void> {
+    if (this.touched === "all") return;
+    const path = input.args.path;
+    if (!IMAGED_TOOL_NAMES.includes(input.toolCall.name) || typeof path !== "string") {
+      this.touched = "all";
+      return;
+    }
+    const inside = await workspaceRelativePath(workspace, path).catch(() => null);
+    // null: unresolvable, so scan everything; undefined: outside the workspace, nothing to record.
+    if (inside === null) this.touched = "all";
+    else if (inside !== undefined) this.touched.add(inside);
+  }
 
   /** Calls whose pre-image was saved, by tool-call id: their post-image is saved when they end. */
   private readonly imaged = new Map<string, { store: FileImageStore; path: string }>();
@@ -186,26 +208,32 @@ export class TurnCheckpoints {
   handleEvent = (event: AgentEvent): Promise<void> => {
     if (event.type === "tool_execution_end") return this.saveAfterImage(event.toolCallId);
     if (event.type === "agent_end") this.ending = this.ending.then(() => this.endRun(event));
-    else if (event.type === "agent_start") this.taken = undefined;
+    else if (event.type === "agent_start") {
+      this.taken = undefined;
+      this.touched = new Set();
+    }
     return event.type === "agent_end" ? this.ending : Promise.resolve();
   };
 
   private endRun = async (event: AgentEvent): Promise<void> => {
     if (event.type !== "agent_end" || this.taken === undefined) return;
     this.taken = undefined;
-    const repository = await this.take("turn_end");
+    const touched = this.touched;
+    this.touched = new Set();
+    // A run of only write and edit changed nothing but the files they named.
+    const repository = await this.take("turn_end", touched === "all" ? undefined : [...touched]);
     const dropped = (await repository?.prune().catch(() => [])) ?? [];
     if (dropped.length > 0)
       this.notify(`pruned:${dropped.length}`, `Pruned ${dropped.length} old checkpoint(s) to stay under the disk cap.`);
   };
 
   /** Returns the repository when the snapshot was recorded. */
-  private async take(reason: CheckpointReason): Promise<ShadowRepository | undefined> {
+  private async take(reason: CheckpointReason, paths?: readonly string[]): Promise<ShadowRepository | undefined> {
     try {
       const repository = await this.options.repository();
       if (repository === undefined) return undefined;
       const session = this.options.session();
-      const { snapshot } = await recordCheckpoint(repository, session, reason);
+      const { snapshot } = await recordCheckpoint(repository, session, reason, paths);
       // Durable before the tool starts, so a crash never leaves a change without its checkpoint.
       await session
         .flush()

@@ -7,7 +7,7 @@
 import type { SessionManager } from "../session/session-manager.js";
 import { messageText } from "../session/switch-session.js";
 import { FileImageStore } from "./file-images.js";
-import { previewImageRewind, rewindFromImages } from "./image-rewind.js";
+import { imageSessionChanges, previewImageRewind, rewindFromImages } from "./image-rewind.js";
 import { previewRewind, type RewindPlan, type RewindRestore, type RewindResult, rewind } from "./rewind.js";
 import { probeGit } from "./run-git.js";
 import { ShadowRepository } from "./shadow-repository.js";
@@ -143,11 +143,19 @@ export class WorkspaceCheckpoints {
 
   /**
    * What changed in the workspace since this session's first checkpoint (`/diff`): `added`
-   * means the file is new since then. `notice` says why there is nothing to compare.
+   * means the file is new since then. `notice` says why there is nothing to compare; `caveat`,
+   * what the list may miss (without git: changes made by bash).
    */
-  async sessionChanges(): Promise<{ changes: FileChange[]; notice?: string }> {
+  async sessionChanges(): Promise<{ changes: FileChange[]; notice?: string; caveat?: string }> {
     await this.turns.settled();
     const repository = await this.repository();
+    const images = await this.images();
+    if (repository === undefined && images !== undefined) {
+      const changes = await imageSessionChanges(this.store(), images);
+      if (changes.length === 0)
+        return { changes, notice: "This session has not changed any files with write or edit yet." };
+      return { changes, caveat: "git is not available: only what write and edit changed is listed, not bash." };
+    }
     if (repository === undefined) return { changes: [], notice: "Checkpoints are off (git is not available)." };
     const first = this.store()
       .getEntries()
