@@ -28,6 +28,8 @@ export type JobInfo = {
   result?: JobResult;
   failedReason?: string;
   createdAt: number;
+  /** When the latest attempt started (absent while the job waits). */
+  startedAt?: number;
   finishedAt?: number;
 };
 
@@ -67,6 +69,7 @@ export async function createFleetClient(options: { redisUrl: string; queue: stri
       ...(job.returnvalue ? { result: job.returnvalue as JobResult } : {}),
       ...(job.failedReason ? { failedReason: job.failedReason } : {}),
       createdAt: job.timestamp,
+      ...(job.processedOn ? { startedAt: job.processedOn } : {}),
       ...(job.finishedOn ? { finishedAt: job.finishedOn } : {}),
     };
   };

@@ -5,22 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wilsonInterval } from "../../src/fleet/eval-report.js";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
 import { cliEnv, runCli } from "../helpers/run-cli.js";
+import { goodOrBadModel } from "./fleet-harness.js";
 
 let root: string;
 let server: FakeModelServer;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "gyre-eval-"));
-  // Model "good" writes the file the check wants; "bad" sends a call whose arguments are not JSON.
-  server = await startFakeModelServer({
-    respond: ({ body }) => {
-      const results = (body.messages ?? []).filter((message) => message.role === "tool");
-      if (results.length > 0) return { text: "finished" };
-      if (body.model === "good")
-        return { toolCalls: [{ name: "bash", arguments: { command: "cat seed.txt > out.txt" } }] };
-      return { toolCalls: [{ name: "bash", arguments: '{"command": "echo broken' }] };
-    },
-  });
+  server = await startFakeModelServer({ respond: goodOrBadModel });
 });
 
 afterAll(async () => {
