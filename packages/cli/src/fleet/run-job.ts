@@ -10,9 +10,11 @@
  * get the "interrupted" result; nothing is re-run) and asks the model to go on.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import * as nodePath from "node:path";
 import type { Redis } from "ioredis";
+import { eventEntryFields } from "./event-stream.js";
 import { fleetKeys } from "./fleet-keys.js";
 import { type JobPayload, payloadArguments } from "./job-payload.js";
 import { type CheckOutcome, runCheck } from "./run-check.js";
@@ -155,6 +157,8 @@ async function copyEvents(
   onLine: (line: Record<string, unknown>) => void,
 ): Promise<void> {
   const key = fleetKeys.events(run.queue, run.jobId);
+  const runId = randomUUID().slice(0, 8);
+  let seq = 0;
   let buffered = "";
   let chain = Promise.resolve();
   for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
@@ -170,7 +174,8 @@ async function copyEvents(
       } catch {
         // Not JSON: still kept in the stream for whoever follows the job.
       }
-      chain = chain.then(() => run.redis.xadd(key, "MAXLEN", "~", "100000", "*", "event", line).then(() => {}));
+      const fields = eventEntryFields(line, runId, ++seq);
+      chain = chain.then(() => run.redis.xadd(key, "MAXLEN", "~", "100000", "*", ...fields).then(() => {}));
     }
   }
   await chain;
