@@ -18,7 +18,11 @@ const pool = createWorkerPool(() => redis.url);
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "gyre-eval-queue-"));
   redis = await startRedisServer(join(root, "redis"));
-  server = await startFakeModelServer({ respond: goodOrBadModel });
+  // Model "stuck" waits 30 s after each piece of its answer: the run outlives a 2 s timeout.
+  server = await startFakeModelServer({
+    respond: (request) =>
+      request.body.model === "stuck" ? { text: "thinking about it", delayMs: 30_000 } : goodOrBadModel(request),
+  });
 });
 
 afterAll(async () => {
@@ -78,6 +82,26 @@ describe("gyre eval --redis", () => {
     // Every job worked in its own copy: the task folder itself is untouched.
     await expect(readFile(join(dir, "task-a", "out.txt"))).rejects.toThrow();
   }, 240_000);
+
+  it("cancels a job that runs past --timeout and records it as a timeout, a harness error", async () => {
+    const { cwd: dir, home } = await workspace(root, "timeout");
+    await mkdir(join(dir, "task"), { recursive: true });
+    await writeFile(
+      join(dir, "tasks.jsonl"),
+      `${JSON.stringify({ id: "stuck", prompt: "answer", folder: "task", check: "true", tools: [] })}\n`,
+    );
+    const workerEnv = { OPENAI_API_KEY: "sk-eval-queue-0000000000000000", OPENAI_BASE_URL: `${server.url}/v1` };
+    await pool.start(home, ["--queue", "timeoutq"], workerEnv);
+    const args = ["eval", "tasks.jsonl", "--redis", redis.url, "--queue", "timeoutq", "--timeout", "2"];
+    const run = await runCli([...args, "--model", "openai/stuck", "--out", "out"], {
+      cwd: dir,
+      env: cliEnv(join(dir, "eval-home")),
+    });
+    expect(run.code).toBe(0);
+    const report = JSON.parse(await readFile(join(dir, "out", "results.json"), "utf8"));
+    expect(report.runs[0]).toMatchObject({ reason: "timeout", passed: false, harnessErrors: { timeout: 1 } });
+    expect(report.summaries[0]).toMatchObject({ runs: 1, passed: 0, harnessErrors: 1 });
+  }, 120_000);
 
   it("refuses --build with --redis in one sentence (the workers run their own build)", async () => {
     const { cwd: dir } = await workspace(root, "build");
