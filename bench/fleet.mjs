@@ -3,7 +3,10 @@
 // throughput of `gyre worker` processes (concurrency 4 each) on the faux model for 1, 2 and 4
 // workers, and the p99 latency of a job's events from the worker to a follower (`gyre job
 // --follow`'s client): receipt time minus the time Redis stored the worker's XADD (the stream id).
-// Usage: node bench/fleet.mjs [--sessions 1000] [--jobs 40] [--workers 1,2,4]
+// Then the same sessions side by side with Pi 1.6.0 (bench/lib/fleet-vs-pi.mjs): N `pi -p`
+// processes C at a time against one `gyre worker --concurrency C`, on one fake model server.
+// Usage: node bench/fleet.mjs [--sessions 1000] [--jobs 40] [--workers 1,2,4] [--pi-jobs 24]
+//        [--pi-concurrency 8] [--no-pi]
 // Prints a table in the runner's format and writes bench/results/fleet.md. Needs redis-server.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -11,6 +14,8 @@ import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { compareWithPi } from "./lib/fleet-vs-pi.mjs";
+import { ensurePiLatest } from "./lib/pi-install.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const argValue = (name, fallback) => {
@@ -20,6 +25,8 @@ const argValue = (name, fallback) => {
 const SESSIONS = Number(argValue("--sessions", "1000"));
 const JOBS = Number(argValue("--jobs", "40"));
 const WORKERS = argValue("--workers", "1,2,4").split(",").map(Number);
+const PI_JOBS = Number(argValue("--pi-jobs", "24"));
+const PI_CONCURRENCY = Number(argValue("--pi-concurrency", "8"));
 const gyreBin = join(root, "packages/cli/bin/gyre.js");
 const work = mkdtempSync(join(tmpdir(), "gyre-bench-fleet-"));
 const log = (line) => console.error(`[fleet] ${line}`);
@@ -193,10 +200,32 @@ else {
     rows.push(
       `| fleet: event latency worker→follower, p99 | ${percentile(all, 99).toFixed(0)} ms | - | - | - | - | p50 ${percentile(all, 50).toFixed(0)} ms over ${all.length} events (Redis stream id time → follower receipt) |`,
     );
+    if (process.argv.includes("--no-pi")) notes.push("Pi comparison skipped (--no-pi)");
+    else await addPiRows(redis.url);
   } finally {
     redis.stop();
   }
 }
+/** The side-by-side rows: gyre worker jobs vs `pi -p` processes, memory per concurrent session and throughput. */
+async function addPiRows(redisUrl) {
+  const pi = await ensurePiLatest();
+  if (!pi.ok) {
+    notes.push(`Pi comparison skipped: ${pi.reason}`);
+    return;
+  }
+  log(
+    `${PI_JOBS} sessions ${PI_CONCURRENCY} at a time: gyre worker jobs vs pi -p processes (Pi ${pi.version}, Node 24)`,
+  );
+  const versus = await compareWithPi({ pi, redisUrl, jobs: PI_JOBS, concurrency: PI_CONCURRENCY });
+  const mb = (bytes) => `${(bytes / 1048576).toFixed(0)} MB`;
+  const { gyre, pi: peer, jobs, concurrency } = versus;
+  const what = `${jobs} sessions (read small.txt, answer) ${concurrency} at a time, fake model server, Node 24`;
+  rows.push(
+    `| fleet vs Pi: memory per concurrent session | ${mb(gyre.peak / concurrency)} | ${mb(peer.peak / concurrency)} | ${(gyre.peak / peer.peak).toFixed(2)} | - | ${mb(gyre.peak)} / ${mb(peer.peak)} | peak summed RSS ÷ ${concurrency}: gyre = 1 worker (${mb(gyre.idleWorker)} idle) + its job processes, Pi = its -p processes; ${what}; lower of 2 rounds |`,
+    `| fleet vs Pi: throughput | ${gyre.perSecond.toFixed(2)} jobs/s | ${peer.perSecond.toFixed(2)} jobs/s | ${(gyre.perSecond / peer.perSecond).toFixed(2)} | - | - | above 1 = gyre faster; gyre: jobs through Redis (journal, events), ${gyre.seconds.toFixed(1)} s; Pi: ${peer.seconds.toFixed(1)} s; ${what}; better of 2 rounds |`,
+  );
+}
+
 const header = `# fleet bench: ${new Date().toISOString()}\n\nnode ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}; load average ${loadavg()[0].toFixed(2)}\n`;
 const table = [
   "| item | gyre | pi | ratio | min–max | peak RSS | note |",

@@ -68,11 +68,11 @@ Fleet (BullMQ on Redis; --redis or GYRE_REDIS_URL):
   gyre jobs                                          list jobs
   gyre job <id> [--follow|--cancel|--session]       one job: state, live events, cancel, its session as JSONL
 
-Evaluation (local child processes, no Redis):
+Evaluation (local child processes; with --redis URL [--queue name], jobs for the queue's workers):
   gyre eval tasks.jsonl [--workers N] [--model provider/id]... [--build label=bin]... [--repeat k] [--out DIR]
                                                      pass rates (95% CI), cost, tokens, turns, harness errors
-  gyre replay <session.jsonl> [--workspace DIR]      re-run a session's model outputs on this build's tools;
-                                                     exit 1 when a tool result differs
+  gyre replay <session.jsonl> [--workspace DIR]      re-run all of a session's model outputs on this build's
+                                                     tools; exit 1 when a tool result differs
 
 Exit codes: 0 success, 1 the run failed (provider error, aborted, budget), 2 bad usage.
 Files: $GYRE_HOME (default ~/.gyre) holds settings.json, models.json, sessions/, extensions/, checkpoints/.

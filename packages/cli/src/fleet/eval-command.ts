@@ -1,18 +1,22 @@
 /**
  * `gyre eval tasks.jsonl [--workers N] [--model p/m]… [--build label=bin]… [--repeat k] [--out DIR]`:
  * every task × variant × repeat as its own child gyre in a fresh copy of the task's folder, N at
- * a time on this machine (no Redis: an eval is one person's batch; the fleet queue is for jobs
- * that outlive a terminal). Writes results.json and results.md to the output folder and prints
- * the Markdown. Exit 0 once every run ended (failed checks are results, not errors); 2 on bad input.
+ * a time on this machine; with `--redis URL [--queue name]`, every run is a fleet job instead,
+ * run by the queue's workers on any machine (eval-queue.ts). Writes results.json and results.md
+ * to the output folder and prints the Markdown. Exit 0 once every run ended (failed checks are
+ * results, not errors); 2 on bad input.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import * as nodePath from "node:path";
 import type { Writable } from "node:stream";
 import { CliError } from "../core/errors.js";
 import { parseCommandArgs } from "./command-args.js";
-import { renderEvalMarkdown, summariseRuns } from "./eval-report.js";
+import type { EvalPlanItem } from "./eval-queue.js";
+import { type EvalRunRecord, renderEvalMarkdown, summariseRuns } from "./eval-report.js";
 import { runEvalTask } from "./eval-run.js";
 import { type EvalVariant, parseEvalBuild, parseEvalModel, parseEvalTasks } from "./eval-tasks.js";
+import { DEFAULT_QUEUE } from "./fleet-keys.js";
+import type { JobPayload } from "./job-payload.js";
 
 type Io = { stdout: Writable; stderr: Writable; env: NodeJS.ProcessEnv; cwd: string; gyreBin: string };
 
@@ -25,6 +29,8 @@ const FLAGS = {
   "faux-script": { type: "string" },
   sandbox: { type: "string" },
   timeout: { type: "string" },
+  redis: { type: "string" },
+  queue: { type: "string" },
 } as const;
 
 function count(value: string | undefined, name: string, fallback: number): number {
@@ -51,8 +57,9 @@ export async function runEvalCommand(argv: readonly string[], io: Io): Promise<n
   const repeat = count(values.repeat, "--repeat", 1);
   const workers = count(values.workers, "--workers", 1);
   const timeoutMs = count(values.timeout, "--timeout", 600) * 1000;
+  if (values.redis !== undefined) refuseLocalOnly(values);
   const outDir = nodePath.resolve(io.cwd, values.out ?? `eval-${new Date().toISOString().replace(/[:.]/g, "-")}`);
-  await mkdir(outDir, { recursive: true });
+  await mkdir(nodePath.join(outDir, "sessions"), { recursive: true });
   const extraArgs = [
     ...(values["faux-script"] ? ["--faux-script", nodePath.resolve(io.cwd, values["faux-script"])] : []),
     ...(values.sandbox ? ["--sandbox", values.sandbox] : []),
@@ -61,15 +68,20 @@ export async function runEvalCommand(argv: readonly string[], io: Io): Promise<n
     tasks.flatMap((task) => Array.from({ length: repeat }, (_, index) => ({ task, variant, repeat: index + 1 }))),
   );
   io.stderr.write(
-    `gyre eval: ${plan.length} runs (${tasks.length} tasks × ${variants.length} variants × ${repeat}), ${workers} at a time\n`,
+    `gyre eval: ${plan.length} runs (${tasks.length} tasks × ${variants.length} variants × ${repeat}), ${values.redis === undefined ? `${workers} at a time` : `as jobs on queue ${values.queue ?? DEFAULT_QUEUE}`}\n`,
   );
-  const records = await inPool(plan, workers, async (item) => {
-    const record = await runEvalTask({ ...item, outDir, env: io.env, extraArgs, timeoutMs });
+  const progress = (record: EvalRunRecord) =>
     io.stderr.write(
       `gyre eval: ${record.variant} · ${record.task} #${record.repeat}: ${record.passed ? "pass" : `fail (${record.reason})`}\n`,
     );
-    return record;
-  });
+  const records =
+    values.redis === undefined
+      ? await inPool(plan, workers, async (item) => {
+          const record = await runEvalTask({ ...item, outDir, env: io.env, extraArgs, timeoutMs });
+          progress(record);
+          return record;
+        })
+      : await runQueued(values, { plan, outDir, timeoutMs, onRecord: progress, cwd: io.cwd });
   const summaries = summariseRuns(records);
   const markdown = renderEvalMarkdown(summaries, records);
   const report = {
@@ -84,6 +96,51 @@ export async function runEvalCommand(argv: readonly string[], io: Io): Promise<n
   io.stdout.write(markdown);
   io.stderr.write(`gyre eval: results in ${outDir}\n`);
   return 0;
+}
+
+type Values = ReturnType<typeof parseCommandArgs<typeof FLAGS>>["values"];
+
+/** Flags that pick local processes make no sense when the fleet's workers run the jobs. */
+function refuseLocalOnly(values: Values): void {
+  if (values.build !== undefined)
+    throw new CliError(
+      "bad_usage",
+      "gyre eval --redis runs each job on the workers' own build; to compare builds, run workers of each build on their own --queue and eval each queue.",
+    );
+  if (values.workers !== undefined)
+    throw new CliError("bad_usage", "--workers counts local runs; with --redis the queue's workers run the jobs.");
+  if (!/^rediss?:\/\//.test(values.redis ?? ""))
+    throw new CliError("bad_usage", `--redis must be a redis:// URL; got "${values.redis}".`);
+}
+
+async function runQueued(
+  values: Values,
+  options: {
+    plan: EvalPlanItem[];
+    outDir: string;
+    timeoutMs: number;
+    onRecord: (record: EvalRunRecord) => void;
+    cwd: string;
+  },
+): Promise<EvalRunRecord[]> {
+  const sandbox = values.sandbox;
+  if (sandbox !== undefined && !["workspace-write", "read-only", "off"].includes(sandbox))
+    throw new CliError("bad_usage", `--sandbox must be workspace-write, read-only or off; got "${sandbox}".`);
+  const [{ createFleetClient }, { runEvalThroughQueue }] = await Promise.all([
+    import("./fleet-client.js"),
+    import("./eval-queue.js"),
+  ]);
+  const client = await createFleetClient({ redisUrl: values.redis as string, queue: values.queue ?? DEFAULT_QUEUE });
+  try {
+    return await runEvalThroughQueue({
+      ...options,
+      client,
+      ...(values["faux-script"] ? { fauxScript: nodePath.resolve(options.cwd, values["faux-script"]) } : {}),
+      ...(sandbox ? { sandbox: sandbox as JobPayload["sandbox"] } : {}),
+    });
+  } finally {
+    await client.close();
+  }
 }
 
 function variantsOf(

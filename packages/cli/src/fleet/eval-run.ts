@@ -4,11 +4,11 @@
  * run: bash under bubblewrap, workspace-write), then the task's check command in that copy.
  * The run's session file is kept in the output folder (for `gyre replay`); the copy is removed.
  */
-import { spawn } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import * as nodePath from "node:path";
 import type { EvalRunRecord } from "./eval-report.js";
 import type { EvalTask, EvalVariant } from "./eval-tasks.js";
+import { type CheckOutcome, runCheck } from "./run-check.js";
 import { runGyreChild } from "./run-gyre-child.js";
 import { freshWorkspace, sessionHeaderLine } from "./workspace-copy.js";
 
@@ -31,11 +31,15 @@ const HARNESS_FAULTS: [kind: string, pattern: RegExp][] = [
   ["truncated call", /was not run: the response hit the output-token limit/],
 ];
 
+/** The file name (without folder) of a run's session: task, variant and repeat, made safe. */
+export function evalRunName(task: EvalTask, variant: EvalVariant, repeat: number): string {
+  return `${safe(task.id)}--${safe(variant.label)}--${repeat}`;
+}
+
 /** Runs the task once under the variant; a crash or timeout is a failed run, not an exception. */
 export async function runEvalTask(options: EvalRunOptions): Promise<EvalRunRecord> {
   const { task, variant } = options;
-  const name = `${safe(task.id)}--${safe(variant.label)}--${options.repeat}`;
-  const sessionFile = nodePath.join(options.outDir, "sessions", `${name}.jsonl`);
+  const sessionFile = nodePath.join(options.outDir, "sessions", `${evalRunName(task, variant, options.repeat)}.jsonl`);
   await mkdir(nodePath.dirname(sessionFile), { recursive: true });
   const workspace = await freshWorkspace(task.source, "gyre-eval-");
   try {
@@ -50,34 +54,66 @@ export async function runEvalTask(options: EvalRunOptions): Promise<EvalRunRecor
       timeoutMs: options.timeoutMs,
     });
     const check = await runCheck(task.check, workspace.cwd, options.env);
-    const harnessErrors = await harnessFaultsIn(sessionFile);
-    const result = outcome.result;
-    if (result === undefined) harnessErrors[outcome.timedOut ? "timeout" : "crash"] = 1;
-    const usage = (result?.usage ?? {}) as { totalTokens?: number };
-    return {
-      task: task.id,
-      variant: variant.label,
+    return evalRecord({
+      task,
+      variant,
       repeat: options.repeat,
-      passed: check.code === 0,
-      reason: result
-        ? String(result.reason)
-        : outcome.timedOut
-          ? "timeout"
-          : `crashed: ${outcome.stderrTail.split("\n").at(-1) ?? ""}`,
-      cost: Number(result?.cost ?? 0),
-      tokens: Number(usage.totalTokens ?? 0),
-      turns: Number(result?.turns ?? 0),
+      ...(outcome.result ? { result: outcome.result } : {}),
+      failure: outcome.timedOut ? "timeout" : `crashed: ${outcome.stderrTail.split("\n").at(-1) ?? ""}`,
+      check,
+      sessionText: await readFile(sessionFile, "utf8").catch(() => ""),
       wallMs: outcome.wallMs,
-      harnessErrors,
-      ...(check.code === 0 ? {} : { checkOutput: check.output }),
       sessionFile,
-      ...("folder" in task.source
-        ? { replay: `gyre replay ${JSON.stringify(sessionFile)} --workspace ${JSON.stringify(task.source.folder)}` }
-        : {}),
-    };
+    });
   } finally {
     await workspace.cleanup();
   }
+}
+
+/** What a run gave, however it ran (a local child or a fleet job). */
+export type EvalRunFacts = {
+  task: EvalTask;
+  variant: EvalVariant;
+  repeat: number;
+  /** The run's JSON-mode result line, when it got that far. */
+  result?: Record<string, unknown>;
+  /** Why the run ended without a result: "timeout", "crashed: …" (counted as a harness error). */
+  failure: string;
+  check: CheckOutcome;
+  /** The run's session journal (JSONL), where harness faults are counted. */
+  sessionText: string;
+  wallMs: number;
+  sessionFile: string;
+};
+
+/** The run's record for the results table. */
+export function evalRecord(facts: EvalRunFacts): EvalRunRecord {
+  const { task, result, check } = facts;
+  const harnessErrors = harnessFaultsOf(facts.sessionText);
+  if (result === undefined) {
+    const kind = facts.failure === "timeout" ? "timeout" : "crash";
+    harnessErrors[kind] = (harnessErrors[kind] ?? 0) + 1;
+  }
+  const usage = (result?.usage ?? {}) as { totalTokens?: number };
+  return {
+    task: task.id,
+    variant: facts.variant.label,
+    repeat: facts.repeat,
+    passed: check.code === 0,
+    reason: result ? String(result.reason) : facts.failure,
+    cost: Number(result?.cost ?? 0),
+    tokens: Number(usage.totalTokens ?? 0),
+    turns: Number(result?.turns ?? 0),
+    wallMs: facts.wallMs,
+    harnessErrors,
+    ...(check.code === 0 ? {} : { checkOutput: check.output }),
+    sessionFile: facts.sessionFile,
+    ...("folder" in task.source
+      ? {
+          replay: `gyre replay ${JSON.stringify(facts.sessionFile)} --workspace ${JSON.stringify(task.source.folder)}`,
+        }
+      : {}),
+  };
 }
 
 function variantArgs(options: EvalRunOptions): string[] {
@@ -98,11 +134,10 @@ function safe(text: string): string {
   return text.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60);
 }
 
-/** Counts the harness's error results in the run's session. */
-async function harnessFaultsIn(sessionFile: string): Promise<Record<string, number>> {
+/** Counts the harness's error results in a session journal's text. */
+function harnessFaultsOf(sessionText: string): Record<string, number> {
   const faults: Record<string, number> = {};
-  const lines = (await readFile(sessionFile, "utf8").catch(() => "")).split("\n");
-  for (const line of lines) {
+  for (const line of sessionText.split("\n")) {
     if (!line.includes('"toolResult"')) continue;
     let entry: { message?: { role?: string; isError?: boolean; content?: { type: string; text?: string }[] } };
     try {
@@ -116,32 +151,4 @@ async function harnessFaultsIn(sessionFile: string): Promise<Record<string, numb
     if (kind !== undefined) faults[kind] = (faults[kind] ?? 0) + 1;
   }
   return faults;
-}
-
-const CHECK_TIMEOUT_MS = 300_000;
-
-/** Runs the check with bash in the run's folder; its exit code and the tail of its output. */
-function runCheck(
-  command: string,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", command], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString("utf8")).slice(-2000);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    const timer = setTimeout(() => child.kill("SIGKILL"), CHECK_TIMEOUT_MS);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      resolve({ code: null, output: String(error) });
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, output: output.trim() });
-    });
-  });
 }

@@ -3,8 +3,11 @@
  * follow its events live (a Redis Stream), cancel it (its worker stops the run, tools included),
  * read its result and its session as JSONL. bullmq and ioredis load on first use.
  */
+
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { createEventDeduper } from "./event-stream.js";
 import { fleetKeys } from "./fleet-keys.js";
 import { type JobPayload, parseJobPayload } from "./job-payload.js";
 import type { JobResult } from "./run-job.js";
@@ -28,6 +31,8 @@ export type JobInfo = {
   result?: JobResult;
   failedReason?: string;
   createdAt: number;
+  /** When the latest attempt started (absent while the job waits). */
+  startedAt?: number;
   finishedAt?: number;
 };
 
@@ -35,13 +40,19 @@ export type FleetClient = {
   submit(payload: JobPayload, options?: { priority?: number; attempts?: number; jobId?: string }): Promise<string>;
   get(jobId: string): Promise<JobInfo | undefined>;
   list(options?: { limit?: number }): Promise<JobInfo[]>;
-  /** Every event line of the job from the start, then live ones, until it ends (or `signal` fires). */
-  follow(jobId: string, options?: { signal?: AbortSignal }): AsyncGenerator<Record<string, unknown>>;
+  /**
+   * Every event line of the job from the start (or after the stream id `after`), then live ones,
+   * until it ends (or `signal` fires). Each event comes once: a Redis outage is waited out and
+   * the read resumes after the last entry seen, and an entry Redis stored twice is dropped.
+   */
+  follow(jobId: string, options?: { signal?: AbortSignal; after?: string }): AsyncGenerator<Record<string, unknown>>;
   cancel(jobId: string): Promise<void>;
   /** The job's session journal, one JSON line per entry (header first). */
   sessionJsonl(jobId: string): Promise<string>;
   close(): Promise<void>;
 };
+
+const FOLLOW_RETRY_MS = 200;
 
 /** Connects a client to `redisUrl`'s queue `queue`. */
 export async function createFleetClient(options: { redisUrl: string; queue: string }): Promise<FleetClient> {
@@ -67,6 +78,7 @@ export async function createFleetClient(options: { redisUrl: string; queue: stri
       ...(job.returnvalue ? { result: job.returnvalue as JobResult } : {}),
       ...(job.failedReason ? { failedReason: job.failedReason } : {}),
       createdAt: job.timestamp,
+      ...(job.processedOn ? { startedAt: job.processedOn } : {}),
       ...(job.finishedOn ? { finishedAt: job.finishedOn } : {}),
     };
   };
@@ -97,26 +109,35 @@ export async function createFleetClient(options: { redisUrl: string; queue: stri
     async *follow(jobId, followOptions = {}) {
       const reader: Redis = redis.duplicate();
       reader.on("error", () => {});
-      let cursor = "0";
+      const events = createEventDeduper();
+      // The last stream id seen: after an outage the read goes on from there, never from the start.
+      let cursor = followOptions.after ?? "0";
       try {
         while (!followOptions.signal?.aborted) {
-          const batch = (await reader.xread(
-            "COUNT",
-            500,
-            "BLOCK",
-            500,
-            "STREAMS",
-            fleetKeys.events(options.queue, jobId),
-            cursor,
-          )) as [string, [string, string[]][]][] | null;
-          const entries = batch?.[0]?.[1] ?? [];
+          let entries: [string, string[]][];
+          try {
+            const batch = (await reader.xread(
+              "COUNT",
+              500,
+              "BLOCK",
+              500,
+              "STREAMS",
+              fleetKeys.events(options.queue, jobId),
+              cursor,
+            )) as [string, [string, string[]][]][] | null;
+            entries = batch?.[0]?.[1] ?? [];
+          } catch {
+            // The connection went in mid-read; ioredis reconnects, and the next read resumes at `cursor`.
+            await sleep(FOLLOW_RETRY_MS);
+            continue;
+          }
           for (const [id, fields] of entries) {
             cursor = id;
-            const line = fields[fields.indexOf("event") + 1];
-            if (line !== undefined) yield JSON.parse(line) as Record<string, unknown>;
+            const event = events.accept(fields);
+            if (event !== undefined) yield event;
           }
           if (entries.length === 0) {
-            const state = (await info(jobId))?.state;
+            const state = (await info(jobId).catch(() => ({ state: "unknown" as const })))?.state;
             if (state === "completed" || state === "failed" || state === undefined) return;
           }
         }

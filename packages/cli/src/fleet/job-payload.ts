@@ -8,6 +8,10 @@ export type JobPayload = {
   cwd?: string;
   /** A repository each attempt clones into a fresh folder (`url`, optional `ref`). */
   git?: { url: string; ref?: string };
+  /** A folder every worker can reach that each attempt copies into a fresh folder (eval tasks). */
+  folder?: string;
+  /** A shell command run in the job's folder after the run; its exit code and output go in the result. */
+  check?: string;
   provider?: string;
   model?: string;
   /** For the faux provider only: a script file the workers can read. */
@@ -23,6 +27,8 @@ const FIELDS = new Set([
   "prompt",
   "cwd",
   "git",
+  "folder",
+  "check",
   "provider",
   "model",
   "fauxScript",
@@ -50,10 +56,12 @@ export function parseJobPayload(value: unknown): { ok: true; value: JobPayload }
   if (unknown.length > 0) return { ok: false, error: `The job has unknown fields ${unknown.join(", ")}.` };
   if (typeof record.prompt !== "string" || record.prompt.trim() === "")
     return { ok: false, error: "The job has no prompt." };
-  if ((record.cwd === undefined) === (record.git === undefined))
-    return { ok: false, error: "The job needs exactly one of cwd or git." };
-  if (record.cwd !== undefined && (typeof record.cwd !== "string" || !record.cwd.startsWith("/"))) {
-    return { ok: false, error: "The job's cwd must be an absolute path." };
+  if ([record.cwd, record.git, record.folder].filter((source) => source !== undefined).length !== 1)
+    return { ok: false, error: "The job needs exactly one of cwd, git or folder." };
+  for (const key of ["cwd", "folder"] as const) {
+    const path = record[key];
+    if (path !== undefined && (typeof path !== "string" || !path.startsWith("/")))
+      return { ok: false, error: `The job's ${key} must be an absolute path.` };
   }
   const git = record.git as Record<string, unknown> | undefined;
   if (
@@ -62,7 +70,7 @@ export function parseJobPayload(value: unknown): { ok: true; value: JobPayload }
   ) {
     return { ok: false, error: "The job's git must be {url, ref?} with strings." };
   }
-  for (const key of ["provider", "model", "fauxScript", "mcpConfig"] as const) {
+  for (const key of ["provider", "model", "fauxScript", "mcpConfig", "check"] as const) {
     if (record[key] !== undefined && typeof record[key] !== "string")
       return { ok: false, error: `The job's ${key} must be a string.` };
   }

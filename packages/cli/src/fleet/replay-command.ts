@@ -1,9 +1,10 @@
 /**
- * `gyre replay <session.jsonl> [--workspace DIR] [--tools a,b] [--sandbox mode]`: re-runs the
- * session's first request with its recorded model outputs as a faux script (no model call, no
- * cost) against this build's tools, in a fresh copy of the workspace (`--workspace`, else the
- * session's folder as it is now), and reports each tool result that differs from the recorded
- * one. Exit 0 when all match, 1 when any differs, 2 on bad input.
+ * `gyre replay <session.jsonl> [--workspace DIR] [--tools a,b] [--sandbox mode]`: re-runs every
+ * request of the session, in order, each with its recorded model outputs as a faux script (no
+ * model call, no cost) against this build's tools, in one fresh copy of the workspace
+ * (`--workspace`, else the session's folder as it is now) and one replay session that each
+ * request continues, and reports each tool result that differs from the recorded one. Exit 0
+ * when all match, 1 when any differs or a request did not finish, 2 on bad input.
  */
 import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,7 +13,7 @@ import type { Writable } from "node:stream";
 import { CliError } from "../core/errors.js";
 import { SessionManager } from "../core/session/session-manager.js";
 import { parseCommandArgs } from "./command-args.js";
-import { callsOf, compareResults, recordedRequest, renderDifferences, replayedResults } from "./replay.js";
+import { compareRequests, type RecordedRequest, recordedRequests, renderDifferences } from "./replay.js";
 import { runGyreChild } from "./run-gyre-child.js";
 import { freshWorkspace, sessionHeaderLine } from "./workspace-copy.js";
 
@@ -28,7 +29,8 @@ const FLAGS = {
 async function readBranch(path: string) {
   try {
     const session = await SessionManager.open(path, { readOnly: true });
-    return { cwd: session.cwd, messages: session.buildContext().messages, branch: session.getBranch() };
+    const messages = session.getBranch().flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
+    return { cwd: session.cwd, messages };
   } catch (error) {
     throw new CliError("bad_usage", `Cannot read the session ${path}: ${(error as Error).message}`);
   }
@@ -41,10 +43,9 @@ export async function runReplayCommand(argv: readonly string[], io: Io): Promise
     throw new CliError("bad_usage", "gyre replay needs one session file: gyre replay path/to/session.jsonl.");
   const sessionPath = nodePath.resolve(io.cwd, positionals[0] as string);
   const recordedSession = await readBranch(sessionPath);
-  const messages = recordedSession.branch.flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
-  let request: ReturnType<typeof recordedRequest>;
+  let requests: RecordedRequest[];
   try {
-    request = recordedRequest(messages);
+    requests = recordedRequests(recordedSession.messages);
   } catch (error) {
     throw new CliError("bad_usage", (error as Error).message);
   }
@@ -63,49 +64,45 @@ export async function runReplayCommand(argv: readonly string[], io: Io): Promise
     io.stderr.write(
       `gyre replay: replaying in a copy of ${folder} as it is now (pass --workspace for its state before the session)\n`,
     );
-  if (request.laterRequests > 0)
-    io.stderr.write(
-      `gyre replay: the session has ${request.laterRequests} later request(s); only the first is replayed\n`,
-    );
   const scratch = await mkdtemp(nodePath.join(tmpdir(), "gyre-replay-"));
   const workspace = await freshWorkspace({ folder }, "gyre-replay-ws-");
   try {
-    const scriptFile = nodePath.join(scratch, "script.json");
     const sessionFile = nodePath.join(scratch, "replay.jsonl");
-    await writeFile(scriptFile, JSON.stringify(request.script));
     await writeFile(sessionFile, `${sessionHeaderLine(workspace.cwd)}\n`, { mode: 0o600 });
-    const outcome = await runGyreChild({
-      gyreBin: io.gyreBin,
-      cwd: workspace.cwd,
-      sessionFile,
-      args: [
-        "--provider",
-        "faux",
-        "--faux-script",
-        scriptFile,
-        ...(values.tools ? ["--tools", values.tools] : []),
-        ...(values.sandbox ? ["--sandbox", values.sandbox] : []),
-      ],
-      prompt: request.prompt,
-      env: io.env,
-      timeoutMs: Number(values.timeout ?? 600) * 1000,
-    });
-    if (outcome.result === undefined)
+    let finished = true;
+    for (const [index, request] of requests.entries()) {
+      const scriptFile = nodePath.join(scratch, `script-${index + 1}.json`);
+      await writeFile(scriptFile, JSON.stringify(request.script));
+      const outcome = await runGyreChild({
+        gyreBin: io.gyreBin,
+        cwd: workspace.cwd,
+        sessionFile,
+        args: [
+          "--provider",
+          "faux",
+          "--faux-script",
+          scriptFile,
+          ...(values.tools ? ["--tools", values.tools] : []),
+          ...(values.sandbox ? ["--sandbox", values.sandbox] : []),
+        ],
+        prompt: request.prompt,
+        env: io.env,
+        timeoutMs: Number(values.timeout ?? 600) * 1000,
+      });
+      if (outcome.result !== undefined) continue;
+      finished = false;
       io.stderr.write(
-        `gyre replay: the replayed run ended without a result (exit ${outcome.exitCode}): ${outcome.stderrTail.split("\n").at(-1) ?? ""}\n`,
+        `gyre replay: request ${index + 1} ended without a result (exit ${outcome.exitCode}): ${outcome.stderrTail.split("\n").at(-1) ?? ""}\n`,
       );
-    const replayed = replayedResults((await readBranch(sessionFile)).messages);
-    const differences = compareResults(
-      request.results,
-      replayed,
-      { recorded: recordedSession.cwd, replayed: workspace.cwd },
-      callsOf(request.script),
-    );
+    }
+    const replayed = recordedRequests((await readBranch(sessionFile)).messages);
+    const differences = compareRequests(requests, replayed, { recorded: recordedSession.cwd, replayed: workspace.cwd });
+    const count = (list: readonly RecordedRequest[]) => list.reduce((sum, request) => sum + request.results.length, 0);
     io.stdout.write(renderDifferences(differences));
     io.stdout.write(
-      `${request.results.length} recorded tool result(s), ${replayed.length} replayed, ${differences.length} differ.\n`,
+      `${count(requests)} recorded tool result(s) in ${requests.length} request(s), ${count(replayed)} replayed, ${differences.length} differ.\n`,
     );
-    return differences.length === 0 && outcome.result !== undefined ? 0 : 1;
+    return differences.length === 0 && finished ? 0 : 1;
   } finally {
     await workspace.cleanup();
     await rm(scratch, { recursive: true, force: true });

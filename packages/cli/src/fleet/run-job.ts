@@ -10,11 +10,14 @@
  * get the "interrupted" result; nothing is re-run) and asks the model to go on.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import * as nodePath from "node:path";
 import type { Redis } from "ioredis";
+import { eventEntryFields } from "./event-stream.js";
 import { fleetKeys } from "./fleet-keys.js";
 import { type JobPayload, payloadArguments } from "./job-payload.js";
+import { type CheckOutcome, runCheck } from "./run-check.js";
 import { createRedisSessionStore, sessionJournalEnv } from "./session-store.js";
 import { freshWorkspace, sessionHeaderLine, type Workspace } from "./workspace-copy.js";
 
@@ -26,6 +29,8 @@ export type JobResult = {
   fromJournal: boolean;
   attempt: number;
   result?: Record<string, unknown>;
+  /** The payload's check command's outcome, when it carries one. */
+  check?: CheckOutcome;
 };
 
 export type RunJobOptions = {
@@ -62,17 +67,34 @@ export async function runJob(options: RunJobOptions): Promise<JobResult> {
     }
     await writeFile(file, `${lines.join("\n")}\n`, { mode: 0o600 });
     const answered = finalAnswerOf(lines);
-    if (answered !== undefined)
-      return { reason: "stop", text: answered, exitCode: 0, fromJournal: true, attempt: options.attempt };
+    if (answered !== undefined) {
+      const result: JobResult = {
+        reason: "stop",
+        text: answered,
+        exitCode: 0,
+        fromJournal: true,
+        attempt: options.attempt,
+      };
+      // A fresh copy holds none of the files the earlier attempt changed: checking it would lie.
+      if (options.payload.check === undefined) return result;
+      if (options.payload.cwd === undefined) return { ...result, check: { code: null, output: LOST_FILES } };
+      return { ...result, check: await runCheck(options.payload.check, workspace.cwd, options.env) };
+    }
     const prompt = lines.length > 1 ? RESUME_PROMPT : options.payload.prompt;
-    return await runChild({ ...options, file, cwd: workspace.cwd, prompt });
+    const result = await runChild({ ...options, file, cwd: workspace.cwd, prompt });
+    if (options.payload.check === undefined || result.reason === "cancelled") return result;
+    return { ...result, check: await runCheck(options.payload.check, workspace.cwd, options.env) };
   } finally {
     await workspace.cleanup();
   }
 }
 
+const LOST_FILES =
+  "The check did not run: the attempt that answered ran in a copy of the folder that went with its worker.";
+
 async function prepareWorkspace(payload: JobPayload): Promise<Workspace> {
   if (payload.cwd !== undefined) return { cwd: payload.cwd, cleanup: async () => {} };
+  if (payload.folder !== undefined) return freshWorkspace({ folder: payload.folder }, "gyre-job-");
   return freshWorkspace({ git: payload.git as { url: string; ref?: string } }, "gyre-job-");
 }
 
@@ -135,6 +157,8 @@ async function copyEvents(
   onLine: (line: Record<string, unknown>) => void,
 ): Promise<void> {
   const key = fleetKeys.events(run.queue, run.jobId);
+  const runId = randomUUID().slice(0, 8);
+  let seq = 0;
   let buffered = "";
   let chain = Promise.resolve();
   for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
@@ -150,7 +174,8 @@ async function copyEvents(
       } catch {
         // Not JSON: still kept in the stream for whoever follows the job.
       }
-      chain = chain.then(() => run.redis.xadd(key, "MAXLEN", "~", "100000", "*", "event", line).then(() => {}));
+      const fields = eventEntryFields(line, runId, ++seq);
+      chain = chain.then(() => run.redis.xadd(key, "MAXLEN", "~", "100000", "*", ...fields).then(() => {}));
     }
   }
   await chain;

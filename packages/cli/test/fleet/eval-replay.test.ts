@@ -5,22 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wilsonInterval } from "../../src/fleet/eval-report.js";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
 import { cliEnv, runCli } from "../helpers/run-cli.js";
+import { goodOrBadModel } from "./fleet-harness.js";
 
 let root: string;
 let server: FakeModelServer;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "gyre-eval-"));
-  // Model "good" writes the file the check wants; "bad" sends a call whose arguments are not JSON.
-  server = await startFakeModelServer({
-    respond: ({ body }) => {
-      const results = (body.messages ?? []).filter((message) => message.role === "tool");
-      if (results.length > 0) return { text: "finished" };
-      if (body.model === "good")
-        return { toolCalls: [{ name: "bash", arguments: { command: "cat seed.txt > out.txt" } }] };
-      return { toolCalls: [{ name: "bash", arguments: '{"command": "echo broken' }] };
-    },
-  });
+  server = await startFakeModelServer({ respond: goodOrBadModel });
 });
 
 afterAll(async () => {
@@ -96,46 +88,72 @@ describe("gyre eval", () => {
 });
 
 describe("gyre replay", () => {
-  it("replays a recorded session against the current tools: no difference, then the changed file's output as a difference", async () => {
+  it("replays every request of a multi-turn session in order: no difference, then the one changed result with its request, turn, call and diff", async () => {
     const dir = join(root, "replay");
     const project = join(dir, "project");
     await mkdir(project, { recursive: true });
     await writeFile(join(project, "greet.sh"), "echo hello from v1\n");
+    await writeFile(join(project, "second.sh"), "echo alpha\necho beta\necho gamma\n");
     await cp(project, join(dir, "before"), { recursive: true });
-    const script = join(dir, "script.json");
-    await writeFile(
-      script,
-      JSON.stringify([
-        {
-          content: [
-            { type: "toolCall", name: "bash", arguments: { command: "bash greet.sh; echo written > note.txt" } },
-          ],
-        },
-        { content: [{ type: "toolCall", name: "read", arguments: { path: "note.txt" } }] },
+    const bash = (command: string) => ({ content: [{ type: "toolCall", name: "bash", arguments: { command } }] });
+    const scripts = [
+      [
+        bash("bash greet.sh; echo written > note.txt"),
+        bash("cat note.txt"),
         { content: [{ type: "text", text: "greeted" }] },
-      ]),
-    );
+      ],
+      // The second request reads what the first one wrote: both replay in the same copy, in order.
+      [
+        bash("cat note.txt; echo again >> note.txt"),
+        bash("bash second.sh"),
+        { content: [{ type: "text", text: "ran" }] },
+      ],
+    ];
     const env = cliEnv(join(dir, "home"));
-    const recorded = await runCli(["--mode", "json", "-p", "--provider", "faux", "--faux-script", script, "greet"], {
-      cwd: project,
-      env,
-    });
-    expect(recorded.code).toBe(0);
-    const sessionFile = JSON.parse(recorded.stdout.trim().split("\n").at(-1) as string).sessionFile as string;
+    let sessionFile = "";
+    for (const [index, script] of scripts.entries()) {
+      const file = join(dir, `script-${index + 1}.json`);
+      await writeFile(file, JSON.stringify(script));
+      const session = sessionFile === "" ? [] : ["--session", sessionFile];
+      const args = [
+        "--mode",
+        "json",
+        "-p",
+        ...session,
+        "--provider",
+        "faux",
+        "--faux-script",
+        file,
+        `request ${index + 1}`,
+      ];
+      const recorded = await runCli(args, { cwd: project, env });
+      expect(recorded.code).toBe(0);
+      sessionFile = JSON.parse(recorded.stdout.trim().split("\n").at(-1) as string).sessionFile as string;
+    }
 
     const same = await runCli(["replay", sessionFile, "--workspace", join(dir, "before")], { cwd: dir, env });
-    expect(same.stdout).toContain("2 recorded tool result(s), 2 replayed, 0 differ.");
+    expect(same.stdout).toBe("4 recorded tool result(s) in 2 request(s), 4 replayed, 0 differ.\n");
     expect(same.code).toBe(0);
 
-    await writeFile(join(dir, "before", "greet.sh"), "echo hello from v2\n");
+    await writeFile(join(dir, "before", "second.sh"), "echo alpha\necho BETA\necho gamma\n");
     const changed = await runCli(["replay", sessionFile, "--workspace", join(dir, "before")], { cwd: dir, env });
     expect(changed.code).toBe(1);
-    expect(changed.stdout).toContain(
-      'tool result 1 (bash {"command":"bash greet.sh; echo written > note.txt"}) differs:',
+    expect(changed.stdout).toBe(
+      [
+        'request 2, turn 2: bash {"command":"bash second.sh"} gives another result',
+        "  expected: alpha",
+        "            beta",
+        "            gamma",
+        "  got:      alpha",
+        "            BETA",
+        "            gamma",
+        "  diff:     @@ line 2",
+        "            - beta",
+        "            + BETA",
+        "4 recorded tool result(s) in 2 request(s), 4 replayed, 1 differ.",
+        "",
+      ].join("\n"),
     );
-    expect(changed.stdout).toContain("recorded: hello from v1");
-    expect(changed.stdout).toContain("now:      hello from v2");
-    expect(changed.stdout).toContain("2 recorded tool result(s), 2 replayed, 1 differ.");
     // The replay ran in a copy: the folder given stays as it was.
     await expect(readFile(join(dir, "before", "note.txt"))).rejects.toThrow();
   }, 120_000);

@@ -72,3 +72,15 @@ export async function journalOf(client: FleetClient, id: string) {
   const messages = entries.flatMap((entry) => (entry.type === "message" && entry.message ? [entry.message] : []));
   return { entries, messages, answers: messages.filter((m) => m.role === "assistant" && m.stopReason === "stop") };
 }
+
+/**
+ * The fake model of the eval tests: model "good" writes the file the task's check wants (a copy of
+ * seed.txt), "bad" sends a bash call whose arguments are not JSON (a harness fault); both answer
+ * "finished" once they have a tool result.
+ */
+export function goodOrBadModel({ body }: { body: { model?: string; messages?: { role: string }[] } }) {
+  const results = (body.messages ?? []).filter((message) => message.role === "tool");
+  if (results.length > 0) return { text: "finished" };
+  if (body.model === "good") return { toolCalls: [{ name: "bash", arguments: { command: "cat seed.txt > out.txt" } }] };
+  return { toolCalls: [{ name: "bash", arguments: '{"command": "echo broken' }] };
+}
