@@ -42,6 +42,8 @@ export type HarnessToolsOptions = {
   loop: Pick<AgentLoopConfig, "getApiKey" | "streamOptions" | "beforeToolCall">;
   network: { allowed: boolean; allowedDomains: readonly string[] };
   limits?: { maxDepth?: number; maxSpawns?: number; maxParallel?: number };
+  /** Pauses the whole tree when a subagent reaches its budget (the session's question); none: it ends. */
+  pauseAtBudget?: (signal: AbortSignal) => Promise<boolean>;
   /** A resumed session's list (see `restoreTodos`). */
   initialTodos?: readonly TodoItem[];
 };
@@ -94,6 +96,7 @@ export async function createHarnessTools(options: HarnessToolsOptions): Promise<
           openJournal: (info) => openJournal(options, info),
           onEvent: (event) => listener?.(event),
           loop: options.loop,
+          ...(options.pauseAtBudget === undefined ? {} : { pauseAtBudget: options.pauseAtBudget }),
         }),
       );
     }

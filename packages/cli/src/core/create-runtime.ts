@@ -212,6 +212,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     governor,
     sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
     parentSessionFile: () => session?.state.sessionFile,
+    // A subagent at the tree's budget asks the session's question; the whole tree waits for it.
+    pauseAtBudget: (signal) => session?.pauseAtBudget(signal) ?? Promise.resolve(false),
     initialTodos: restoreTodos(restored.messages, opened.store.getBranch()),
     // Subagents obey the same rules and approvals as the main agent; bash is the same sandboxed tool.
     loop: {
@@ -270,8 +272,10 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     sessionsDir,
     budgets: mergeBudgets(config, settings),
     governor,
-    // Only a person at the terminal is asked; print, JSON and RPC runs stop with reason budget.
-    ...(io.ui && config.mode === "interactive" ? { askBudget: createBudgetQuestion(io.ui) } : {}),
+    // A person at the terminal or an RPC client (its ui_request) is asked; print and JSON runs stop with reason budget.
+    ...(io.ui && (config.mode === "interactive" || config.mode === "rpc")
+      ? { askBudget: createBudgetQuestion(io.ui) }
+      : {}),
     eventSources: [(emit) => attachHarnessEvents(harness, emit)],
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),

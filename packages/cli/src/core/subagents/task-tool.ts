@@ -5,7 +5,7 @@
  * spawns per tree are capped; the tree's budget covers every subagent.
  */
 import type { AgentEvent, AgentLoopConfig, AgentTool, AnyAgentTool } from "@gyre/agent";
-import type { Model } from "@gyre/ai";
+import type { Model, Usage } from "@gyre/ai";
 import { Type } from "@sinclair/typebox";
 import type { AgentDefinition } from "./agent-definitions.js";
 import { runSubagent, type SubagentJournal, type SubagentOutcome } from "./run-subagent.js";
@@ -30,6 +30,8 @@ export type TaskToolDetails = {
   toolCalls: number;
   tokens: number;
   cost: number;
+  /** Tokens and USD of the subagent and the subagents it started: the session's totals count it. */
+  usage: Usage;
   sessionFile?: string;
 };
 
@@ -59,6 +61,8 @@ export type TaskToolOptions = {
   openJournal?: (info: { parentToolCallId: string; agent: string }) => SubagentJournal | undefined;
   onEvent?: (event: SubagentEvent) => void;
   loop?: Pick<AgentLoopConfig, "streamFn" | "getApiKey" | "streamOptions" | "beforeToolCall" | "afterToolCall">;
+  /** Pauses the tree at a reached budget to ask whether to go on (`SubagentRun.pauseAtBudget`). */
+  pauseAtBudget?: (signal: AbortSignal) => Promise<boolean>;
 };
 
 /** Creates a subagent tree with these limits (defaults: depth 1, 50 spawns, 4 in parallel). */
@@ -120,6 +124,7 @@ export function createTaskTool(options: TaskToolOptions): AgentTool<typeof taskP
             if (status !== undefined) onUpdate?.({ content: [{ type: "text", text: `${label}: ${status}` }] });
           },
           ...(options.loop === undefined ? {} : { loop: options.loop }),
+          ...(options.pauseAtBudget === undefined ? {} : { pauseAtBudget: options.pauseAtBudget }),
         });
         return toResult(definition.name, args.description, outcome);
       } finally {
@@ -182,6 +187,7 @@ function toResult(agent: string, description: string, outcome: SubagentOutcome) 
     toolCalls: outcome.toolCalls,
     tokens: outcome.tokens,
     cost: outcome.cost,
+    usage: outcome.usage,
     ...(outcome.sessionFile === undefined ? {} : { sessionFile: outcome.sessionFile }),
   };
   const account = `[subagent ${agent}: ${plural(outcome.turns, "model call")}, ${plural(outcome.toolCalls, "tool call")}, ${outcome.tokens} tokens, $${outcome.cost.toFixed(4)}; ended: ${outcome.reason}]`;
