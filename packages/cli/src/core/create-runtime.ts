@@ -212,6 +212,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     governor,
     sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
     parentSessionFile: () => session?.state.sessionFile,
+    webSearch: config.webSearch === true || settings.webSearch === true,
     // A subagent at the tree's budget asks the session's question; the whole tree waits for it.
     pauseAtBudget: (signal) => session?.pauseAtBudget(signal) ?? Promise.resolve(false),
     initialTodos: restoreTodos(restored.messages, opened.store.getBranch()),

@@ -1,6 +1,6 @@
 import type { AgentMessage } from "@gyre/agent";
 import { Agent, type AgentTool, type AnyAgentTool } from "@gyre/agent";
-import type { Context, ToolResultMessage } from "@gyre/ai";
+import { type Context, stream, type ToolResultMessage } from "@gyre/ai";
 import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
@@ -316,5 +316,48 @@ describe("task tool", () => {
     governor.budget.charge("main", { usage: { totalTokens: 1, cost: { total: 0 } } } as never);
     expect(await governor.pauseAtBudget(question, new AbortController().signal, () => {})).toBe(false);
     expect(asked).toBe(2);
+  });
+
+  it("gives subagents the parent's web search when their definition allows it, and only then", async () => {
+    const child = createChildModel();
+    const searched: Record<string, boolean> = {};
+    const definitions = [
+      ...BUILT_IN_AGENTS,
+      { ...BUILT_IN_AGENTS[1]!, name: "researcher", tools: ["probe", "web_search"] },
+    ];
+    const runTask = async (parentSearches: boolean, args: Record<string, unknown>) => {
+      const task = createTaskTool({
+        definitions,
+        tools: () => [createProbeTool({ active: 0, peak: 0, calls: [] })],
+        model: () => child.model,
+        tree: createSubagentTree(createTreeBudget()),
+        webSearch: () => parentSearches,
+        loop: {
+          streamFn: (model, context, options) => {
+            searched[lastUserText(context)] = options?.webSearch === true;
+            return stream(model, context, options);
+          },
+        },
+      });
+      const signal = new AbortController().signal;
+      return task.execute({ description: "d", prompt: String(args.prompt), ...args }, { toolCallId: "t", signal });
+    };
+    await runTask(true, { prompt: "general-searching" });
+    await runTask(true, { prompt: "explore-not", agent: "explore" });
+    await runTask(true, { prompt: "researcher-searching", agent: "researcher" });
+    await runTask(true, { prompt: "restricted-not", tools: ["probe"] });
+    await runTask(true, { prompt: "restricted-searching", tools: ["probe", "web_search"] });
+    await runTask(false, { prompt: "parent-without" });
+    expect(searched).toEqual({
+      "general-searching": true,
+      "explore-not": false,
+      "researcher-searching": true,
+      "restricted-not": false,
+      "restricted-searching": true,
+      "parent-without": false,
+    });
+    await expect(runTask(false, { prompt: "asks", tools: ["web_search"] })).rejects.toThrow(
+      'Agent "general" cannot use web_search; its tools are probe.',
+    );
   });
 });
