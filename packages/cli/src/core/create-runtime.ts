@@ -33,6 +33,7 @@ import { createCodingTools } from "./tools/index.js";
 import type { TodoStore } from "./tools/todo-tool.js";
 import {
   type BuiltInToolName,
+  DEFAULT_HARNESS_TOOL_NAMES,
   DEFAULT_TOOL_NAMES,
   isBuiltInToolName,
   isCodingToolName,
@@ -391,7 +392,9 @@ function recordModel(store: SessionManager, model: Model, last: SessionContext["
 /** The tool names of a run: the config's, else settings', else the defaults. */
 function selectToolNames(config: RuntimeConfig, settings: Settings): readonly BuiltInToolName[] {
   if (config.tools === "none") return [];
-  return config.tools ?? settings.tools?.filter(isBuiltInToolName) ?? DEFAULT_TOOL_NAMES;
+  return (
+    config.tools ?? settings.tools?.filter(isBuiltInToolName) ?? [...DEFAULT_TOOL_NAMES, ...DEFAULT_HARNESS_TOOL_NAMES]
+  );
 }
 
 function attachHarnessEvents(harness: HarnessTools, emit: (event: SessionEvent) => void): void {
