@@ -211,7 +211,9 @@ async function execute(batch: Batch, record: CallRecord): Promise<void> {
     if (isToolResult(returned)) result = returned;
     else [result, isError] = [errorResult(describeBadResult(tool.name)), true];
   } catch (error) {
-    [result, isError] = [errorResult(describeError(error)), true];
+    // A tool that failed part-way may say what it did (a subagent's spend) in the error's `details`.
+    const details = (error as { details?: unknown } | null)?.details;
+    [result, isError] = [{ ...errorResult(describeError(error)), ...withDefined("details", details) }, true];
   }
   if (record.outcome || batch.signal.aborted) return;
   if (batch.config.afterToolCall) {

@@ -36,7 +36,8 @@ export type ToolExecutionContext<TDetails = unknown> = {
 /**
  * A tool: a plain object. Only `name`, `description` and `parameters` reach the model.
  * `execute` throws to report failure; the loop turns the throw into an error result whose text
- * is the error message, so write messages for the model ("Use offset=2001 to continue").
+ * is the error message, so write messages for the model ("Use offset=2001 to continue"); a
+ * `details` property on the thrown error becomes the result's `details`.
  */
 export type AgentTool<TParameters extends TSchema = TSchema, TDetails = unknown> = Tool & {
   parameters: TParameters;

@@ -47,6 +47,21 @@ describe("tool calls", () => {
     );
   });
 
+  test("keeps the details a throwing tool attaches to its error, for UIs and totals", async () => {
+    const partial: AnyAgentTool = {
+      name: "partial",
+      label: "Partial",
+      description: "fails part-way",
+      parameters: Type.Object({}),
+      execute: async () => {
+        throw Object.assign(new Error("It stopped half-way."), { details: { spent: 3 } });
+      },
+    };
+    const { results } = await runCalls([{ name: "partial", arguments: {} }], { tools: [partial] });
+    expect(results[0]).toMatchObject({ isError: true, details: { spent: 3 } });
+    expect(textOf(results[0])).toBe("It stopped half-way.");
+  });
+
   test("coerces string arguments to the schema's types", async () => {
     let received: unknown;
     const tool: AnyAgentTool = {

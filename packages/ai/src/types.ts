@@ -224,6 +224,12 @@ export type StreamOptions = {
    * Completions and faux, which have none. Results and citations come back as content.
    */
   webSearch?: boolean | WebSearchOptions;
+  /**
+   * Anthropic: how many times a turn the server paused (`pause_turn`, long server-tool work) is
+   * sent back so the server goes on with it, in the same answer. Default 4; 0 keeps the paused
+   * message as the answer.
+   */
+  pauseTurnContinuations?: number;
 };
 
 export type WebSearchOptions = {

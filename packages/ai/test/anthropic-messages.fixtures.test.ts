@@ -280,6 +280,8 @@ const replay = (file: string, split: string) =>
     apiKey: "test-key",
     headers: replayHeaders(file, split),
     retry: { maxRetries: 0 },
+    // One recording, one response: a paused turn is decoded as it is, not continued.
+    pauseTurnContinuations: 0,
   });
 
 function checkBlock(actual: AssistantMessage["content"][number] | undefined, expected: Expected): void {

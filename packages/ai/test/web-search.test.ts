@@ -139,7 +139,11 @@ describe("Anthropic server-side web search", () => {
 
   it("resends a paused turn's last search call as is, and turns it into text once the user spoke after it", async () => {
     const { model } = await serve("anthropic-messages", "sonnet45-pause-turn-web-search.sse");
-    const { message: paused } = await streamAndRebuild(model, { messages: [ask("search a lot", 1)] });
+    const { message: paused } = await streamAndRebuild(
+      model,
+      { messages: [ask("search a lot", 1)] },
+      { pauseTurnContinuations: 0 },
+    );
     expect(paused.rawStopReason).toBe("pause_turn");
     const last = paused.content.at(-1);
     expect(last?.type).toBe("serverToolCall");
@@ -158,6 +162,38 @@ describe("Anthropic server-side web search", () => {
     });
     expect(content.filter((block) => block.type === "server_tool_use")).toHaveLength(10);
     expect(content.filter((block) => block.type === "web_search_tool_result")).toHaveLength(10);
+  });
+});
+
+describe("Anthropic paused turns", () => {
+  const pause = "sonnet45-pause-turn-web-search.sse";
+
+  it("sends a paused turn back as it is, and the server's continuation extends the same answer", async () => {
+    const { server, model } = await serve("anthropic-messages", pause, answers["anthropic-messages"]);
+    const { message, rebuilt } = await streamAndRebuild(model, { messages: [ask("search a lot", 1)] });
+    expect(server.requests).toHaveLength(2);
+    const body = server.requests[1]?.body as { messages: { role: string; content: { type: string }[] }[] } | undefined;
+    const resent = body?.messages ?? [];
+    expect(resent.map((entry) => entry.role)).toEqual(["user", "assistant"]);
+    expect(resent[1]?.content).toHaveLength(25);
+    expect(resent[1]?.content.at(-1)?.type).toBe("server_tool_use");
+    expect(message.content).toHaveLength(26);
+    expect(message.content.at(-1)).toEqual({ type: "text", text: "2" });
+    expect(rebuilt.content).toEqual(message.content);
+    expect(message).toMatchObject({ stopReason: "stop", rawStopReason: "end_turn" });
+    // Both requests were billed: the answer's usage is their sum.
+    expect(message.usage).toMatchObject({ input: 404_500 + 20, output: 943 + 5 });
+  });
+
+  it("keeps the paused message as the answer once the continuations run out", async () => {
+    const { server, model } = await serve("anthropic-messages", pause);
+    const { message } = await streamAndRebuild(model, { messages: [ask("search a lot", 1)] });
+    expect(server.requests).toHaveLength(5);
+    expect(message.rawStopReason).toBe("pause_turn");
+    expect(message.usage.input).toBe(5 * 404_500);
+    const capped = await serve("anthropic-messages", pause);
+    await streamAndRebuild(capped.model, { messages: [ask("search a lot", 1)] }, { pauseTurnContinuations: 1 });
+    expect(capped.server.requests).toHaveLength(2);
   });
 });
 

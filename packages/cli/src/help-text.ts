@@ -25,7 +25,7 @@ Model:
 
 Tools and context:
   --tools <list>             comma list of read,write,edit,bash,ls,grep,find,todo,task,web_fetch
-                             (default read,write,edit,bash)
+                             (default read,write,edit,bash,todo,task)
   --no-tools                 no tools
   --allow-path <dir>         let file tools reach outside the workspace (repeatable)
   --sandbox <mode>           bash under bubblewrap: workspace-write (default), read-only, off

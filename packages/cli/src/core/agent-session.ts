@@ -25,6 +25,7 @@ import type { CompactionReason, NoticeEvent, SessionEvent } from "./session-even
 import { type SessionSnapshot, snapshotOf } from "./session-snapshot.js";
 import { computeSessionStats, getLastAssistantText, type SessionStats, UsageLedger } from "./session-stats.js";
 import { type SessionRestriction, SessionToolset } from "./session-toolset.js";
+import { RunningSubagentUsage, taskUsageOf } from "./subagents/subagent-usage.js";
 import type { AgentSpend, TreeBudget } from "./subagents/tree-budget.js";
 import { recordUserShell, type UserShellResult } from "./user-shell.js";
 
@@ -66,6 +67,8 @@ export class AgentSession {
   private compactBeforeNextTurn = false;
   /** Tools and system prompt, minus what plan mode withholds; `/reload` rebuilds them. */
   private readonly toolset: SessionToolset;
+  /** What subagents still at work spent (the footer's totals are the tree's). */
+  private readonly runningSubagents = new RunningSubagentUsage();
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
@@ -89,7 +92,11 @@ export class AgentSession {
       // After the session's own entries, so a run's end checkpoint follows its last message.
       await checkpoints?.turns.handleEvent(event);
     });
-    for (const attach of options.eventSources ?? []) attach((event) => this.events.emit(event));
+    for (const attach of options.eventSources ?? [])
+      attach((event) => {
+        if (event.type === "subagent_event") this.runningSubagents.observe(event.parentToolCallId, event.event);
+        this.events.emit(event);
+      });
     if (extensions)
       bindExtensions(extensions, {
         store: () => this.store,
@@ -312,8 +319,21 @@ export class AgentSession {
     this.ledger ??= UsageLedger.fromEntries(this.store.getEntries());
     return computeSessionStats(this.agent.state.messages, {
       ledger: this.ledger,
+      running: this.runningSubagents.total(),
       contextTokens: this.compaction.currentContextTokens(this.agent.state.messages),
     });
+  }
+
+  /**
+   * Pauses the whole tree at its reached budget to ask whether to raise it (a subagent's turn
+   * ended there); true when raised, so the subagent goes on. False when nobody can be asked.
+   */
+  pauseAtBudget(signal: AbortSignal): Promise<boolean> {
+    return this.raiseBudget("budget", signal);
+  }
+
+  private raiseBudget(reason: AgentRunResult["reason"], signal: AbortSignal): Promise<boolean> {
+    return raiseBudgetIfAsked(this.options, reason, signal, (text) => this.events.notice("session", text, "info"));
   }
 
   /** What the current request's tree of agents spent, in total and per agent (undefined without a governor). */
@@ -390,13 +410,7 @@ export class AgentSession {
         if (signal.aborted) break;
         result = await this.agent.continue();
       }
-      if (
-        signal.aborted ||
-        !(await raiseBudgetIfAsked(this.options, result.reason, signal, (text) =>
-          this.events.notice("session", text, "info"),
-        ))
-      )
-        break;
+      if (signal.aborted || !(await this.raiseBudget(result.reason, signal))) break;
       result = await this.agent.continue();
     }
     if (!signal.aborted && this.compaction.endedInOverflow(this.agent.state.messages)) {
@@ -486,6 +500,10 @@ export class AgentSession {
     if (event.type === "message_end") {
       this.store.appendMessage(event.message);
       if (event.message.role === "assistant") this.ledger?.add(event.message.usage);
+      if (event.message.role === "toolResult") {
+        const running = this.runningSubagents.take(event.message.toolCallId);
+        this.ledger?.add(taskUsageOf(event.message) ?? running);
+      }
       // A tool runs only once its call is durable (file, or the fleet's journal): a run killed
       // mid-tool then resumes with the "interrupted" result instead of asking for the call again.
       if (event.message.role === "assistant" && event.message.content.some((block) => block.type === "toolCall"))

@@ -44,6 +44,10 @@ export type HarnessToolsOptions = {
   loop: Pick<AgentLoopConfig, "getApiKey" | "streamOptions" | "beforeToolCall">;
   network: { allowed: boolean; allowedDomains: readonly string[] };
   limits?: { maxDepth?: number; maxSpawns?: number; maxParallel?: number };
+  /** The main agent has the provider's web search (`--web-search`): subagents whose definition allows it get it. */
+  webSearch?: boolean;
+  /** Pauses the whole tree when a subagent reaches its budget (the session's question); none: it ends. */
+  pauseAtBudget?: (signal: AbortSignal) => Promise<boolean>;
   /** A resumed session's list (see `restoreTodos`). */
   initialTodos?: readonly TodoItem[];
 };
@@ -96,6 +100,8 @@ export async function createHarnessTools(options: HarnessToolsOptions): Promise<
           openJournal: (info) => openJournal(options, info),
           onEvent: (event) => listener?.(event),
           loop: options.loop,
+          webSearch: () => options.webSearch === true,
+          ...(options.pauseAtBudget === undefined ? {} : { pauseAtBudget: options.pauseAtBudget }),
         }),
       );
     }

@@ -34,6 +34,7 @@ import { createCodingTools } from "./tools/index.js";
 import type { TodoStore } from "./tools/todo-tool.js";
 import {
   type BuiltInToolName,
+  DEFAULT_HARNESS_TOOL_NAMES,
   DEFAULT_TOOL_NAMES,
   isBuiltInToolName,
   isCodingToolName,
@@ -251,6 +252,9 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     governor,
     sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
     parentSessionFile: () => session?.state.sessionFile,
+    webSearch: config.webSearch === true || settings.webSearch === true,
+    // A subagent at the tree's budget asks the session's question; the whole tree waits for it.
+    pauseAtBudget: (signal) => session?.pauseAtBudget(signal) ?? Promise.resolve(false),
     initialTodos: restoreTodos(restored.messages, opened.store.getBranch()),
     // Subagents obey the same rules and approvals as the main agent; bash is the same sandboxed tool.
     loop: {
@@ -309,8 +313,10 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     sessionsDir,
     budgets: mergeBudgets(config, settings),
     governor,
-    // Only a person at the terminal is asked; print, JSON and RPC runs stop with reason budget.
-    ...(io.ui && config.mode === "interactive" ? { askBudget: createBudgetQuestion(io.ui) } : {}),
+    // A person at the terminal or an RPC client (its ui_request) is asked; print and JSON runs stop with reason budget.
+    ...(io.ui && (config.mode === "interactive" || config.mode === "rpc")
+      ? { askBudget: createBudgetQuestion(io.ui) }
+      : {}),
     eventSources: [(emit) => attachHarnessEvents(harness, emit)],
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
@@ -432,7 +438,9 @@ function recordModel(store: SessionManager, model: Model, last: SessionContext["
 /** The tool names of a run: the config's, else settings', else the defaults. */
 function selectToolNames(config: RuntimeConfig, settings: Settings): readonly BuiltInToolName[] {
   if (config.tools === "none") return [];
-  return config.tools ?? settings.tools?.filter(isBuiltInToolName) ?? DEFAULT_TOOL_NAMES;
+  return (
+    config.tools ?? settings.tools?.filter(isBuiltInToolName) ?? [...DEFAULT_TOOL_NAMES, ...DEFAULT_HARNESS_TOOL_NAMES]
+  );
 }
 
 function attachHarnessEvents(harness: HarnessTools, emit: (event: SessionEvent) => void): void {

@@ -2,6 +2,7 @@ import type { AgentMessage } from "@gyre/agent";
 import type { Usage } from "@gyre/ai";
 import { contextTokensFromUsage } from "./compaction/estimate-tokens.js";
 import type { SessionEntry } from "./session/types.js";
+import { taskUsageOf } from "./subagents/subagent-usage.js";
 
 /** Token totals of every model call made. */
 export type TokenTotals = { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
@@ -34,6 +35,8 @@ export class UsageLedger {
     const ledger = new UsageLedger();
     for (const entry of entries) {
       if (entry.type === "message" && entry.message.role === "assistant") ledger.add(entry.message.usage);
+      // A subagent's calls are in its own journal; its task result carries their totals.
+      else if (entry.type === "message") ledger.add(taskUsageOf(entry.message));
       else if (entry.type === "compaction") ledger.add(entry.usage);
     }
     return ledger;
@@ -52,11 +55,12 @@ export class UsageLedger {
 
 /**
  * Counts over `messages` (the current context). Totals come from `ledger` when given, else
- * from `messages` alone; `contextTokens` from the option, else the last reported usage.
+ * from `messages` alone (subagents' spend through their task results), plus `running` (what
+ * subagents still at work spent); `contextTokens` from the option, else the last reported usage.
  */
 export function computeSessionStats(
   messages: readonly AgentMessage[],
-  options: { ledger?: UsageLedger; contextTokens?: number } = {},
+  options: { ledger?: UsageLedger; contextTokens?: number; running?: Usage } = {},
 ): SessionStats {
   const own = options.ledger ? undefined : new UsageLedger();
   const stats: SessionStats = {
@@ -70,8 +74,10 @@ export function computeSessionStats(
   };
   for (const message of messages) {
     if (message.role === "user") stats.userMessages++;
-    else if (message.role === "toolResult") stats.toolResults++;
-    else if (message.role === "assistant") {
+    else if (message.role === "toolResult") {
+      stats.toolResults++;
+      own?.add(taskUsageOf(message));
+    } else if (message.role === "assistant") {
       stats.assistantMessages++;
       for (const block of message.content) if (block.type === "toolCall") stats.toolCalls++;
       own?.add(message.usage);
@@ -83,6 +89,15 @@ export function computeSessionStats(
   if (ledger) {
     stats.tokens = { ...ledger.tokens };
     stats.cost = ledger.cost;
+  }
+  // Subagents still running: their task results, which will carry this, have not come yet.
+  if (options.running) {
+    stats.tokens.input += options.running.input;
+    stats.tokens.output += options.running.output;
+    stats.tokens.cacheRead += options.running.cacheRead;
+    stats.tokens.cacheWrite += options.running.cacheWrite;
+    stats.tokens.total += options.running.totalTokens;
+    stats.cost += options.running.cost.total;
   }
   if (options.contextTokens !== undefined) stats.contextTokens = options.contextTokens;
   return stats;

@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RpcClient } from "../../src/modes/rpc/rpc-client.js";
+import type { RpcUiRequest } from "../../src/modes/rpc/rpc-types.js";
 import { cliEnv, createWorkspace, gyreBin, runCli } from "../helpers/run-cli.js";
 
 type Block = { type: "text"; text: string } | { type: "toolCall"; name: string; arguments: Record<string, unknown> };
@@ -74,5 +75,44 @@ describe("one budget for the tree of agents", () => {
     };
     expect(stats.assistantMessages).toBe(2);
     expect(stats.agents).toEqual([agentSpend("main", 2), agentSpend("explore#1", 2)]);
+  });
+
+  it("pauses an RPC run whose subagent spent the budget, asks the client, and the subagent goes on once raised", async () => {
+    const { cwd, home, script } = await workspace([
+      delegate,
+      call("read", { path: "notes.md" }),
+      call("read", { path: "notes.md" }),
+      text("the child read alpha"),
+      text("the parent heard alpha"),
+    ]);
+    const questions: RpcUiRequest[] = [];
+    client = new RpcClient({
+      command: gyreBin,
+      args: ["--provider", "faux", "--faux-script", script, "--tools", "read,task", "--max-turns", "3"],
+      cwd,
+      env: cliEnv(home),
+      onUiRequest: async (request) => {
+        questions.push(request);
+        return { value: request.options?.[0] };
+      },
+    });
+    const ended = client.waitForEvent((event) => event.type === "agent_end");
+    expect((await client.send({ type: "prompt", message: "go" })).error).toBeUndefined();
+    await ended;
+    expect(questions.map((question) => [question.method, question.title])).toEqual([
+      ["select", "The turn budget of the agent tree is reached (3 of 3). Raise it and go on?"],
+    ]);
+    const stats = (await client.send({ type: "get_session_stats" })).data as {
+      agents: { agent: string; turns: number; tokens: number }[];
+      tokens: { total: number };
+    };
+    expect(stats.agents).toEqual([agentSpend("main", 2), agentSpend("explore#1", 3)]);
+    // The session's totals are the tree's, not the main agent's alone.
+    expect(stats.tokens.total).toBe(stats.agents.reduce((sum, agent) => sum + agent.tokens, 0));
+    const messages = (await client.send({ type: "get_messages" })).data as {
+      messages: { role: string; content: { text?: string }[] }[];
+    };
+    const answer = messages.messages.find((message) => message.role === "toolResult");
+    expect(answer?.content[0]?.text).toMatch(/^the child read alpha/);
   });
 });

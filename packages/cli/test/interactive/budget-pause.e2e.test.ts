@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readSessionFiles, startGyre, stopGyres, submit } from "./gyre-in-tmux.js";
+import { type RequestBody, readSessionFiles, startGyre, stopGyres, submit, userTexts } from "./gyre-in-tmux.js";
 
 afterEach(stopGyres);
 
@@ -68,5 +68,56 @@ describe("a budget reached in the terminal", () => {
     await tmux.waitFor(/cost\s+\$\d/);
     expect(server.requests).toHaveLength(2);
     expect(await tmux.capture()).not.toContain("all-notes-read");
+  });
+});
+
+/**
+ * The main agent hands the notes to a subagent, which reads them twice and answers; the main
+ * agent then answers too. Five model calls, and `--max-turns 3` is spent inside the subagent.
+ */
+function delegateReads({ body }: { body: RequestBody }) {
+  const child = userTexts(body).some((text) => text.includes("SUBTASK-NOTES"));
+  const results = (body.messages ?? []).filter((message) => message.role === "tool").length;
+  if (child && results < 2)
+    return { toolCalls: [{ id: `child-read-${results}`, name: "read", arguments: { path: "notes.md" } }] };
+  if (child) return { text: "child-read-the-notes" };
+  if (results === 0) {
+    const args = { description: "read notes", prompt: "SUBTASK-NOTES", agent: "explore" };
+    return { toolCalls: [{ id: "task-1", name: "task", arguments: args }] };
+  }
+  return { text: "parent-got-the-answer" };
+}
+
+describe("a budget reached by a subagent in the terminal", () => {
+  it("pauses the whole tree, and the subagent goes on in the same journal once the user raises it", async () => {
+    const { tmux, server, home } = await startGyre(delegateReads, {
+      args: ["--tools", "read,task", "--max-turns", "3"],
+      height: 40,
+      setup: async ({ cwd }) => writeFile(join(cwd, "notes.md"), "alpha\n"),
+    });
+    await submit(tmux, "delegate the notes");
+    const paused = await tmux.waitFor("Raise it and go on?");
+    expect(paused).toContain("The turn budget of the agent tree is reached (3 of 3).");
+    expect(server.requests).toHaveLength(3);
+    await tmux.send(["Enter"]);
+    const screen = await tmux.waitFor("parent-got-the-answer");
+    expect(screen).toContain("The turns budget was raised; the run goes on.");
+    expect(server.requests).toHaveLength(5);
+    // The subagent's prompt went out once: it was not started over.
+    const childStarts = server.requests.filter(
+      (request) =>
+        userTexts(request.body as RequestBody).some((text) => text.includes("SUBTASK-NOTES")) &&
+        !(request.body as RequestBody).messages?.some((message) => message.role === "tool"),
+    );
+    expect(childStarts).toHaveLength(1);
+    const journal = (await readSessionFiles(home)).find((file) =>
+      file.entries.some((entry) => entry.type === "session" && entry.mode === "subagent"),
+    );
+    const roles = journal?.entries
+      .filter((entry) => entry.type === "message")
+      .map((entry) => (entry.message as { role: string }).role);
+    expect(roles).toEqual(["user", "assistant", "toolResult", "assistant", "toolResult", "assistant"]);
+    // The footer counts the whole tree: five calls of 100 input and 20 output tokens each.
+    await tmux.waitFor((text) => text.includes("↑500") && text.includes("↓100"));
   });
 });

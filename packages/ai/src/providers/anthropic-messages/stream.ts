@@ -1,7 +1,15 @@
 import { GyreError } from "../../errors.js";
 import type { AssistantMessageEventStream } from "../../event-stream.js";
 import { parseJsonData, readSse } from "../../transport/sse.js";
-import type { Context, Model, ServerToolResult, StreamFunction, StreamOptions, Usage } from "../../types.js";
+import type {
+  AssistantMessage,
+  Context,
+  Model,
+  ServerToolResult,
+  StreamFunction,
+  StreamOptions,
+  Usage,
+} from "../../types.js";
 import { throwIfRetryableStreamError } from "../in-stream-error.js";
 import type { MessageBuilder } from "../message-builder.js";
 import { postProviderRequest } from "../post-provider-request.js";
@@ -22,6 +30,11 @@ const defaultBaseUrl = "https://api.anthropic.com";
  * `serverToolCall`, `web_search_tool_result` (and other `*_tool_result` blocks) a
  * `serverToolResult`; `citations_delta` becomes citations on the text block. Other block types
  * (`compaction`…) are skipped.
+ *
+ * A turn the server paused (`pause_turn`: its server tools ran long) is sent back as the last
+ * message, so the server resumes it, up to `pauseTurnContinuations` times (default 4): the
+ * continuations' blocks extend the same message and their usage adds up; the last paused message
+ * is the answer when the bound is reached.
  */
 export const streamAnthropicMessages: StreamFunction = (
   model: Model,
@@ -29,20 +42,36 @@ export const streamAnthropicMessages: StreamFunction = (
   options: StreamOptions = {},
 ): AssistantMessageEventStream =>
   runProvider(model, options, async (builder) => {
-    const response = await postProviderRequest(builder, options, {
-      url: `${(model.baseUrl || defaultBaseUrl).replace(/\/+$/, "")}/v1/messages`,
-      headers: createHeaders(model, options),
-      body: buildAnthropicRequest(model, context, options),
-      providerLabel: "Anthropic",
-    });
-    const reader = new AnthropicStreamReader(builder);
-    const sse = readSse(response, { signal: options.signal, idleTimeoutMs: options.idleTimeoutMs });
-    for await (const event of sse) {
-      if (!event.data.trim()) continue;
-      reader.handle(parseJsonData(event.data, "Anthropic") as AnthropicStreamEvent);
-      if (builder.isTerminated) return;
+    const headers = createHeaders(model, options);
+    const continuations = options.pauseTurnContinuations ?? defaultPauseTurnContinuations;
+    let request = context;
+    for (let round = 0; ; round++) {
+      const response = await postProviderRequest(builder, options, {
+        url: `${(model.baseUrl || defaultBaseUrl).replace(/\/+$/, "")}/v1/messages`,
+        headers,
+        body: buildAnthropicRequest(model, request, options),
+        providerLabel: "Anthropic",
+      });
+      const reader = new AnthropicStreamReader(builder, round < continuations);
+      const sse = readSse(response, { signal: options.signal, idleTimeoutMs: options.idleTimeoutMs });
+      for await (const event of sse) {
+        if (!event.data.trim()) continue;
+        reader.handle(parseJsonData(event.data, "Anthropic") as AnthropicStreamEvent);
+        if (builder.isTerminated || reader.paused) break;
+      }
+      if (!reader.paused) return;
+      // The server paused a long server-tool turn: sent back as it is, the turn goes on from there.
+      request = { ...context, messages: [...context.messages, pausedTurn(builder.message)] };
     }
   });
+
+/** Resends of a paused turn (`pause_turn`) before the paused message is kept as the answer. */
+const defaultPauseTurnContinuations = 4;
+
+/** The message so far, as the last message of the next request (its open search call resent as is). */
+function pausedTurn(message: AssistantMessage): AssistantMessage {
+  return { ...structuredClone(message), stopReason: "stop", rawStopReason: "pause_turn" };
+}
 
 function createHeaders(model: Model, options: StreamOptions): Record<string, string> {
   const headers: Record<string, string> = { "anthropic-version": "2023-06-01", accept: "text/event-stream" };
@@ -72,14 +101,23 @@ class AnthropicStreamReader {
   private readonly startInputs = new Map<number, string>();
   private readonly deltaSeen = new Set<number>();
   private rawStopReason: string | undefined;
+  /** Usage of the rounds before this one: a continued turn's usage is the sum of its requests. */
+  private readonly before: Usage;
+  /** Set when the response ended with `pause_turn` and the caller is to send the turn back. */
+  paused = false;
 
-  constructor(private readonly builder: MessageBuilder) {}
+  constructor(
+    private readonly builder: MessageBuilder,
+    private readonly mayContinue = false,
+  ) {
+    this.before = structuredClone(builder.message.usage);
+  }
 
   handle(event: AnthropicStreamEvent): void {
     switch (event.type) {
       case "message_start":
         if (event.message?.id) this.builder.message.responseId = event.message.id;
-        applyUsage(this.builder.message.usage, event.message?.usage);
+        this.applyUsage(event.message?.usage);
         return;
       case "content_block_start":
         this.startBlock(event.index, event.content_block);
@@ -92,7 +130,7 @@ class AnthropicStreamReader {
         return;
       case "message_delta":
         if (event.delta?.stop_reason) this.rawStopReason = event.delta.stop_reason;
-        applyUsage(this.builder.message.usage, event.usage);
+        this.applyUsage(event.usage);
         return;
       case "message_stop":
         this.finish();
@@ -196,8 +234,25 @@ class AnthropicStreamReader {
     this.builder.end(key);
   }
 
+  /** This response's usage (`message_delta` over `message_start`, field by field) on top of the earlier rounds'. */
+  private applyUsage(wire: AnthropicUsage | undefined): void {
+    if (!wire) return;
+    const usage = this.builder.message.usage;
+    if (typeof wire.input_tokens === "number") usage.input = this.before.input + wire.input_tokens;
+    if (typeof wire.output_tokens === "number") usage.output = this.before.output + wire.output_tokens;
+    if (typeof wire.cache_read_input_tokens === "number")
+      usage.cacheRead = this.before.cacheRead + wire.cache_read_input_tokens;
+    if (typeof wire.cache_creation_input_tokens === "number")
+      usage.cacheWrite = this.before.cacheWrite + wire.cache_creation_input_tokens;
+  }
+
   private finish(): void {
     const raw = this.rawStopReason;
+    if (raw === "pause_turn" && this.mayContinue) {
+      this.builder.endAll();
+      this.paused = true;
+      return;
+    }
     const stopReason = mapAnthropicStopReason(raw);
     if (stopReason === "error") {
       this.builder.message.errorMessage =
@@ -237,13 +292,4 @@ function convertServerToolResult(block: AnthropicStreamBlock, toolCallId: string
     result.errorMessage = typeof code === "string" ? code : "the search failed";
   }
   return result;
-}
-
-/** Overrides `usage` field by field with the values present in `wire` (message_delta over message_start). */
-function applyUsage(usage: Usage, wire: AnthropicUsage | undefined): void {
-  if (!wire) return;
-  if (typeof wire.input_tokens === "number") usage.input = wire.input_tokens;
-  if (typeof wire.output_tokens === "number") usage.output = wire.output_tokens;
-  if (typeof wire.cache_read_input_tokens === "number") usage.cacheRead = wire.cache_read_input_tokens;
-  if (typeof wire.cache_creation_input_tokens === "number") usage.cacheWrite = wire.cache_creation_input_tokens;
 }

@@ -6,6 +6,7 @@
  */
 import type { AgentBudgets, AgentEndReason, AgentEvent } from "@gyre/agent";
 import { createTreeBudget, type TreeBudget, type TreeBudgetReached } from "../subagents/tree-budget.js";
+import type { BudgetQuestion } from "./budget-question.js";
 import { createLoopDetector, type LoopDetectorOptions, type LoopPattern } from "./loop-detector.js";
 
 /** Why a session's run ended: the agent's reasons plus the governor's `loop`. */
@@ -31,6 +32,17 @@ export type Governor = {
   budgetReached(reason: AgentEndReason): TreeBudgetReached | undefined;
   /** Replaces limits (a user who raised the budget at a pause); the run may go on. */
   raise(limits: Partial<AgentBudgets>): void;
+  /**
+   * Pauses the whole tree at its reached budget and asks `question`, once: an agent that reaches
+   * the budget while the question is open shares its answer, and after a "stop" nobody is asked
+   * again in this request. On a raise, `onRaised` runs once (for the caller that asked) and the
+   * tree's limits are already raised; resolves true then. False when nothing is reached.
+   */
+  pauseAtBudget(
+    question: BudgetQuestion,
+    signal: AbortSignal,
+    onRaised: (raised: Partial<AgentBudgets>, reached: TreeBudgetReached) => void,
+  ): Promise<boolean>;
   /** Maps the agent's end reason to the session's, with the sentence to show for budget and loop. */
   endOf(reason: AgentEndReason): { reason: SessionEndReason; message?: string };
 };
@@ -44,6 +56,12 @@ export function createGovernor(options: GovernorOptions = {}): Governor {
   let loop: { pattern: LoopPattern; message: string } | undefined;
   let reached: TreeBudgetReached | undefined;
   let stopMainClock: (() => void) | undefined;
+  let question: Promise<boolean> | undefined;
+  let declined = false;
+  const raise = (limits: Partial<AgentBudgets>) => {
+    budget.raise(limits);
+    reached = undefined;
+  };
   return {
     budget,
     startRequest() {
@@ -51,6 +69,7 @@ export function createGovernor(options: GovernorOptions = {}): Governor {
       detector?.reset();
       loop = undefined;
       reached = undefined;
+      declined = false;
     },
     observe(event) {
       // Stopped at a run's end: /cost read later shows the request's time, not the time since.
@@ -77,9 +96,26 @@ export function createGovernor(options: GovernorOptions = {}): Governor {
       if (loop !== undefined || (reason !== "budget" && reason !== "stop_after_turn")) return undefined;
       return reached ?? budget.check();
     },
-    raise(limits) {
-      budget.raise(limits);
-      reached = undefined;
+    raise,
+    pauseAtBudget(ask, signal, onRaised) {
+      if (question !== undefined) return question;
+      const current = loop === undefined ? budget.check() : undefined;
+      if (current === undefined || declined || signal.aborted) return Promise.resolve(false);
+      question = (async () => {
+        try {
+          const raised = await ask(current, signal);
+          if (raised === undefined || signal.aborted) {
+            declined = !signal.aborted;
+            return false;
+          }
+          raise(raised);
+          onRaised(raised, current);
+          return true;
+        } finally {
+          question = undefined;
+        }
+      })();
+      return question;
     },
     endOf(reason) {
       if (reason !== "stop_after_turn") return { reason };

@@ -6,8 +6,9 @@
 
 import type { AgentMessage } from "@gyre/agent";
 import { Agent, type AgentEndReason, type AgentEvent, type AgentLoopConfig, type AnyAgentTool } from "@gyre/agent";
-import type { AssistantMessage, Model, ThinkingLevel } from "@gyre/ai";
+import type { AssistantMessage, Model, ThinkingLevel, Usage } from "@gyre/ai";
 import { answerText } from "../answer-text.js";
+import { addUsage, createUsageTotals, taskUsageOf } from "./subagent-usage.js";
 import type { TreeBudget, TreeBudgetReached } from "./tree-budget.js";
 
 /** Where a subagent's messages go (its own session file); `path` is linked from the parent's entry. */
@@ -26,6 +27,12 @@ export type SubagentRun = {
   journal?: SubagentJournal;
   onEvent?: (event: AgentEvent) => void;
   loop?: Pick<AgentLoopConfig, "streamFn" | "getApiKey" | "streamOptions" | "beforeToolCall" | "afterToolCall">;
+  /**
+   * At a reached tree budget, pauses the whole tree and asks whether to go on (see
+   * `Governor.pauseAtBudget`); true when the limit was raised, so this subagent goes on where it
+   * stopped. Without it, or on a "stop", the subagent ends with reason `budget`.
+   */
+  pauseAtBudget?: (signal: AbortSignal) => Promise<boolean>;
 };
 
 export type SubagentOutcome = {
@@ -38,24 +45,33 @@ export type SubagentOutcome = {
   errorMessage?: string;
   budgetReached?: TreeBudgetReached;
   sessionFile?: string;
+  /** Token and cost totals of its model calls and of the subagents it started (for the session's totals). */
+  usage: Usage;
 };
 
 /** Runs the subagent to its end and reports its final answer and what it spent. */
 export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
-  const spent = { turns: 0, toolCalls: 0, tokens: 0, cost: 0 };
+  const spent = { turns: 0, toolCalls: 0, tokens: 0, cost: 0, usage: createUsageTotals() };
   const agent = new Agent({
     ...run.loop,
     model: run.model,
     systemPrompt: run.systemPrompt,
     ...(run.thinkingLevel === undefined ? {} : { thinkingLevel: run.thinkingLevel }),
     tools: run.tools,
-    shouldStopAfterTurn: () => run.budget.check() !== undefined,
+    shouldStopAfterTurn: async (turn, signal) => {
+      if (run.budget.check() === undefined) return false;
+      // A final answer is kept: the parent pauses (or stops) at its own turn's end.
+      if (turn.toolResults.length === 0) return false;
+      return !(await run.pauseAtBudget?.(signal));
+    },
     onListenerError: () => {},
   });
   agent.subscribe((event) => {
     if (event.type === "message_end") {
       run.journal?.append(event.message);
       if (event.message.role === "assistant") charge(event.message);
+      // What its own subagents spent was charged to the tree by them; it counts in its totals.
+      if (event.message.role === "toolResult") addUsage(spent.usage, taskUsageOf(event.message));
     }
     if (event.type === "tool_execution_start") spent.toolCalls++;
     run.onEvent?.(event);
@@ -65,6 +81,7 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
     spent.turns++;
     spent.tokens += message.usage.totalTokens;
     spent.cost += message.usage.cost.total;
+    addUsage(spent.usage, message.usage);
   };
   const abort = () => agent.abort();
   run.signal.addEventListener("abort", abort, { once: true });

@@ -1,9 +1,10 @@
 import type { AgentMessage } from "@gyre/agent";
 import { Agent, type AgentTool, type AnyAgentTool } from "@gyre/agent";
-import type { Context, ToolResultMessage } from "@gyre/ai";
+import { type Context, stream, type ToolResultMessage } from "@gyre/ai";
 import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
+import { createGovernor } from "../governor/governor.js";
 import { BUILT_IN_AGENTS } from "./agent-definitions.js";
 import { createSubagentTree, createTaskTool, type SubagentEvent } from "./task-tool.js";
 import { createTreeBudget } from "./tree-budget.js";
@@ -67,7 +68,12 @@ function fanOut(count: number, agent = "general"): FauxResponse {
 }
 
 function setup(
-  options: { parallel?: number; budget?: ReturnType<typeof createTreeBudget>; gate?: Promise<void> } = {},
+  options: {
+    parallel?: number;
+    budget?: ReturnType<typeof createTreeBudget>;
+    gate?: Promise<void>;
+    pauseAtBudget?: (signal: AbortSignal) => Promise<boolean>;
+  } = {},
 ) {
   const log = { active: 0, peak: 0, calls: [] as string[] };
   const child = createChildModel();
@@ -89,6 +95,7 @@ function setup(
       journals[parentToolCallId] = messages;
       return { path: `/sessions/${parentToolCallId}.jsonl`, append: (message) => messages.push(message) };
     },
+    ...(options.pauseAtBudget === undefined ? {} : { pauseAtBudget: options.pauseAtBudget }),
   });
   return { log, child, events, journals, tree, tools: [...baseTools, task] };
 }
@@ -243,5 +250,114 @@ describe("task tool", () => {
     await expect(
       deep.execute({ description: "d", prompt: "p" }, { toolCallId: "x", signal: new AbortController().signal }),
     ).rejects.toThrow(/limited to a depth of 1/);
+  });
+
+  it("pauses the whole tree at the budget once, and each subagent goes on where it stopped once raised", async () => {
+    const governor = createGovernor({ budgets: { maxTurns: 2 } });
+    const asked: string[] = [];
+    const raised: string[] = [];
+    const { tools, journals, log } = setup({
+      budget: governor.budget,
+      pauseAtBudget: (signal) =>
+        governor.pauseAtBudget(
+          async (reached) => {
+            asked.push(reached.reason);
+            return { maxTurns: 10 };
+          },
+          signal,
+          (_limits, reached) => raised.push(reached.budget),
+        ),
+    });
+    const parent = createFauxModel([fanOut(2), { content: [{ type: "text", text: "end" }] }]);
+    const agent = new Agent({ model: parent.model, tools });
+    agent.subscribe((event) => void governor.observe(event));
+    const run = await agent.prompt("go");
+    // Both children's first calls were in flight together: one question for the two of them.
+    expect(asked).toEqual(["The turn budget of the agent tree is reached (3 of 2)."]);
+    expect(raised).toEqual(["turns"]);
+    expect(results(run.messages).map((result) => [result.isError, text(result).split("\n")[0]])).toEqual([
+      [false, "done with part-0"],
+      [false, "done with part-1"],
+    ]);
+    // No work was done twice: one probe per subagent, and each journal is one prompt carried on.
+    expect(log.calls.sort()).toEqual(["part-0", "part-1"]);
+    for (const messages of Object.values(journals)) {
+      expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    }
+    expect(governor.budget.limits.maxTurns).toBe(10);
+  });
+
+  it("ends a subagent with reason budget when the user says stop, and asks nobody again in that request", async () => {
+    const governor = createGovernor({ budgets: { maxTurns: 2 } });
+    let asked = 0;
+    const question = async () => {
+      asked++;
+      return undefined;
+    };
+    const { tools } = setup({
+      budget: governor.budget,
+      parallel: 1,
+      pauseAtBudget: (signal) => governor.pauseAtBudget(question, signal, () => {}),
+    });
+    const parent = createFauxModel([fanOut(1), { content: [{ type: "text", text: "end" }] }]);
+    const agent = new Agent({ model: parent.model, tools });
+    agent.subscribe((event) => void governor.observe(event));
+    const [result] = results((await agent.prompt("go")).messages);
+    expect(result?.isError).toBe(true);
+    expect(text(result)).toMatch(/The subagent did not finish: The turn budget .* \(2 of 2\)[\s\S]*ended: budget\]/);
+    expect(result?.details).toMatchObject({
+      reason: "budget",
+      usage: expect.objectContaining({ totalTokens: expect.any(Number) }),
+    });
+    expect(await governor.pauseAtBudget(question, new AbortController().signal, () => {})).toBe(false);
+    expect(asked).toBe(1);
+    governor.startRequest();
+    governor.budget.charge("main", { usage: { totalTokens: 1, cost: { total: 0 } } } as never);
+    governor.budget.charge("main", { usage: { totalTokens: 1, cost: { total: 0 } } } as never);
+    expect(await governor.pauseAtBudget(question, new AbortController().signal, () => {})).toBe(false);
+    expect(asked).toBe(2);
+  });
+
+  it("gives subagents the parent's web search when their definition allows it, and only then", async () => {
+    const child = createChildModel();
+    const searched: Record<string, boolean> = {};
+    const definitions = [
+      ...BUILT_IN_AGENTS,
+      { ...BUILT_IN_AGENTS[1]!, name: "researcher", tools: ["probe", "web_search"] },
+    ];
+    const runTask = async (parentSearches: boolean, args: Record<string, unknown>) => {
+      const task = createTaskTool({
+        definitions,
+        tools: () => [createProbeTool({ active: 0, peak: 0, calls: [] })],
+        model: () => child.model,
+        tree: createSubagentTree(createTreeBudget()),
+        webSearch: () => parentSearches,
+        loop: {
+          streamFn: (model, context, options) => {
+            searched[lastUserText(context)] = options?.webSearch === true;
+            return stream(model, context, options);
+          },
+        },
+      });
+      const signal = new AbortController().signal;
+      return task.execute({ description: "d", prompt: String(args.prompt), ...args }, { toolCallId: "t", signal });
+    };
+    await runTask(true, { prompt: "general-searching" });
+    await runTask(true, { prompt: "explore-not", agent: "explore" });
+    await runTask(true, { prompt: "researcher-searching", agent: "researcher" });
+    await runTask(true, { prompt: "restricted-not", tools: ["probe"] });
+    await runTask(true, { prompt: "restricted-searching", tools: ["probe", "web_search"] });
+    await runTask(false, { prompt: "parent-without" });
+    expect(searched).toEqual({
+      "general-searching": true,
+      "explore-not": false,
+      "researcher-searching": true,
+      "restricted-not": false,
+      "restricted-searching": true,
+      "parent-without": false,
+    });
+    await expect(runTask(false, { prompt: "asks", tools: ["web_search"] })).rejects.toThrow(
+      'Agent "general" cannot use web_search; its tools are probe.',
+    );
   });
 });

@@ -5,7 +5,7 @@
  * spawns per tree are capped; the tree's budget covers every subagent.
  */
 import type { AgentEvent, AgentLoopConfig, AgentTool, AnyAgentTool } from "@gyre/agent";
-import type { Model } from "@gyre/ai";
+import type { Model, Usage } from "@gyre/ai";
 import { Type } from "@sinclair/typebox";
 import type { AgentDefinition } from "./agent-definitions.js";
 import { runSubagent, type SubagentJournal, type SubagentOutcome } from "./run-subagent.js";
@@ -19,7 +19,11 @@ const taskParameters = Type.Object({
       "The whole task for the subagent: it sees nothing of this conversation, so include every fact it needs.",
   }),
   agent: Type.Optional(Type.String({ description: "Which agent runs it (default general)." })),
-  tools: Type.Optional(Type.Array(Type.String(), { description: "Restrict the subagent to these of its tools." })),
+  tools: Type.Optional(
+    Type.Array(Type.String(), {
+      description: "Restrict the subagent to these of its tools (web_search: your web search, if you have it).",
+    }),
+  ),
 });
 
 export type TaskToolDetails = {
@@ -30,6 +34,8 @@ export type TaskToolDetails = {
   toolCalls: number;
   tokens: number;
   cost: number;
+  /** Tokens and USD of the subagent and the subagents it started: the session's totals count it. */
+  usage: Usage;
   sessionFile?: string;
 };
 
@@ -59,6 +65,13 @@ export type TaskToolOptions = {
   openJournal?: (info: { parentToolCallId: string; agent: string }) => SubagentJournal | undefined;
   onEvent?: (event: SubagentEvent) => void;
   loop?: Pick<AgentLoopConfig, "streamFn" | "getApiKey" | "streamOptions" | "beforeToolCall" | "afterToolCall">;
+  /**
+   * Whether the calling agent has the provider's server-side web search; its subagents get it
+   * too when their definition allows it (no `tools` list, or one naming `web_search`).
+   */
+  webSearch?: () => boolean;
+  /** Pauses the tree at a reached budget to ask whether to go on (`SubagentRun.pauseAtBudget`). */
+  pauseAtBudget?: (signal: AbortSignal) => Promise<boolean>;
 };
 
 /** Creates a subagent tree with these limits (defaults: depth 1, 50 spawns, 4 in parallel). */
@@ -86,7 +99,8 @@ export function createTaskTool(options: TaskToolOptions): AgentTool<typeof taskP
         throw new Error(`Subagents are limited to a depth of ${tree.limits.maxDepth}; do this task yourself.`);
       }
       const model = definition.model === undefined ? options.model() : resolveDefinitionModel(definition, options);
-      const tools = selectTools(definition, args.tools, options);
+      const search = allowsWebSearch(definition, args.tools, options);
+      const tools = selectTools(definition, args.tools, options, search);
       // Wait for a slot before checking the budget: the calls ahead may spend it.
       await slots.acquire(signal);
       try {
@@ -101,7 +115,7 @@ export function createTaskTool(options: TaskToolOptions): AgentTool<typeof taskP
         const label = `${definition.name}#${tree.spawned}`;
         const childTools =
           depth + 1 < tree.limits.maxDepth
-            ? [...tools, createTaskTool({ ...options, depth: depth + 1, model: () => model })]
+            ? [...tools, createTaskTool({ ...options, depth: depth + 1, model: () => model, webSearch: () => search })]
             : tools;
         onUpdate?.({ content: [{ type: "text", text: `${label}: started` }] });
         const outcome = await runSubagent({
@@ -119,7 +133,8 @@ export function createTaskTool(options: TaskToolOptions): AgentTool<typeof taskP
             const status = describeProgress(event);
             if (status !== undefined) onUpdate?.({ content: [{ type: "text", text: `${label}: ${status}` }] });
           },
-          ...(options.loop === undefined ? {} : { loop: options.loop }),
+          ...(options.loop === undefined && !search ? {} : { loop: withWebSearch(options.loop, search) }),
+          ...(options.pauseAtBudget === undefined ? {} : { pauseAtBudget: options.pauseAtBudget }),
         });
         return toResult(definition.name, args.description, outcome);
       } finally {
@@ -146,22 +161,45 @@ function resolveDefinitionModel(definition: AgentDefinition, options: TaskToolOp
   );
 }
 
+/** The pseudo tool name of the provider's web search in agent definitions and the `tools` argument. */
+const WEB_SEARCH = "web_search";
+
+function allowsWebSearch(
+  definition: AgentDefinition,
+  requested: readonly string[] | undefined,
+  options: TaskToolOptions,
+): boolean {
+  if (options.webSearch?.() !== true) return false;
+  const byDefinition = definition.tools === undefined || definition.tools.includes(WEB_SEARCH);
+  return byDefinition && (requested === undefined || requested.includes(WEB_SEARCH));
+}
+
 function selectTools(
   definition: AgentDefinition,
   requested: readonly string[] | undefined,
   options: TaskToolOptions,
+  search: boolean,
 ): AnyAgentTool[] {
   const available = options.tools().filter((tool) => tool.name !== "task");
   const allowed =
     definition.tools === undefined ? available : available.filter((tool) => definition.tools?.includes(tool.name));
   if (requested === undefined) return allowed;
-  const unknown = requested.filter((name) => !allowed.some((tool) => tool.name === name));
+  const unknown = requested.filter(
+    (name) => !(name === WEB_SEARCH && search) && !allowed.some((tool) => tool.name === name),
+  );
   if (unknown.length > 0) {
+    const names = [...allowed.map((tool) => tool.name), ...(search ? [WEB_SEARCH] : [])];
     throw new Error(
-      `Agent "${definition.name}" cannot use ${unknown.join(", ")}; its tools are ${allowed.map((tool) => tool.name).join(", ") || "none"}.`,
+      `Agent "${definition.name}" cannot use ${unknown.join(", ")}; its tools are ${names.join(", ") || "none"}.`,
     );
   }
   return allowed.filter((tool) => requested.includes(tool.name));
+}
+
+/** The loop options of a subagent: the parent's, plus the provider's web search when it gets it. */
+function withWebSearch(loop: TaskToolOptions["loop"], search: boolean): NonNullable<TaskToolOptions["loop"]> {
+  if (!search) return { ...loop };
+  return { ...loop, streamOptions: { ...loop?.streamOptions, webSearch: true } };
 }
 
 function describeProgress(event: AgentEvent): string | undefined {
@@ -182,6 +220,7 @@ function toResult(agent: string, description: string, outcome: SubagentOutcome) 
     toolCalls: outcome.toolCalls,
     tokens: outcome.tokens,
     cost: outcome.cost,
+    usage: outcome.usage,
     ...(outcome.sessionFile === undefined ? {} : { sessionFile: outcome.sessionFile }),
   };
   const account = `[subagent ${agent}: ${plural(outcome.turns, "model call")}, ${plural(outcome.toolCalls, "tool call")}, ${outcome.tokens} tokens, $${outcome.cost.toFixed(4)}; ended: ${outcome.reason}]`;

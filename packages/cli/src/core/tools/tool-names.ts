@@ -4,7 +4,7 @@ export const CODING_TOOL_NAMES = ["read", "write", "edit", "bash", "ls", "grep",
 /** Names of the built-in coding tools. */
 export type CodingToolName = (typeof CODING_TOOL_NAMES)[number];
 
-/** The tools enabled when the user names none (DESIGN §5). */
+/** The coding tools enabled when the user names none (DESIGN §5); `DEFAULT_HARNESS_TOOL_NAMES` join them. */
 export const DEFAULT_TOOL_NAMES: readonly CodingToolName[] = ["read", "write", "edit", "bash"];
 
 /** One line per tool for the default system prompt. */
@@ -18,10 +18,13 @@ export const CODING_TOOL_DESCRIPTIONS: Readonly<Record<CodingToolName, string>> 
   find: "find files by glob (respects .gitignore)",
 };
 
-/** Built-in tools of the harness itself: the todo list, subagents, and fetching a URL (off unless named). */
+/** Built-in tools of the harness itself: the todo list, subagents, and fetching a URL. */
 export const HARNESS_TOOL_NAMES = ["todo", "task", "web_fetch"] as const;
 
 export type HarnessToolName = (typeof HARNESS_TOOL_NAMES)[number];
+
+/** The harness tools on when the user names none: the todo list and subagents (`web_fetch` stays opt-in). */
+export const DEFAULT_HARNESS_TOOL_NAMES: readonly HarnessToolName[] = ["todo", "task"];
 
 /** Every built-in tool name `--tools` and the `tools` setting accept. */
 export const BUILT_IN_TOOL_NAMES = [...CODING_TOOL_NAMES, ...HARNESS_TOOL_NAMES] as const;

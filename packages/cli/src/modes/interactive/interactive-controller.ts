@@ -331,6 +331,10 @@ export class InteractiveController {
       case "turn_end":
         this.refreshInfo();
         return;
+      case "subagent_event":
+        // The footer's totals are the tree's: a subagent's model call counts as it ends.
+        if (event.event.type === "turn_end") this.refreshInfo();
+        return;
       case "retry":
         layout.status.setCountdown(
           `↻ retry ${event.attempt}/${event.maxRetries}`,
