@@ -109,6 +109,7 @@ export class InteractiveController {
     void this.refreshSandbox();
     this.refreshCommands();
     layout.editor.onSubmit = (text) => void this.submit(text);
+    layout.editor.attachFrom = this.runtime.cwd;
     this.refreshInfo();
     // Focus reports are the terminal's, never typed text: taken out before the editor sees them.
     layout.tui.addInputListener((data) => (this.notifier.handleInput(data) ? { consume: true } : undefined));
@@ -129,9 +130,11 @@ export class InteractiveController {
 
   /** Handles the editor's text: a slash command, a prompt, or (while running) a steering message. */
   async submit(raw: string): Promise<void> {
-    const text = raw.trim();
-    if (!text) return;
-    this.layout.editor.addToHistory(text);
+    const typed = raw.trim();
+    if (!typed) return;
+    // History keeps the chips (they stay known); everything after sees the paths they stand for.
+    this.layout.editor.addToHistory(typed);
+    const text = this.layout.editor.chips.expand(typed);
     const shell = parseShellInput(text);
     if (shell) return this.runShell(shell);
     if (this.shellRunning)
@@ -150,6 +153,7 @@ export class InteractiveController {
   exit(): void {
     this.layout.status.stopCountdown();
     this.notifier.stop();
+    this.layout.stopRendering();
     this.layout.tui.stop();
     this.exitResolve?.(0);
   }
@@ -305,7 +309,11 @@ export class InteractiveController {
 
   private onEvent(event: SessionEvent): void {
     const { layout } = this;
-    if (layout.chat.handleEvent(event)) layout.render();
+    if (layout.chat.handleEvent(event)) {
+      // Deltas come in bursts; a message's end, a tool's start and the rest draw at once.
+      if (event.type === "message_update" || event.type === "tool_execution_update") layout.renderStreamed();
+      else layout.render();
+    }
     if (layout.subagents.handleEvent(event)) layout.render();
     this.progress.onEvent(event);
     switch (event.type) {
