@@ -8,7 +8,7 @@ import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
 import { FinishNotifier } from "./finish-notifier.js";
 import { readGitBranch } from "./git-branch.js";
-import type { Keybindings } from "./keybindings.js";
+import { defaultKeybindings, type Keybindings } from "./keybindings.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
@@ -437,6 +437,7 @@ export class InteractiveController {
       sessionsDir: getSessionsDir(this.runtime.gyreHome),
       commands: slashCommands,
       runtimeCommands: this.runtimeCommands,
+      keybindings: this.options.keybindings ?? defaultKeybindings(),
       notify: (text, level) => this.notify(text, level),
       print: (text) => {
         layout.chat.addNotice(text, "info", true);
