@@ -2,12 +2,11 @@ import type { Terminal } from "@mariozechner/pi-tui";
 import { ProcessTerminal } from "@mariozechner/pi-tui";
 import type { Runtime } from "../../core/create-runtime.js";
 import type { UserInterface } from "../../core/user-interface.js";
+import { listAvailableModels, resolveModelScope } from "../model-cycle.js";
 import { InteractiveController } from "./interactive-controller.js";
 import { applyEditorKeybindings, loadKeybindings } from "./keybindings.js";
 import { Layout } from "./layout.js";
 import { setPalette } from "./palette.js";
-import { resolveModelScope } from "./quick-switch.js";
-import { listAvailableModels } from "./slash-commands/model-command.js";
 import { createTerminalUserInterface } from "./terminal-user-interface.js";
 import { loadTheme } from "./theme-file.js";
 

@@ -16,6 +16,8 @@ export type RpcCommand =
   | { id?: string; type: "set_model"; provider: string; modelId: string }
   | { id?: string; type: "get_available_models" }
   | { id?: string; type: "set_thinking_level"; level: ThinkingLevel }
+  /** The next (default) or previous model of `--models`, else of every model with a key, as Ctrl+P in the TUI. */
+  | { id?: string; type: "cycle_model"; direction?: "forward" | "backward" }
   | { id?: string; type: "new_session" }
   | { id?: string; type: "compact"; customInstructions?: string }
   | { id?: string; type: "get_session_stats" }
@@ -83,6 +85,7 @@ export const rpcCommandTypes: readonly RpcCommandType[] = [
   "set_model",
   "get_available_models",
   "set_thinking_level",
+  "cycle_model",
   "new_session",
   "compact",
   "get_session_stats",
