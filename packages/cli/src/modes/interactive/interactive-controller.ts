@@ -14,7 +14,7 @@ import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
 import { RunProgress, spinner } from "./run-progress.js";
-import { parseShellInput, runShellInput, type ShellInput, shellStatus } from "./shell-input.js";
+import { parseShellInput, runShellInput, type ShellInput, shellRecordsOf, shellStatus } from "./shell-input.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
 import { listRuntimeCommands, type RuntimeCommand } from "./slash-commands/runtime-commands.js";
 import type { CommandContext } from "./slash-commands/types.js";
@@ -77,7 +77,7 @@ export class InteractiveController {
     const exited = new Promise<number>((resolve) => {
       this.exitResolve = resolve;
     });
-    layout.chat.setMessages(session.messages);
+    this.showConversation();
     layout.todos.set(this.runtime.todos.get());
     for (const notice of this.runtime.notices) layout.chat.addNotice(notice.text, "warning");
     const statuses = this.runtime.mcp?.statuses() ?? [];
@@ -156,6 +156,11 @@ export class InteractiveController {
     this.layout.stopRendering();
     this.layout.tui.stop();
     this.exitResolve?.(0);
+  }
+
+  /** The conversation drawn again from the session: its messages and the branch's `!!cmd` records. */
+  private showConversation(): void {
+    this.layout.chat.setMessages(this.session.messages, shellRecordsOf(this.session.branch()));
   }
 
   /** Whether a prompt runs (with its compaction and the delivery of what was queued as it ended). */
@@ -368,7 +373,7 @@ export class InteractiveController {
         this.notify(event.message, event.level);
         return;
       case "session_changed":
-        layout.chat.setMessages(this.session.messages);
+        this.showConversation();
         this.refreshInfo();
         layout.render();
         return;
@@ -447,7 +452,7 @@ export class InteractiveController {
         layout.ask<string>((done) => new SelectDialog({ title, items, ...(initial ? { initial } : {}), onDone: done })),
       input: (title, initial) => layout.ask<string>((done) => new InputDialog(title, done, initial)),
       reloadChat: () => {
-        layout.chat.setMessages(this.session.messages);
+        this.showConversation();
         layout.render();
       },
       refreshInfo: () => this.refreshInfo(),
