@@ -5,10 +5,11 @@
 //   sent with `tmux send-keys` and the screen polled until the editor shows it;
 // - terminal bytes (`tmux pipe-pane`) and CPU (utime+stime from /proc) for the whole answer, and
 //   CPU per streamed token (one SSE delta; the keystrokes are part of the run).
-// Usage: node bench/tui.mjs [--rounds 3] [--no-pi] [--interval-ms 1]   (run `node scripts/bundle.mjs` first)
+// Usage: node bench/tui.mjs [--rounds 3] [--no-pi] [--interval-ms 1] [--keep-logs DIR]   (run `node scripts/bundle.mjs` first)
+// --keep-logs copies each run's terminal output (what `tmux pipe-pane` saw) into DIR, to see what the bytes are.
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createAgents, MODEL_ID } from "./lib/agents.mjs";
 import { now } from "./lib/measure.mjs";
@@ -21,6 +22,7 @@ const argv = process.argv.slice(2);
 const rounds = argv.includes("--rounds") ? Number(argv[argv.indexOf("--rounds") + 1]) : 3;
 const withPi = !argv.includes("--no-pi");
 const intervalMs = argv.includes("--interval-ms") ? Number(argv[argv.indexOf("--interval-ms") + 1]) : 1;
+const keepLogs = argv.includes("--keep-logs") ? argv[argv.indexOf("--keep-logs") + 1] : undefined;
 const HISTORY = 500;
 const END = "end-of-the-long-answer";
 const answer = `${Array.from({ length: 2000 }, (_, line) => `Line ${line}: some *streamed* text with \`code\` ${"x".repeat(20)}`).join("\n")}\n${END}`;
@@ -117,7 +119,7 @@ async function keystrokeLatencies(name, screen) {
 }
 
 /** One run: start in tmux, stream the answer, measure until output goes quiet after the end marker. */
-async function measure(spec, readyMarker) {
+async function measure(spec, readyMarker, label) {
   const name = `gyre-bench-tui-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const started = startInTmux(spec, name);
   try {
@@ -144,7 +146,12 @@ async function measure(spec, readyMarker) {
       60_000,
       "quiet output",
     );
-    return { firstPaint: painted - started, latencies, bytes: statSync(log).size, cpu: cpuSeconds(pid) - cpuBefore };
+    const cpu = cpuSeconds(pid) - cpuBefore;
+    if (keepLogs) {
+      mkdirSync(keepLogs, { recursive: true });
+      copyFileSync(log, join(keepLogs, `${label}.log`));
+    }
+    return { firstPaint: painted - started, latencies, bytes: statSync(log).size, cpu };
   } finally {
     tmux("kill-session", "-t", name);
   }
@@ -198,11 +205,11 @@ try {
     if (agents.pi) results.pi.freshPaint.push(await freshFirstPaint(agents.pi(["--no-session"]), MODEL_ID));
     const gyreSession = join(agents.workspace, `gyre-${round}.jsonl`);
     writeSession(gyreSession, agents.workspace, 1);
-    record(results.gyre, await measure(agents.gyre(["--session", gyreSession]), "thinking off"));
+    record(results.gyre, await measure(agents.gyre(["--session", gyreSession]), "thinking off", `gyre-${round}`));
     if (agents.pi) {
       const piSession = join(agents.workspace, `pi-${round}.jsonl`);
       writeSession(piSession, agents.workspace, 3);
-      record(results.pi, await measure(agents.pi(["--session", piSession]), MODEL_ID));
+      record(results.pi, await measure(agents.pi(["--session", piSession]), MODEL_ID, `pi-${round}`));
     }
   }
 } finally {

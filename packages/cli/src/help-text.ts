@@ -18,7 +18,7 @@ Model:
   --api-key <key>            key (else ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY); visible in ps
   --api-key-file <path>      read the key from a file (first line), kept out of ps
   --thinking <level>         off, low, medium, high
-  --models <list>            models Ctrl+P cycles through in the TUI: ids, provider/id, globs (claude-*),
+  --models <list>            models Ctrl+P (TUI) and cycle_model (RPC) go through: ids, provider/id, globs (claude-*),
                              each optionally with :level (gpt-5:high)
   --faux-script <file.json>  scripted responses for the faux provider
   --list-models              print the configured providers and models

@@ -17,6 +17,7 @@ import { readPipedPrompt } from "./core/read-piped-prompt.js";
 import type { RuntimeConfig } from "./core/runtime-config.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
+import type { ScopedModel } from "./modes/model-cycle.js";
 import type { RpcUserInterface } from "./modes/rpc/rpc-mode.js";
 import { version } from "./version.js";
 
@@ -164,6 +165,9 @@ async function main(argv: string[]): Promise<number> {
       prompt = inlined.text + prompt;
       images = inlined.images;
     }
+    // Interactive mode checks --models itself, before its screen opens.
+    const modelScope =
+      args.models && args.mode !== "interactive" ? await resolveModelsFlag(args.models, runtime) : undefined;
     const code = await runMode(runtime, {
       args,
       prompt,
@@ -171,6 +175,7 @@ async function main(argv: string[]): Promise<number> {
       rpcUi,
       deferredUi,
       ...(outputSchema ? { outputSchema } : {}),
+      ...(modelScope ? { modelScope } : {}),
     });
     if (args.mode === "interactive") writeNotices();
     return code;
@@ -178,6 +183,15 @@ async function main(argv: string[]): Promise<number> {
     await session.dispose();
     await runtime.mcp?.close();
   }
+}
+
+/**
+ * `--models`: the cycle list RPC's `cycle_model` goes through; print and JSON runs cycle nothing
+ * but still refuse a pattern that matches no model (bad usage, exit 2), as the TUI does.
+ */
+async function resolveModelsFlag(patterns: readonly string[], runtime: Runtime): Promise<ScopedModel[]> {
+  const { listAvailableModels, resolveModelScope } = await import("./modes/model-cycle.js");
+  return resolveModelScope(patterns, listAvailableModels(runtime.model));
 }
 
 /** `--rewind <entryId>` for scripts: one rewind, its outcome as JSON, then exit. */
@@ -254,6 +268,7 @@ async function runMode(
     rpcUi: RpcUserInterface | undefined;
     deferredUi: DeferredUserInterface | undefined;
     outputSchema?: Record<string, unknown>;
+    modelScope?: readonly ScopedModel[];
   },
 ): Promise<number> {
   const { args, prompt, images, rpcUi, deferredUi } = options;
@@ -290,6 +305,7 @@ async function runMode(
         stdout: process.stdout,
         checkpoints: runtime.checkpoints,
         models: runtime.models,
+        ...(options.modelScope ? { modelScope: options.modelScope } : {}),
         ...(rpcUi ? { ui: rpcUi } : {}),
         safety: runtime.safety,
       });

@@ -315,6 +315,11 @@ export class AgentSession {
     return this.store.getEntries();
   }
 
+  /** The entries from the root to the current leaf, in order (the TUI redraws `!!cmd` records from them). */
+  branch(): SessionEntry[] {
+    return this.store.getBranch();
+  }
+
   getStats(): SessionStats {
     this.ledger ??= UsageLedger.fromEntries(this.store.getEntries());
     return computeSessionStats(this.agent.state.messages, {

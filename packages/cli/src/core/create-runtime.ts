@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import { createModelRegistry, type Model, type ModelRegistry, type StreamFunction, type ThinkingLevel } from "@gyre/ai";
 import { version } from "../version.js";
@@ -12,7 +13,12 @@ import { loadSettings, type Settings } from "./config/settings.js";
 import { createHarnessTools, type HarnessTools, restoreTodos } from "./create-harness-tools.js";
 import { CliError } from "./errors.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
-import { loadRuntimeResources, mergeTools, type RuntimeResources } from "./extensions/load-runtime-resources.js";
+import {
+  discoverExtensionFiles,
+  loadRuntimeResources,
+  mergeTools,
+  type RuntimeResources,
+} from "./extensions/load-runtime-resources.js";
 import { createInputResolver } from "./extensions/resolve-input.js";
 import { createBudgetQuestion } from "./governor/budget-question.js";
 import { createGovernor } from "./governor/governor.js";
@@ -388,6 +394,10 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       skills: resources.skills,
       templates: resources.templates,
       extensions,
+      findExtensions: async () => [
+        ...(await discoverExtensionFiles({ config, cwd: io.cwd, gyreHome: home, trusted: project.trusted })),
+        ...config.extensions.paths.map((path) => resolve(io.cwd, path)),
+      ],
       // In place: the MCP tool updates build on the same list.
       applyTools: (reloaded) => {
         tools.splice(0, tools.length, ...mergeTools(builtIn, [...reloaded, ...(io.customTools ?? [])]));

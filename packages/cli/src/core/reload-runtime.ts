@@ -29,6 +29,8 @@ export type ReloadTarget = {
   skills: Skill[];
   templates: PromptTemplate[];
   extensions: ExtensionRunner | undefined;
+  /** The extension files to load now: those discovered again (new ones too) and the `-e` ones. */
+  findExtensions: () => Promise<string[]>;
   /** Puts the reloaded extension tools in with the run's other tools; returns the run's tool list. */
   applyTools: (extensionTools: readonly AnyAgentTool[]) => readonly AnyAgentTool[];
   rebuildSystemPrompt: (tools: readonly AnyAgentTool[], extensionTools: readonly AnyAgentTool[]) => Promise<string>;
@@ -65,7 +67,9 @@ export async function reloadRuntime(target: ReloadTarget): Promise<string[]> {
   target.project.contextFiles = contextFiles;
   if (contextChange) changes.push(contextChange);
 
-  const extensionTools = target.extensions ? await reloadExtensions(target.extensions, changes) : [];
+  const extensionTools = target.extensions
+    ? await reloadExtensions(target.extensions, await target.findExtensions(), changes)
+    : [];
   const tools = target.applyTools(extensionTools);
   target.session.setSystemPrompt(await target.rebuildSystemPrompt(tools, extensionTools));
   return changes;
@@ -93,9 +97,12 @@ function describeContextChange(project: ProjectInfo, next: { path: string; conte
   return `context files: ${next.map((file) => file.path).join(", ") || "none"}`;
 }
 
-/** Loads the same extension files again, fresh, into the same runner (the session stays bound to it). */
-async function reloadExtensions(runner: ExtensionRunner, changes: string[]): Promise<AnyAgentTool[]> {
-  const paths = runner.extensions.map((extension) => extension.path);
+/**
+ * Loads `paths` (the extensions found now, added ones too), fresh, into the same runner: the
+ * session stays bound to it, so even a runner that started empty gets working hooks.
+ */
+async function reloadExtensions(runner: ExtensionRunner, paths: string[], changes: string[]): Promise<AnyAgentTool[]> {
+  const before = runner.extensions.map((extension) => extension.path);
   await runner.emit({ type: "session_shutdown" });
   runner.extensions.splice(0, runner.extensions.length);
   const errors = await loadExtensions(runner, paths);
@@ -104,6 +111,10 @@ async function reloadExtensions(runner: ExtensionRunner, changes: string[]): Pro
     ? { sessionId: runner.boundHost.sessionId(), sessionFile: runner.boundHost.sessionFile() }
     : { sessionId: "", sessionFile: undefined };
   await runner.emit({ type: "session_start", sessionId, sessionFile, cwd: runner.cwd });
-  changes.push(`extensions: reloaded ${runner.extensions.length} of ${paths.length}`);
+  const added = paths.filter((path) => !before.includes(path)).map((path) => `+${path}`);
+  const removed = before.filter((path) => !paths.includes(path)).map((path) => `-${path}`);
+  const which = [...added, ...removed].length > 0 ? ` (${[...added, ...removed].join(" ")})` : "";
+  if (paths.length + before.length > 0)
+    changes.push(`extensions: reloaded ${runner.extensions.length} of ${paths.length}${which}`);
   return runner.getTools();
 }

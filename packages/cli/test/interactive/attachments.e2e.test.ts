@@ -58,6 +58,10 @@ describe("attachments in tmux", () => {
     const image = join(cwd, "My Shot.png");
     const text = join(cwd, "my notes.md").replace(/ /g, "\\ ");
     await tmux.paste(`'${image}' and ${text}`);
+    // At paste time, before anything is sent, each path is already a chip.
+    const editing = await tmux.waitFor("[image #1 My Shot.png] and [file #2 my notes.md]");
+    expect(editing).not.toContain(image);
+    expect(server.requests).toHaveLength(0);
     await tmux.type(" what are these?");
     await tmux.send(["Enter"]);
     const screen = await tmux.waitFor("seen-it");
@@ -67,5 +71,24 @@ describe("attachments in tmux", () => {
     expect(body).toContain("dragged-text-marker");
     // The model reads the plain paths, without the terminal's quoting.
     expect(body).toContain(`${image} and ${join(cwd, "my notes.md")} what are these?`);
+  });
+
+  it("deletes a pasted chip with one Backspace and leaves a pasted word that names no file as text", async () => {
+    const { tmux, server, cwd } = await startGyre(() => ({ text: "sent-it" }), {
+      width: 160,
+      setup: async ({ cwd }) => writeFile(join(cwd, "a.txt"), "chip-deleted-marker\n"),
+    });
+    await tmux.type("look at");
+    await tmux.paste(join(cwd, "a.txt"));
+    await tmux.waitFor("look at [file #1 a.txt]");
+    await tmux.send(["BSpace"]);
+    // The space put before the chip stays: the chip went, not what the user typed.
+    await tmux.waitFor((screen) => /look at\s*$/m.test(screen) && !screen.includes("[file #1"));
+    await tmux.paste("/no/such/file.txt");
+    await tmux.waitFor("look at /no/such/file.txt");
+    await tmux.send(["Enter"]);
+    await tmux.waitFor("sent-it");
+    expect(sent(server)).toContain("look at /no/such/file.txt");
+    expect(sent(server)).not.toContain("chip-deleted-marker");
   });
 });

@@ -51,7 +51,7 @@ describe("extension commands and prompt templates in the terminal", () => {
     const { tmux } = await startGyre(() => ({ text: "unused" }), {
       args: ["-e", "guard.ts"],
       setup: writeGuardAndTemplate,
-      height: 50,
+      height: 90,
     });
     await tmux.type("/gu");
     await tmux.waitFor("Show the guard's count");

@@ -25,11 +25,13 @@ export async function startGyre(
     modelArgs?: (url: string) => string[];
     /** Extra environment variables (NO_COLOR, …). */
     env?: Record<string, string>;
+    /** The folder and home of an earlier gyre (to continue its session); default new ones. */
+    workspace?: { cwd: string; home: string };
   } = {},
 ) {
   const server = await startFakeModelServer({ respond: replies });
   servers.push(server);
-  const { cwd, home } = await createWorkspace();
+  const { cwd, home } = options.workspace ?? (await createWorkspace());
   await options.setup?.({ cwd, home, url: server.url });
   const modelArgs = options.modelArgs?.(server.url) ?? [
     "--provider",

@@ -65,6 +65,37 @@ describe("/reload", () => {
     expect(body).not.toContain("EXT-V1");
   });
 
+  it("loads an extension added after a start with none: its command, prompt and tool-call hook work", async () => {
+    const { tmux, server, home } = await startGyre(({ index }) =>
+      index === 0
+        ? { toolCalls: [{ name: "bash", arguments: { command: "echo should-not-run" } }] }
+        : { text: "after-hook" },
+    );
+    await mkdir(join(home, "extensions"), { recursive: true });
+    await writeFile(
+      join(home, "extensions", "late.js"),
+      `export default (api) => {
+  api.addSystemPrompt("LATE-EXTENSION-PROMPT");
+  api.registerCommand("late", { description: "Added later", handler: async (args, ctx) => ctx.ui.notify("late-command ran " + args) });
+  api.on("tool_call", () => ({ block: true, reason: "blocked by the late extension" }));
+};
+`,
+    );
+    await submit(tmux, "/reload");
+    const screen = await tmux.waitFor("Reloaded:");
+    expect(screen.replace(/\s+/g, " ")).toContain(
+      `extensions: reloaded 1 of 1 (+${join(home, "extensions", "late.js")})`,
+    );
+    await submit(tmux, "/late now");
+    await tmux.waitFor("late-command ran now");
+    await submit(tmux, "run it");
+    await tmux.waitFor("after-hook");
+    expect(JSON.stringify(server.requests[0]?.body)).toContain("LATE-EXTENSION-PROMPT");
+    expect(JSON.stringify(server.requests[1]?.body)).toContain("blocked by the late extension");
+    // The command line shows; its output (a line of its own) never does.
+    expect(await tmux.capture()).not.toMatch(/^\s*should-not-run\s*$/m);
+  });
+
   it("says so when nothing changed", async () => {
     const { tmux } = await startGyre(() => ({ text: "unused" }));
     await submit(tmux, "/reload");

@@ -52,6 +52,32 @@ describe("!cmd and !!cmd in the editor", () => {
     expect(JSON.stringify(server.requests[0]?.body)).not.toContain("private-42");
   });
 
+  it("draws !cmd and !!cmd records again, in place, when gyre -c continues the session", async () => {
+    const first = await startGyre(() => ({ text: "answer-after-shells" }));
+    await submit(first.tmux, "!echo ctx-$((1+1))");
+    await first.tmux.waitFor(/ctx-2[\s\S]*exit 0/);
+    await submit(first.tmux, "!!echo private-$((2+2))");
+    await first.tmux.waitFor(/private-4[\s\S]*exit 0/);
+    await submit(first.tmux, "after the shells");
+    await first.tmux.waitFor("answer-after-shells");
+    await first.tmux.send(["C-d"]);
+    await first.tmux.waitForExit();
+
+    const { tmux } = await startGyre(() => ({ text: "unused" }), {
+      args: ["-c"],
+      workspace: { cwd: first.cwd, home: first.home },
+    });
+    const screen = await tmux.waitFor("answer-after-shells");
+    const at = (pattern: RegExp) => screen.search(pattern);
+    // Each as it looked: its header, its output under it, how it ended; then the prompt after them.
+    expect(at(/● ! echo ctx-\$\(\(1\+1\)\)/)).toBeGreaterThan(-1);
+    expect(at(/\n {2}ctx-2\s*\n/)).toBeGreaterThan(at(/● ! echo ctx/));
+    expect(at(/● !! echo private-\$\(\(2\+2\)\)/)).toBeGreaterThan(at(/\n {2}ctx-2\s*\n/));
+    expect(at(/\n {2}private-4\s*\n/)).toBeGreaterThan(at(/● !! echo private/));
+    expect(at(/after the shells/)).toBeGreaterThan(at(/\n {2}private-4\s*\n/));
+    expect(screen.match(/exit 0/g)?.length).toBeGreaterThanOrEqual(2);
+  });
+
   it("stops a running !cmd on Esc and shows what it printed", async () => {
     const { tmux } = await startGyre(() => ({ text: "unused" }));
     await submit(tmux, "!echo before-sleep; sleep 30");

@@ -36,8 +36,11 @@ const styles: Record<string, DefaultTextStyle | undefined> = {
   thinking: { color: style.gray, italic: true },
 };
 
+/** pi-tui's Markdown in one piece, without the padding to the full width (StreamingMarkdown drops it). */
 function renderWhole(text: string, defaultStyle: DefaultTextStyle | undefined, width: number): string[] {
-  return new Markdown(sanitizeText(text), 0, 0, markdownTheme, defaultStyle).render(width);
+  return new Markdown(sanitizeText(text), 0, 0, markdownTheme, defaultStyle)
+    .render(width)
+    .map((line) => line.replace(/ +$/, ""));
 }
 
 function renderStreamed(text: string, defaultStyle: DefaultTextStyle | undefined, width: number, chunk: number) {
@@ -61,6 +64,13 @@ describe("StreamingMarkdown", () => {
             );
           }
       });
+
+  it("writes no padding after a line's text, so a streamed frame costs only what it shows", () => {
+    const view = new StreamingMarkdown("short line\n\n- item\n\n```\ncode\n```", undefined, "  ");
+    const rendered = view.render(120);
+    expect(rendered.length).toBeGreaterThan(3);
+    for (const line of rendered) expect(line).not.toMatch(/ $/);
+  });
 
   it("lays out each finished line of a long paragraph once", () => {
     const text = lines(2000, (index) => `Line ${index}: some *streamed* text with \`code\``);

@@ -44,7 +44,8 @@ export type LoadResourcesOptions = {
 
 /**
  * Loads extensions (`$GYRE_HOME/extensions`, the trusted project's `.gyre/extensions`, installed
- * packages', then each `-e` path; `discover: false` keeps only the given ones), skills and prompt
+ * packages', then each `-e` path; `discover: false` keeps only the given ones; in interactive
+ * mode the runner exists even with none, for `/reload`), skills and prompt
  * templates (packages, user, then project; a later one wins by name). A missing given file throws a `CliError` ("bad_usage"); other load
  * errors are reported and the run goes on without that extension.
  */
@@ -61,15 +62,11 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
     packagesRoot({ gyreHome }),
     ...(trusted ? [packagesRoot({ project: cwd })] : []),
   ]);
-  const discovered = !config.extensions.discover
-    ? []
-    : [
-        ...(await findExtensionFiles(join(gyreHome, "extensions"))),
-        ...(trusted ? await findExtensionFiles(join(projectDir, "extensions")) : []),
-        ...packages.extensionFiles,
-      ];
+  const discovered = await discoverExtensionFiles(options, packages.extensionFiles);
+  // Interactive mode keeps a runner with none loaded, so /reload can add the first one later.
+  const standby = config.mode === "interactive" && config.extensions.discover;
   let extensions: ExtensionRunner | undefined;
-  if (discovered.length + explicit.length > 0) {
+  if (discovered.length + explicit.length > 0 || standby) {
     extensions = new ExtensionRunner({
       cwd,
       mode: config.mode,
@@ -86,7 +83,7 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
         "bad_usage",
         `The extension given with -e did not load: ${explicitError}; fix it or leave out the -e flag.`,
       );
-    if (extensions.extensions.length === 0) extensions = undefined;
+    if (extensions.extensions.length === 0 && !standby) extensions = undefined;
   }
   // Packages first: a later folder wins by name, so the user's and the project's own come out on top.
   const skillDirs = [...packages.skillDirs, join(gyreHome, "skills"), ...(trusted ? [join(projectDir, "skills")] : [])];
@@ -104,6 +101,28 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
     warnings: [...packages.warnings, ...warnings],
     themeFiles: packages.themeFiles,
   };
+}
+
+/**
+ * The extension files found in `$GYRE_HOME/extensions`, the trusted project's `.gyre/extensions`
+ * and installed packages (`packageFiles`, or looked up again when not given), in load order;
+ * none with `discover: false`. `/reload` calls it again to find extensions added since start.
+ */
+export async function discoverExtensionFiles(
+  options: Pick<LoadResourcesOptions, "config" | "cwd" | "gyreHome" | "trusted">,
+  packageFiles?: readonly string[],
+): Promise<string[]> {
+  const { config, cwd, gyreHome, trusted } = options;
+  if (!config.extensions.discover) return [];
+  const fromPackages =
+    packageFiles ??
+    (await loadPackageResources([packagesRoot({ gyreHome }), ...(trusted ? [packagesRoot({ project: cwd })] : [])]))
+      .extensionFiles;
+  return [
+    ...(await findExtensionFiles(join(gyreHome, "extensions"))),
+    ...(trusted ? await findExtensionFiles(join(cwd, ".gyre", "extensions")) : []),
+    ...fromPackages,
+  ];
 }
 
 /** Whether any extension could load (so unknown flags may yet be registered ones). Cheap: lists two folders. */

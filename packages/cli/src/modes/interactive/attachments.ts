@@ -24,7 +24,7 @@ const pastedPath =
   /(?<=^|\s)(?:'(\/[^'\n]+|~\/[^'\n]+)'|"(\/[^"\n]+|~\/[^"\n]+)"|(file:\/\/\/\S+)|((?:\/|~\/)(?:\\.|[^\s\\])+))(?=\s|$)/g;
 
 /** Where a `~/` path or a file:// URL points; other paths resolve against `cwd`. */
-function toAbsolute(path: string, cwd: string): string {
+export function toAbsolute(path: string, cwd: string): string {
   if (path.startsWith("file://")) return fileURLToPath(path);
   if (path.startsWith("~/")) return resolve(homedir(), path.slice(2));
   return isAbsolute(path) ? path : resolve(cwd, path);
@@ -32,6 +32,14 @@ function toAbsolute(path: string, cwd: string): string {
 
 async function isFile(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isFile() === true;
+}
+
+/** Paths as a terminal pastes or drags them in (`whole` as typed, `path` unquoted), existing or not. */
+export function matchPastedPaths(text: string): { whole: string; path: string }[] {
+  return [...text.matchAll(pastedPath)].map(([whole, single, double, url, escaped]) => ({
+    whole,
+    path: single ?? double ?? url ?? (escaped ?? "").replace(/\\(.)/g, "$1"),
+  }));
 }
 
 /**
@@ -48,9 +56,7 @@ export async function findAttachedPaths(text: string, cwd: string): Promise<{ te
     if (await isFile(path)) add(path);
   }
   const replacements: { from: string; to: string }[] = [];
-  for (const match of text.matchAll(pastedPath)) {
-    const [whole, single, double, url, escaped] = match;
-    const raw = single ?? double ?? url ?? (escaped ?? "").replace(/\\(.)/g, "$1");
+  for (const { whole, path: raw } of matchPastedPaths(text)) {
     const path = toAbsolute(raw, cwd);
     if (!(await isFile(path))) continue;
     add(path);

@@ -9,6 +9,7 @@ import { type NoticeLevel, NoticeView } from "./components/notice-view.js";
 import { ToolCallView } from "./components/tool-call-view.js";
 import { UserMessageView } from "./components/user-message-view.js";
 import { countOf } from "./count-of.js";
+import { type ShellRecord, showResult } from "./shell-input.js";
 
 /** The text of a user message; images become a placeholder. */
 export function userMessageText(message: AgentMessage): string {
@@ -47,12 +48,26 @@ export class ChatView extends Container {
   private expanded = false;
   private showThinking = true;
 
-  /** Replaces everything with `messages` (start-up, resume, new session, tree jump). */
-  setMessages(messages: readonly AgentMessage[]): void {
+  /**
+   * Replaces everything with `messages` (start-up, resume, new session, tree jump) and the
+   * `!!cmd` records of the same branch, each placed by when it ran.
+   */
+  setMessages(messages: readonly AgentMessage[], shellRecords: readonly ShellRecord[] = []): void {
     this.clear();
     this.toolViews.clear();
     this.streaming = undefined;
-    for (const message of messages) this.addMessage(message);
+    const records = [...shellRecords].sort((a, b) => a.at - b.at);
+    let next = 0;
+    for (const message of messages) {
+      for (; next < records.length && (records[next] as ShellRecord).at < message.timestamp; next++)
+        this.addShellRecord(records[next] as ShellRecord);
+      this.addMessage(message);
+    }
+    for (; next < records.length; next++) this.addShellRecord(records[next] as ShellRecord);
+  }
+
+  private addShellRecord(record: ShellRecord): void {
+    showResult(this.addShellRun(record.result.command, "!!"), record.result);
   }
 
   /** Adds a finished message as history. */

@@ -2,19 +2,19 @@ import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
 import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
 import { describeConnectingServers, describeServerState } from "../../core/mcp/describe-status.js";
+import { QuickSwitch, type ScopedModel } from "../model-cycle.js";
 import { describeRunFailure } from "../run-outcome.js";
 import { attachFiles, describeAttachment } from "./attachments.js";
 import { compactionNotice, userMessageText } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
 import { FinishNotifier } from "./finish-notifier.js";
 import { readGitBranch } from "./git-branch.js";
-import type { Keybindings } from "./keybindings.js";
+import { defaultKeybindings, type Keybindings } from "./keybindings.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
-import { QuickSwitch, type ScopedModel } from "./quick-switch.js";
 import { RunProgress, spinner } from "./run-progress.js";
-import { parseShellInput, runShellInput, type ShellInput, shellStatus } from "./shell-input.js";
+import { parseShellInput, runShellInput, type ShellInput, shellRecordsOf, shellStatus } from "./shell-input.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
 import { listRuntimeCommands, type RuntimeCommand } from "./slash-commands/runtime-commands.js";
 import type { CommandContext } from "./slash-commands/types.js";
@@ -77,7 +77,7 @@ export class InteractiveController {
     const exited = new Promise<number>((resolve) => {
       this.exitResolve = resolve;
     });
-    layout.chat.setMessages(session.messages);
+    this.showConversation();
     layout.todos.set(this.runtime.todos.get());
     for (const notice of this.runtime.notices) layout.chat.addNotice(notice.text, "warning");
     const statuses = this.runtime.mcp?.statuses() ?? [];
@@ -109,6 +109,7 @@ export class InteractiveController {
     void this.refreshSandbox();
     this.refreshCommands();
     layout.editor.onSubmit = (text) => void this.submit(text);
+    layout.editor.attachFrom = this.runtime.cwd;
     this.refreshInfo();
     // Focus reports are the terminal's, never typed text: taken out before the editor sees them.
     layout.tui.addInputListener((data) => (this.notifier.handleInput(data) ? { consume: true } : undefined));
@@ -131,9 +132,11 @@ export class InteractiveController {
 
   /** Handles the editor's text: a slash command, a prompt, or (while running) a steering message. */
   async submit(raw: string): Promise<void> {
-    const text = raw.trim();
-    if (!text) return;
-    this.layout.editor.addToHistory(text);
+    const typed = raw.trim();
+    if (!typed) return;
+    // History keeps the chips (they stay known); everything after sees the paths they stand for.
+    this.layout.editor.addToHistory(typed);
+    const text = this.layout.editor.chips.expand(typed);
     const shell = parseShellInput(text);
     if (shell) return this.runShell(shell);
     if (this.shellRunning)
@@ -152,8 +155,14 @@ export class InteractiveController {
   exit(): void {
     this.layout.status.stopCountdown();
     this.notifier.stop();
+    this.layout.stopRendering();
     this.layout.tui.stop();
     this.exitResolve?.(0);
+  }
+
+  /** The conversation drawn again from the session: its messages and the branch's `!!cmd` records. */
+  private showConversation(): void {
+    this.layout.chat.setMessages(this.session.messages, shellRecordsOf(this.session.branch()));
   }
 
   /** Whether a prompt runs (with its compaction and the delivery of what was queued as it ended). */
@@ -307,7 +316,11 @@ export class InteractiveController {
 
   private onEvent(event: SessionEvent): void {
     const { layout } = this;
-    if (layout.chat.handleEvent(event)) layout.render();
+    if (layout.chat.handleEvent(event)) {
+      // Deltas come in bursts; a message's end, a tool's start and the rest draw at once.
+      if (event.type === "message_update" || event.type === "tool_execution_update") layout.renderStreamed();
+      else layout.render();
+    }
     if (layout.subagents.handleEvent(event)) layout.render();
     this.progress.onEvent(event);
     switch (event.type) {
@@ -366,7 +379,7 @@ export class InteractiveController {
         this.notify(event.message, event.level);
         return;
       case "session_changed":
-        layout.chat.setMessages(this.session.messages);
+        this.showConversation();
         this.refreshInfo();
         layout.render();
         return;
@@ -435,6 +448,7 @@ export class InteractiveController {
       sessionsDir: getSessionsDir(this.runtime.gyreHome),
       commands: slashCommands,
       runtimeCommands: this.runtimeCommands,
+      keybindings: this.options.keybindings ?? defaultKeybindings(),
       notify: (text, level) => this.notify(text, level),
       print: (text) => {
         layout.chat.addNotice(text, "info", true);
@@ -444,7 +458,7 @@ export class InteractiveController {
         layout.ask<string>((done) => new SelectDialog({ title, items, ...(initial ? { initial } : {}), onDone: done })),
       input: (title, initial) => layout.ask<string>((done) => new InputDialog(title, done, initial)),
       reloadChat: () => {
-        layout.chat.setMessages(this.session.messages);
+        this.showConversation();
         layout.render();
       },
       refreshInfo: () => this.refreshInfo(),

@@ -2,12 +2,11 @@ import type { Terminal } from "@mariozechner/pi-tui";
 import { ProcessTerminal } from "@mariozechner/pi-tui";
 import type { Runtime } from "../../core/create-runtime.js";
 import type { UserInterface } from "../../core/user-interface.js";
+import { listAvailableModels, resolveModelScope } from "../model-cycle.js";
 import { InteractiveController } from "./interactive-controller.js";
-import { loadKeybindings } from "./keybindings.js";
+import { applyEditorKeybindings, loadKeybindings } from "./keybindings.js";
 import { Layout } from "./layout.js";
 import { setPalette } from "./palette.js";
-import { resolveModelScope } from "./quick-switch.js";
-import { listAvailableModels } from "./slash-commands/model-command.js";
 import { createTerminalUserInterface } from "./terminal-user-interface.js";
 import { loadTheme } from "./theme-file.js";
 
@@ -38,6 +37,7 @@ export async function runInteractiveMode(runtime: Runtime, options: InteractiveM
   // Before the screen opens, so a bad --models pattern is a plain one-line error.
   const modelScope = options.models ? resolveModelScope(options.models, listAvailableModels(runtime.model)) : undefined;
   const keys = await loadKeybindings(runtime.gyreHome);
+  applyEditorKeybindings(keys.bindings);
   const theme = await loadTheme(runtime.settings.theme, runtime.gyreHome, runtime.themeFiles);
   setPalette(theme.palette);
   if (theme.problem) runtime.notices.push({ level: "warning", text: theme.problem });

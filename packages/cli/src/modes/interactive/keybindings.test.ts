@@ -1,8 +1,17 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getKeybindings } from "@mariozechner/pi-tui";
 import { describe, expect, it } from "vitest";
-import { defaultKeybindings, isKeyId, loadKeybindings, matchesAction, parseKeybindings } from "./keybindings.js";
+import {
+  applyEditorKeybindings,
+  defaultKeybindings,
+  isKeyId,
+  loadKeybindings,
+  matchesAction,
+  parseKeybindings,
+} from "./keybindings.js";
+import { keyLabel } from "./slash-commands/help-command.js";
 
 describe("keybindings", () => {
   it("accepts modifier+key names and rejects anything else", () => {
@@ -53,5 +62,47 @@ describe("keybindings", () => {
     expect(broken.problems[0]).toMatch(/keybindings\.json is not valid JSON .*; using the default keys\./);
     await writeFile(join(home, "keybindings.json"), JSON.stringify({ selectModel: "f2" }));
     expect((await loadKeybindings(home)).bindings.selectModel).toEqual(["f2"]);
+  });
+
+  it("moves the editor's own keys, which the editor then matches, and keeps pi-tui's defaults for the rest", () => {
+    const { bindings, problems } = parseKeybindings({ submit: "alt+s", deleteWordBackward: ["alt+w"] }, "k.json");
+    expect(problems).toEqual([]);
+    expect(bindings.submit).toEqual(["alt+s"]);
+    expect(bindings.deleteToLineEnd).toEqual(["ctrl+k"]);
+    applyEditorKeybindings(bindings);
+    try {
+      expect(getKeybindings().matches("\x1bs", "tui.input.submit")).toBe(true);
+      expect(getKeybindings().matches("\r", "tui.input.submit")).toBe(false);
+      expect(getKeybindings().matches("\x17", "tui.editor.deleteWordBackward")).toBe(false);
+      expect(getKeybindings().matches("\x0b", "tui.editor.deleteToLineEnd")).toBe(true);
+    } finally {
+      applyEditorKeybindings(defaultKeybindings());
+    }
+  });
+
+  it("reports a moved key that another action has, but not the defaults' own Ctrl+D overlap", () => {
+    expect(parseKeybindings({}, "k.json").problems).toEqual([]);
+    const { problems } = parseKeybindings({ submit: "ctrl+p" }, "k.json");
+    expect(problems).toEqual([
+      "k.json: ctrl+p is bound to both cycleModelForward and submit; give one of them another key.",
+    ]);
+  });
+
+  it("has every action with its default keys in docs/keybindings.md", async () => {
+    const doc = await readFile(new URL("../../../../../docs/keybindings.md", import.meta.url), "utf8");
+    for (const [action, keys] of Object.entries(defaultKeybindings()))
+      expect(doc, action).toContain(`| \`${action}\` | ${keys.map((key) => `\`${key}\``).join(", ")} |`);
+  });
+
+  it("names keys as people write them", () => {
+    expect(["shift+ctrl+p", "escape", "alt+enter", "ctrl+-", "pageUp", "f2", "ctrl++"].map(keyLabel)).toEqual([
+      "Shift+Ctrl+P",
+      "Esc",
+      "Alt+Enter",
+      "Ctrl+-",
+      "PageUp",
+      "F2",
+      "Ctrl++",
+    ]);
   });
 });

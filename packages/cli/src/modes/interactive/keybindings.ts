@@ -1,6 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type KeyId, matchesKey } from "@mariozechner/pi-tui";
+import {
+  type Keybinding,
+  KeybindingsManager,
+  type KeyId,
+  matchesKey,
+  setKeybindings,
+  TUI_KEYBINDINGS,
+} from "@mariozechner/pi-tui";
 
 /** What the global keys of the TUI do, with their default keys (Pi's where gyre has the action). */
 export const KEY_ACTIONS = {
@@ -19,8 +26,72 @@ export const KEY_ACTIONS = {
 
 export type KeyAction = keyof typeof KEY_ACTIONS;
 
+/**
+ * The editor's own keys (pi-tui's editor), under gyre's names; their defaults are pi-tui's.
+ * Up and Down also walk the prompt history when the cursor is on the first or last line.
+ */
+export const EDITOR_KEY_ACTIONS = {
+  submit: { id: "tui.input.submit", description: "send; while the agent works, queue a steering message" },
+  newLine: { id: "tui.input.newLine", description: "new line (Ctrl+J always is one too)" },
+  tab: { id: "tui.input.tab", description: "complete file paths (after @) and commands (after /)" },
+  cursorUp: { id: "tui.editor.cursorUp", description: "line up; on the first line, the previous prompt" },
+  cursorDown: { id: "tui.editor.cursorDown", description: "line down; on the last line, the next prompt" },
+  cursorLeft: { id: "tui.editor.cursorLeft", description: "character left" },
+  cursorRight: { id: "tui.editor.cursorRight", description: "character right" },
+  cursorWordLeft: { id: "tui.editor.cursorWordLeft", description: "word left" },
+  cursorWordRight: { id: "tui.editor.cursorWordRight", description: "word right" },
+  cursorLineStart: { id: "tui.editor.cursorLineStart", description: "start of the line" },
+  cursorLineEnd: { id: "tui.editor.cursorLineEnd", description: "end of the line" },
+  pageUp: { id: "tui.editor.pageUp", description: "a page up in a long prompt" },
+  pageDown: { id: "tui.editor.pageDown", description: "a page down in a long prompt" },
+  jumpForward: { id: "tui.editor.jumpForward", description: "jump to the next occurrence of the character typed next" },
+  jumpBackward: { id: "tui.editor.jumpBackward", description: "jump back to the character typed next" },
+  deleteCharBackward: { id: "tui.editor.deleteCharBackward", description: "delete the character (or chip) before" },
+  deleteCharForward: { id: "tui.editor.deleteCharForward", description: "delete the character after" },
+  deleteWordBackward: { id: "tui.editor.deleteWordBackward", description: "delete the word before" },
+  deleteWordForward: { id: "tui.editor.deleteWordForward", description: "delete the word after" },
+  deleteToLineStart: { id: "tui.editor.deleteToLineStart", description: "delete to the start of the line" },
+  deleteToLineEnd: { id: "tui.editor.deleteToLineEnd", description: "delete to the end of the line" },
+  yank: { id: "tui.editor.yank", description: "paste what was deleted last" },
+  yankPop: { id: "tui.editor.yankPop", description: "after a yank, paste the deletion before it instead" },
+  undo: { id: "tui.editor.undo", description: "undo" },
+} as const satisfies Record<string, { id: Keybinding; description: string }>;
+
+export type EditorKeyAction = keyof typeof EDITOR_KEY_ACTIONS;
+
 /** The keys of each action. */
-export type Keybindings = Record<KeyAction, readonly KeyId[]>;
+export type Keybindings = Record<KeyAction | EditorKeyAction, readonly KeyId[]>;
+
+const ALL_ACTIONS = [...Object.keys(KEY_ACTIONS), ...Object.keys(EDITOR_KEY_ACTIONS)] as (
+  | KeyAction
+  | EditorKeyAction
+)[];
+
+function editorDefault(action: EditorKeyAction): readonly KeyId[] {
+  const keys: KeyId | readonly KeyId[] = TUI_KEYBINDINGS[EDITOR_KEY_ACTIONS[action].id].defaultKeys;
+  return typeof keys === "string" ? [keys] : keys;
+}
+
+/** The default keys of `action`. */
+export function defaultKeysOf(action: KeyAction | EditorKeyAction): readonly KeyId[] {
+  return action in KEY_ACTIONS
+    ? (KEY_ACTIONS[action as KeyAction].keys as readonly KeyId[])
+    : editorDefault(action as EditorKeyAction);
+}
+
+/**
+ * Gives the editor (every pi-tui editor and input of this process) the keys of `bindings`'
+ * editor actions; lists and dialogs keep theirs.
+ */
+export function applyEditorKeybindings(bindings: Keybindings): void {
+  const config = Object.fromEntries(
+    (Object.keys(EDITOR_KEY_ACTIONS) as EditorKeyAction[]).map((action) => [
+      EDITOR_KEY_ACTIONS[action].id,
+      [...bindings[action]],
+    ]),
+  );
+  setKeybindings(new KeybindingsManager(TUI_KEYBINDINGS, config));
+}
 
 const MODIFIERS = new Set(["ctrl", "shift", "alt", "super"]);
 const SPECIAL_KEYS = new Set(
@@ -30,10 +101,9 @@ const SPECIAL_KEYS = new Set(
 );
 const SYMBOL_KEYS = new Set("`-=[]\\;',./!@#$%^&*()_+|~{}:<>?".split(""));
 
-/** The defaults, as the actions' table gives them. */
+/** The defaults, as the actions' tables give them. */
 export function defaultKeybindings(): Keybindings {
-  const entries = Object.entries(KEY_ACTIONS).map(([action, spec]) => [action, spec.keys as readonly KeyId[]]);
-  return Object.fromEntries(entries) as Keybindings;
+  return Object.fromEntries(ALL_ACTIONS.map((action) => [action, defaultKeysOf(action)])) as Keybindings;
 }
 
 /** Whether `data` (raw terminal input) is one of `action`'s keys. */
@@ -84,10 +154,9 @@ export function parseKeybindings(value: unknown, where: string): { bindings: Key
       problems: [`${where} must be an object of action → key(s), such as {"selectModel": "ctrl+l"}.`],
     };
   const problems: string[] = [];
-  const actions = Object.keys(KEY_ACTIONS);
   for (const [action, keys] of Object.entries(value)) {
-    if (!actions.includes(action)) {
-      problems.push(`${where}: unknown action "${action}"; the actions are ${actions.join(", ")}.`);
+    if (!(ALL_ACTIONS as string[]).includes(action)) {
+      problems.push(`${where}: unknown action "${action}"; the actions are ${ALL_ACTIONS.join(", ")}.`);
       continue;
     }
     const list = typeof keys === "string" ? [keys] : keys;
@@ -102,22 +171,26 @@ export function parseKeybindings(value: unknown, where: string): { bindings: Key
       );
       continue;
     }
-    bindings[action as KeyAction] = list as KeyId[];
+    bindings[action as KeyAction | EditorKeyAction] = list as KeyId[];
   }
   problems.push(...findClashes(bindings, where));
   return { bindings, problems };
 }
 
-/** A key bound to two actions would run only the first; say so rather than guess. */
+/**
+ * A key bound to two actions would run only the first; say so rather than guess. The defaults'
+ * own overlap (Ctrl+D quits on an empty editor, else deletes forward) is meant.
+ */
 function findClashes(bindings: Keybindings, where: string): string[] {
-  const owner = new Map<string, KeyAction>();
+  const owner = new Map<string, KeyAction | EditorKeyAction>();
   const problems: string[] = [];
-  for (const [action, keys] of Object.entries(bindings) as [KeyAction, readonly KeyId[]][])
-    for (const key of keys) {
+  const isDefault = (action: KeyAction | EditorKeyAction, key: KeyId) => defaultKeysOf(action).includes(key);
+  for (const action of ALL_ACTIONS)
+    for (const key of bindings[action]) {
       const first = owner.get(key);
-      if (first)
+      if (!first) owner.set(key, action);
+      else if (!(isDefault(first, key) && isDefault(action, key)))
         problems.push(`${where}: ${key} is bound to both ${first} and ${action}; give one of them another key.`);
-      else owner.set(key, action);
     }
   return problems;
 }

@@ -1,4 +1,4 @@
-import { type Component, Container, type Editor, type Terminal, TUI } from "@mariozechner/pi-tui";
+import { type Component, Container, type Terminal, TUI } from "@mariozechner/pi-tui";
 import { ChatView } from "./chat-view.js";
 import { FooterView } from "./components/footer-view.js";
 import { type HeaderInfo, HeaderView } from "./components/header-view.js";
@@ -7,7 +7,15 @@ import { PromptEditor } from "./components/prompt-editor.js";
 import { StatusLineView } from "./components/status-line-view.js";
 import { SubagentLinesView } from "./components/subagent-lines-view.js";
 import { TodoPanelView } from "./components/todo-panel-view.js";
+import { FrameBudget } from "./frame-budget.js";
 import { editorTheme } from "./theme.js";
+
+/**
+ * While an answer streams, at most one frame per this many ms (20 a second). Every frame rewrites
+ * the lines under the answer (status, editor, footer: ~1.2 KB), so the frame rate sets most of
+ * the bytes a streamed answer costs; keys still draw at once.
+ */
+const STREAM_FRAME_MS = 50;
 
 /**
  * The screen from top to bottom: header, conversation, running subagents, pending messages, the
@@ -22,17 +30,20 @@ export class Layout {
   readonly pending = new PendingQueueView();
   readonly todos = new TodoPanelView();
   readonly status: StatusLineView;
-  readonly editor: Editor;
+  readonly editor: PromptEditor;
   readonly footer = new FooterView();
   private readonly editorSlot = new Container();
   private dialogQueue: Promise<unknown> = Promise.resolve();
+  private readonly frames: FrameBudget;
 
   constructor(terminal: Terminal, headerInfo: HeaderInfo) {
     this.tui = new TUI(terminal);
+    this.frames = new FrameBudget(() => this.tui.requestRender(), STREAM_FRAME_MS);
     // A shrinking screen must not trigger a full redraw of a long history.
     this.tui.setClearOnShrink(false);
     this.header = new HeaderView(headerInfo);
-    this.status = new StatusLineView(() => this.tui.requestRender());
+    // The spinner's ticks share the streamed frames instead of adding their own.
+    this.status = new StatusLineView(() => this.frames.soon());
     this.editor = new PromptEditor(this.tui, editorTheme, { paddingX: 1 });
     this.editorSlot.addChild(this.editor);
     for (const child of [
@@ -54,8 +65,19 @@ export class Layout {
     return this.editorSlot.children[0] !== this.editor;
   }
 
+  /** A frame now (with any streamed update still waiting for its frame). */
   render(): void {
-    this.tui.requestRender();
+    this.frames.now();
+  }
+
+  /** A frame for a streamed delta: coalesced, at most one per `STREAM_FRAME_MS`. */
+  renderStreamed(): void {
+    this.frames.soon();
+  }
+
+  /** Drops a waiting streamed frame; the screen is going away. */
+  stopRendering(): void {
+    this.frames.cancel();
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { AgentSession } from "../../core/agent-session.js";
+import type { SessionEntry } from "../../core/session/types.js";
 import type { UserShellResult } from "../../core/user-shell.js";
 import type { ChatView } from "./chat-view.js";
 import type { ToolCallView } from "./components/tool-call-view.js";
@@ -35,7 +36,24 @@ export async function runShellInput(
   return result;
 }
 
-function showResult(view: ToolCallView, result: UserShellResult): void {
+/** A `!!cmd` kept out of the context: recorded in the session only, drawn again on resume. */
+export type ShellRecord = { at: number; result: UserShellResult };
+
+/** The `!!cmd` records (custom `user_shell` entries) among `entries`, with when each ran. */
+export function shellRecordsOf(entries: readonly SessionEntry[]): ShellRecord[] {
+  const records: ShellRecord[] = [];
+  for (const entry of entries) {
+    if (entry.type !== "custom" || entry.customType !== "user_shell") continue;
+    const data = entry.data as Partial<UserShellResult> | undefined;
+    // A record another version wrote differently is left out rather than drawn wrong.
+    if (typeof data?.command !== "string" || typeof data.output !== "string") continue;
+    records.push({ at: Date.parse(entry.timestamp), result: data as UserShellResult });
+  }
+  return records;
+}
+
+/** Draws a finished command's output and how it ended, live or from the session. */
+export function showResult(view: ToolCallView, result: UserShellResult): void {
   view.setResult(
     {
       content: [{ type: "text", text: result.output }],

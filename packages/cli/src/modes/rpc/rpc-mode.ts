@@ -5,6 +5,7 @@ import type { WorkspaceCheckpoints } from "../../core/checkpoints/workspace-chec
 import { resolveApiKey } from "../../core/config/resolve-api-key.js";
 import { loadSchemaChecker } from "../../core/config/schema-check.js";
 import type { ApprovalAnswer, UserInterface } from "../../core/user-interface.js";
+import { QuickSwitch, type ScopedModel } from "../model-cycle.js";
 import { readLines, tooLongResponse, writeJsonLine } from "./jsonl.js";
 import {
   parseRpcCommand,
@@ -27,6 +28,8 @@ export type RpcModeOptions = {
   models?: ModelRegistry;
   /** Rewind previews come from here; without it `rewind` with `preview` fails with a clear error. */
   checkpoints?: WorkspaceCheckpoints;
+  /** `--models`: the list `cycle_model` goes through; without it, every model with a key. */
+  modelScope?: readonly ScopedModel[];
   /** Plan mode for `set_permission_mode`. */
   safety?: {
     setPlanMode(on: boolean): Promise<void>;
@@ -136,6 +139,11 @@ export function createRpcUserInterface(
  */
 export async function runRpcMode(options: RpcModeOptions): Promise<number> {
   const { session, stdout } = options;
+  const models = new QuickSwitch(session, {
+    startupModel: session.state.model,
+    scope: options.modelScope,
+    env: options.env,
+  });
   const respond = (response: Omit<RpcResponse, "type">) => writeJsonLine(stdout, { type: "response", ...response });
   const ending = trackRunEnds(session);
   session.subscribe((event) => writeJsonLine(stdout, event));
@@ -187,7 +195,7 @@ export async function runRpcMode(options: RpcModeOptions): Promise<number> {
           try {
             // A client answering agent_end at once must not be refused while the run is persisted.
             if (WAIT_FOR_RUN_END.has(command.type)) await ending();
-            const data = await handleCommand(command, options);
+            const data = await handleCommand(command, options, models);
             respond({ ...base, success: true, ...(data !== undefined ? { data } : {}) });
           } catch (error) {
             respond({ ...base, success: false, error: (error as Error).message });
@@ -243,7 +251,7 @@ function trackRunEnds(session: AgentSession): () => Promise<void> {
   return () => (session.state.isRunning && settling ? settling : Promise.resolve());
 }
 
-async function handleCommand(command: RpcCommand, options: RpcModeOptions): Promise<unknown> {
+async function handleCommand(command: RpcCommand, options: RpcModeOptions, models: QuickSwitch): Promise<unknown> {
   const { session } = options;
   const models = options.models ?? defaultModelRegistry;
   switch (command.type) {
@@ -300,6 +308,13 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions): Prom
     case "set_thinking_level":
       session.setThinkingLevel(command.level);
       return undefined;
+    case "cycle_model": {
+      if (command.direction !== undefined && command.direction !== "forward" && command.direction !== "backward")
+        throw new Error('"direction" must be "forward" or "backward".');
+      const result = models.switchModel(command.direction === "backward" ? -1 : 1);
+      if (!result.switched) throw new Error(result.problem);
+      return { ...describeState(session), scoped: options.modelScope !== undefined };
+    }
     case "new_session":
       assertIdle(session, "start a new session");
       await session.newSession();

@@ -31,6 +31,10 @@ export const rpcCommandSchemas = {
   set_thinking_level: command("set_thinking_level", {
     level: Type.Union(THINKING_LEVELS.map((level) => Type.Literal(level))),
   }),
+  /** The next (default) or previous model of `--models`, else of every model with a key, as Ctrl+P in the TUI. */
+  cycle_model: command("cycle_model", {
+    direction: Type.Optional(Type.Union([Type.Literal("forward"), Type.Literal("backward")])),
+  }),
   new_session: command("new_session", {}),
   compact: command("compact", { customInstructions: Type.Optional(text) }),
   get_session_stats: command("get_session_stats", {}),

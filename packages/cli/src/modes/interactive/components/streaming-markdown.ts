@@ -4,6 +4,15 @@ import { markdownTheme } from "../theme.js";
 import { isSetextOrTableRule, lineKind } from "./markdown-lines.js";
 
 /**
+ * A line without the spaces Markdown pads it to the full width with. The renderer clears each
+ * line it writes, so without a background they draw nothing and only cost bytes (a third of a
+ * streamed answer's).
+ */
+function trimPadding(line: string): string {
+  return line.endsWith(" ") ? line.replace(/ +$/, "") : line;
+}
+
+/**
  * Markdown that grows while it streams. Finished text is cut into blocks that are parsed and laid
  * out once and then served from cache, so each frame only re-parses the block still being written.
  * Without this, a 2,000-line answer is re-parsed from the top on every frame (quadratic in the
@@ -37,6 +46,7 @@ export class StreamingMarkdown implements Component {
   private frozenWidth = -1;
   private cachedWidth = -1;
   private cachedLines: string[] | undefined;
+  private readonly trim: (line: string) => string;
 
   constructor(
     text = "",
@@ -44,6 +54,7 @@ export class StreamingMarkdown implements Component {
     /** Put before every line; kept in the cache, so the caller need not copy each line per frame. */
     private readonly indent = "",
   ) {
+    this.trim = defaultStyle?.bgColor ? (line) => line : trimPadding;
     this.tail = this.createBlock("");
     this.setText(text);
   }
@@ -75,10 +86,9 @@ export class StreamingMarkdown implements Component {
     this.frozenWidth = width;
     for (; this.frozenRendered < this.frozen.length; this.frozenRendered++) {
       const block = this.frozen[this.frozenRendered] as Markdown;
-      for (const line of block.render(width)) this.frozenLines.push(this.indent + line);
+      for (const line of block.render(width)) this.frozenLines.push(this.trim(this.indent + line));
     }
-    const tail =
-      this.indent === "" ? this.tail.render(width) : this.tail.render(width).map((line) => this.indent + line);
+    const tail = this.tail.render(width).map((line) => this.trim(this.indent + line));
     const lines = tail.length === 0 ? this.frozenLines.slice() : this.frozenLines.concat(tail);
     this.cachedWidth = width;
     this.cachedLines = lines;

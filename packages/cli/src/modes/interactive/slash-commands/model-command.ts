@@ -1,22 +1,7 @@
-import { getModels, getProviders, type Model } from "@gyre/ai";
+import type { Model } from "@gyre/ai";
+import { listAvailableModels, withStartupEndpoint } from "../../model-cycle.js";
 import { formatTokens } from "../components/footer-view.js";
 import type { SlashCommand } from "./types.js";
-
-/** Every configured model (built-in and models.json), the current one first if it is not listed. */
-export function listAvailableModels(current: Model): Model[] {
-  const models = getProviders().flatMap((provider) => getModels(provider.name));
-  const listed = models.some((model) => model.provider === current.provider && model.id === current.id);
-  return listed ? models : [current, ...models];
-}
-
-/**
- * A model of the provider gyre started with keeps the start-up base URL (a `--base-url` or
- * env override applies to the whole provider, not just the first model).
- */
-export function withStartupEndpoint(model: Model, startup: Model): Model {
-  if (model.provider !== startup.provider || model.baseUrl === startup.baseUrl) return model;
-  return { ...model, baseUrl: startup.baseUrl };
-}
 
 /** /model [provider/id]: switches the model, from the argument or a picker. */
 export const modelCommand: SlashCommand = {

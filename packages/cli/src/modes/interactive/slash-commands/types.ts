@@ -2,6 +2,7 @@ import type { SelectItem } from "@mariozechner/pi-tui";
 import type { AgentSession } from "../../../core/agent-session.js";
 import type { Runtime } from "../../../core/create-runtime.js";
 import type { NoticeLevel } from "../components/notice-view.js";
+import type { Keybindings } from "../keybindings.js";
 import type { Layout } from "../layout.js";
 import type { RuntimeCommand } from "./runtime-commands.js";
 
@@ -15,6 +16,8 @@ export type CommandContext = {
   commands: readonly SlashCommand[];
   /** Extension commands, prompt templates and skills (for /help). */
   runtimeCommands: readonly RuntimeCommand[];
+  /** The keys in effect, keybindings.json applied (for /help). */
+  keybindings: Keybindings;
   /** A line of UI text in the conversation (sanitised, coloured by level). */
   notify(text: string, level?: NoticeLevel): void;
   /** Pre-styled output that we built ourselves (tables, help). */

@@ -1,8 +1,27 @@
-import type { Model, ThinkingLevel } from "@gyre/ai";
-import type { AgentSession } from "../../core/agent-session.js";
-import { resolveApiKey } from "../../core/config/resolve-api-key.js";
-import { CliError } from "../../core/errors.js";
-import { listAvailableModels, withStartupEndpoint } from "./slash-commands/model-command.js";
+/**
+ * The model cycle list (`--models`) and the quick switches over it, shared by the TUI (Ctrl+P,
+ * Alt+T) and RPC (`cycle_model`); print and JSON runs only check the patterns.
+ */
+import { getModels, getProviders, type Model, type ThinkingLevel } from "@gyre/ai";
+import type { AgentSession } from "../core/agent-session.js";
+import { resolveApiKey } from "../core/config/resolve-api-key.js";
+import { CliError } from "../core/errors.js";
+
+/** Every configured model (built-in and models.json), the current one first if it is not listed. */
+export function listAvailableModels(current: Model): Model[] {
+  const models = getProviders().flatMap((provider) => getModels(provider.name));
+  const listed = models.some((model) => model.provider === current.provider && model.id === current.id);
+  return listed ? models : [current, ...models];
+}
+
+/**
+ * A model of the provider gyre started with keeps the start-up base URL (a `--base-url` or
+ * env override applies to the whole provider, not just the first model).
+ */
+export function withStartupEndpoint(model: Model, startup: Model): Model {
+  if (model.provider !== startup.provider || model.baseUrl === startup.baseUrl) return model;
+  return { ...model, baseUrl: startup.baseUrl };
+}
 
 /** One model of the cycle list, with the thinking level its `--models` entry asked for. */
 export type ScopedModel = { model: Model; thinkingLevel?: ThinkingLevel };
@@ -87,19 +106,30 @@ export class QuickSwitch {
       .map((model) => ({ model }));
   }
 
+  /** The line to show after `switchModel`. */
   cycleModel(direction: 1 | -1): string {
+    const result = this.switchModel(direction);
+    if (!result.switched) return result.problem;
+    const thinking = result.switched.reasoning ? ` · thinking ${this.session.state.thinkingLevel}` : "";
+    return `Model: ${keyOf(result.switched)}${thinking}`;
+  }
+
+  /**
+   * Switches to the next (1) or previous (-1) model of the cycle list, with the thinking level
+   * its entry asked for; or says, in one sentence, why there is none to switch to.
+   */
+  switchModel(direction: 1 | -1): { switched: Model; problem?: undefined } | { switched?: undefined; problem: string } {
     const list = this.candidates();
     const current = keyOf(this.session.state.model);
     if (list.length < 2 && list.some((item) => keyOf(item.model) === current))
-      return `Only one model to cycle through (${current}); list more with --models a,b,c.`;
+      return { problem: `Only one model to cycle through (${current}); list more with --models a,b,c.` };
     const at = list.findIndex((item) => keyOf(item.model) === current);
     const next = list[(at + direction + list.length) % list.length] ?? list[0];
-    if (!next) return "No model to switch to; configure one in models.json or pass --models.";
+    if (!next) return { problem: "No model to switch to; configure one in models.json or pass --models." };
     this.session.setModel(withStartupEndpoint(next.model, this.options.startupModel));
     if (next.thinkingLevel && next.thinkingLevel !== this.session.state.thinkingLevel)
       this.session.setThinkingLevel(next.thinkingLevel);
-    const thinking = next.model.reasoning ? ` · thinking ${this.session.state.thinkingLevel}` : "";
-    return `Model: ${keyOf(next.model)}${thinking}`;
+    return { switched: next.model };
   }
 
   cycleThinking(): string {

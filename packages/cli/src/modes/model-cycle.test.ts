@@ -1,6 +1,6 @@
 import { getModels, type Model } from "@gyre/ai";
 import { describe, expect, it } from "vitest";
-import { resolveModelScope } from "./quick-switch.js";
+import { resolveModelScope } from "./model-cycle.js";
 
 const models: Model[] = [...getModels("openai"), ...getModels("anthropic")];
 const keys = (scope: ReturnType<typeof resolveModelScope>) =>
