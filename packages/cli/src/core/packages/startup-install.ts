@@ -141,7 +141,7 @@ export async function installSettingsPackages(options: {
   if (!options.namedAnywhere || (options.kind === "project" && !options.trusted)) return [];
   const file =
     options.kind === "user" ? join(options.gyreHome, "settings.json") : join(options.cwd, ".gyre", "settings.json");
-  const sources = (await readSettingsFile(file).catch(() => undefined))?.packages ?? [];
+  const sources = (await readSettingsFile(file).catch(() => undefined))?.settings.packages ?? [];
   if (sources.length === 0) return [];
   return installMissingPackages({
     scope: {

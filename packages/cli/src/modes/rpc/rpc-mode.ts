@@ -139,7 +139,7 @@ export function createRpcUserInterface(
  */
 export async function runRpcMode(options: RpcModeOptions): Promise<number> {
   const { session, stdout } = options;
-  const models = new QuickSwitch(session, {
+  const cycle = new QuickSwitch(session, {
     startupModel: session.state.model,
     scope: options.modelScope,
     env: options.env,
@@ -195,7 +195,7 @@ export async function runRpcMode(options: RpcModeOptions): Promise<number> {
           try {
             // A client answering agent_end at once must not be refused while the run is persisted.
             if (WAIT_FOR_RUN_END.has(command.type)) await ending();
-            const data = await handleCommand(command, options, models);
+            const data = await handleCommand(command, options, cycle);
             respond({ ...base, success: true, ...(data !== undefined ? { data } : {}) });
           } catch (error) {
             respond({ ...base, success: false, error: (error as Error).message });
@@ -251,7 +251,7 @@ function trackRunEnds(session: AgentSession): () => Promise<void> {
   return () => (session.state.isRunning && settling ? settling : Promise.resolve());
 }
 
-async function handleCommand(command: RpcCommand, options: RpcModeOptions, models: QuickSwitch): Promise<unknown> {
+async function handleCommand(command: RpcCommand, options: RpcModeOptions, cycle: QuickSwitch): Promise<unknown> {
   const { session } = options;
   const models = options.models ?? defaultModelRegistry;
   switch (command.type) {
@@ -311,7 +311,7 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions, model
     case "cycle_model": {
       if (command.direction !== undefined && command.direction !== "forward" && command.direction !== "backward")
         throw new Error('"direction" must be "forward" or "backward".');
-      const result = models.switchModel(command.direction === "backward" ? -1 : 1);
+      const result = cycle.switchModel(command.direction === "backward" ? -1 : 1);
       if (!result.switched) throw new Error(result.problem);
       return { ...describeState(session), scoped: options.modelScope !== undefined };
     }
