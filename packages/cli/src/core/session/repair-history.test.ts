@@ -1,16 +1,7 @@
 import type { AgentMessage } from "@gyre/agent";
-import type { AssistantMessage, ToolResultMessage, Usage } from "@gyre/ai";
+import { type AssistantMessage, createEmptyUsage, type ToolResultMessage } from "@gyre/ai";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT, repairToolResults } from "./repair-history.js";
-
-const usage: Usage = {
-  input: 1,
-  output: 1,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 2,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
 
 function assistant(...callIds: string[]): AssistantMessage {
   return {
@@ -22,7 +13,7 @@ function assistant(...callIds: string[]): AssistantMessage {
     api: "openai-completions",
     provider: "openai",
     model: "gpt-4o",
-    usage,
+    usage: createEmptyUsage(),
     stopReason: callIds.length > 0 ? "toolUse" : "stop",
     timestamp: 1,
   };
