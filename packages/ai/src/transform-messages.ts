@@ -16,9 +16,8 @@ export type TransformOptions = {
  *   everywhere else they become text, so nothing searched is lost or sent where it is invalid;
  * - tool-call ids are normalised, and results follow their call's new id;
  * - a tool call without a result gets a synthetic error result, placed right after its message.
- * The input is not modified. Messages that need no change are the input's own objects, and when
- * none changes the result is the input array itself (callers must not mutate either); changed
- * ones are copies.
+ * Returns a new array; the input is not modified. Messages that need no change are the input's
+ * own objects (callers must not mutate them); changed ones are copies.
  */
 export function transformMessages(messages: Message[], model: Model, options: TransformOptions = {}): Message[] {
   const normalize = options.normalizeToolCallId ?? ((id: string) => id);
@@ -36,82 +35,61 @@ export function transformMessages(messages: Message[], model: Model, options: Tr
     return allAnswered.has(id);
   };
 
-  // The output is the input itself until the first message that differs (a copy, a drop, an added result).
-  let result: Message[] | undefined;
-  let same = 0;
-  const emit = (message: Message, index: number) => {
-    if (result === undefined && index === same && message === messages[index]) {
-      same++;
-      return;
-    }
-    result ??= messages.slice(0, same);
-    result.push(message);
-  };
+  const result: Message[] = [];
   let pending: { id: string; name: string }[] = [];
   const flushPending = () => {
-    if (pending.length === 0) return;
-    for (const call of pending) emit(createInterruptedResult(call.id, call.name), -1);
+    for (const call of pending) result.push(createInterruptedResult(call.id, call.name));
     pending = [];
   };
 
-  // Runs over the whole history before every call: unchanged messages cost no allocation.
-  for (let index = 0; index < messages.length; index++) {
-    const message = messages[index] as Message;
+  for (const [index, message] of messages.entries()) {
     if (message.role === "assistant") {
       flushPending();
       if (message.stopReason === "error" || message.stopReason === "aborted") {
         for (const block of message.content) if (block.type === "toolCall") droppedCalls.add(block.id);
         continue;
       }
-      emit(transformAssistant(message, model, index === messages.length - 1, normalize), index);
-      for (const block of message.content)
-        if (block.type === "toolCall" && !isAnswered(index, block.id))
-          pending.push({ id: normalize(block.id), name: block.name });
+      const sameModel = message.provider === model.provider && message.model === model.id;
+      const replayable = findReplayableServerBlocks(message, model, index === messages.length - 1);
+      const content: AssistantMessage["content"] = [];
+      // A message whose blocks all pass unchanged goes on as the same object, so providers can
+      // reuse what they derived from it on earlier calls.
+      let changed = false;
+      for (const block of message.content) {
+        if (block.type === "thinking") {
+          if (sameModel) content.push(block);
+          else {
+            changed = true;
+            if (block.thinking.trim() && !block.redacted) content.push({ type: "text", text: block.thinking });
+          }
+        } else if (block.type === "serverToolCall" || block.type === "serverToolResult") {
+          if (replayable.has(block)) content.push(block);
+          else {
+            changed = true;
+            content.push({ type: "text", text: convertServerToolBlockToText(block) });
+          }
+        } else if (block.type === "toolCall") {
+          const id = normalize(block.id);
+          changed ||= id !== block.id;
+          content.push(id === block.id ? block : { ...block, id });
+          if (!isAnswered(index, block.id)) pending.push({ id, name: block.name });
+        } else {
+          content.push(block);
+        }
+      }
+      result.push(changed ? { ...message, content } : message);
     } else if (message.role === "toolResult") {
       if (droppedCalls.has(message.toolCallId)) continue;
+      // `normalize` is deterministic, so a result maps exactly as its call did.
       const id = normalize(message.toolCallId);
-      emit(id === message.toolCallId ? message : { ...message, toolCallId: id }, index);
+      result.push(id === message.toolCallId ? message : { ...message, toolCallId: id });
     } else {
       flushPending();
-      emit(message, index);
+      result.push(message);
     }
   }
   flushPending();
-  return result ?? (same === messages.length ? messages : messages.slice(0, same));
-}
-
-/** `message` made valid for `model` (see `transformMessages`): itself when no block changes, else a copy. */
-function transformAssistant(
-  message: AssistantMessage,
-  model: Model,
-  isLast: boolean,
-  normalize: (id: string) => string,
-): AssistantMessage {
-  const sameModel = message.provider === model.provider && message.model === model.id;
-  const replayable = hasServerBlocks(message) ? findReplayableServerBlocks(message, model, isLast) : undefined;
-  let content: AssistantMessage["content"] | undefined; // made at the first changed block
-  for (let at = 0; at < message.content.length; at++) {
-    const block = message.content[at] as AssistantMessage["content"][number];
-    let kept: AssistantMessage["content"][number] | undefined = block;
-    if (block.type === "thinking") {
-      if (!sameModel)
-        kept = block.thinking.trim() && !block.redacted ? { type: "text", text: block.thinking } : undefined;
-    } else if (block.type === "serverToolCall" || block.type === "serverToolResult") {
-      if (!replayable?.has(block)) kept = { type: "text", text: convertServerToolBlockToText(block) };
-    } else if (block.type === "toolCall") {
-      const id = normalize(block.id);
-      if (id !== block.id) kept = { ...block, id };
-    }
-    if (kept !== block) content ??= message.content.slice(0, at);
-    if (content !== undefined && kept !== undefined) content.push(kept);
-  }
-  return content === undefined ? message : { ...message, content };
-}
-
-function hasServerBlocks(message: AssistantMessage): boolean {
-  for (const block of message.content)
-    if (block.type === "serverToolCall" || block.type === "serverToolResult") return true;
-  return false;
+  return result;
 }
 
 /**

@@ -1,5 +1,4 @@
 import { postJson } from "../transport/http.js";
-import type { RequestBody } from "../transport/node-http.js";
 import type { StreamOptions } from "../types.js";
 import type { MessageBuilder } from "./message-builder.js";
 
@@ -10,7 +9,7 @@ export type ProviderRequest = {
   /** Sent as JSON. */
   body?: unknown;
   /** The body already serialized; sent instead of `body`. */
-  serializedBody?: RequestBody;
+  serializedBody?: string | Uint8Array;
   /** Names the provider in error messages. */
   providerLabel: string;
 };

@@ -1,6 +1,6 @@
 import { describeError, GyreError, isAbortError } from "../errors.js";
 import type { RetryInfo, RetryOptions } from "../types.js";
-import { nodeHttpFetch, type RequestBody } from "./node-http.js";
+import { nodeHttpFetch } from "./node-http.js";
 import { stringifyRequest } from "./request-json.js";
 
 const retryableStatuses = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
@@ -36,7 +36,7 @@ export type PostOptions = {
   /** Sent as JSON. */
   body?: unknown;
   /** The body already serialized as JSON (text or UTF-8, lone surrogates already replaced); sent instead of `body`. */
-  serializedBody?: RequestBody;
+  serializedBody?: string | Uint8Array;
   signal?: AbortSignal;
   retry?: RetryOptions;
   onRetry?: (info: RetryInfo) => void;

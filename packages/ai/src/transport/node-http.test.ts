@@ -46,21 +46,6 @@ describe("nodeHttpFetch", () => {
     expect(await response.text()).toBe('data: 1\n\necho: {"é":1} 8');
   });
 
-  it("sends a body given in parts as their bytes in order, with their total length", async () => {
-    const { url } = await serve((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => response.end(`${Buffer.concat(chunks).toString()} ${request.headers["content-length"]}`));
-    });
-    const encoder = new TextEncoder();
-    const parts = ['{"messages":[', '{"é":1}', ",", `{"long":"${"x".repeat(70_000)}"}`, "]}"].map((text) =>
-      encoder.encode(text),
-    );
-    const expected = parts.map((part) => Buffer.from(part).toString()).join("");
-    const response = await nodeHttpFetch(url, { ...post, body: parts });
-    expect(await response.text()).toBe(`${expected} ${Buffer.byteLength(expected)}`);
-  });
-
   it("reuses one connection for consecutive requests", async () => {
     const { url, ports } = await serve((_request, response) => response.end("ok"));
     for (let turn = 0; turn < 3; turn++)

@@ -6,22 +6,16 @@
  * memory and tens of ms of CPU per run, for a parser Node also ships natively and `node:http`
  * uses. The result is a standard `Response`, so everything downstream reads the same body stream.
  */
-import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Readable } from "node:stream";
-
-/**
- * A request body: text (sent as UTF-8), bytes, or bytes in parts that are written in order and
- * never joined, so a long history's cached pieces go to the socket without a body-sized copy.
- */
-export type RequestBody = string | Uint8Array | readonly Uint8Array[];
 
 /** What `nodeHttpFetch` needs of a request: the subset of `RequestInit` that `postJson` sends. */
 export type NodeHttpRequest = {
   method: string;
   headers: Record<string, string>;
-  body?: RequestBody;
+  body?: string | Uint8Array;
   signal?: AbortSignal;
 };
 
@@ -47,9 +41,9 @@ export function nodeHttpFetch(url: string, init: NodeHttpRequest): Promise<Respo
   if (signal?.aborted) return Promise.reject(abortError(signal));
   return new Promise((resolve, reject) => {
     const send = secure ? httpsRequest : httpRequest;
-    const body = bodyParts(init.body);
-    const length = body?.reduce((total, part) => total + part.byteLength, 0);
-    const headers = { ...init.headers, ...(length !== undefined ? { "content-length": String(length) } : {}) };
+    const body =
+      init.body === undefined ? undefined : typeof init.body === "string" ? Buffer.from(init.body) : init.body;
+    const headers = { ...init.headers, ...(body ? { "content-length": String(body.byteLength) } : {}) };
     const request = send(target, { method: init.method, headers, agent: secure ? agents.https : agents.http });
     let response: IncomingMessage | undefined;
     const onAbort = () => {
@@ -74,48 +68,8 @@ export function nodeHttpFetch(url: string, init: NodeHttpRequest): Promise<Respo
         new Response(stream, { status, statusText: incoming.statusMessage, headers: toHeaders(incoming.headers) }),
       );
     });
-    writeBody(request, body ?? []).catch((error: Error) => request.destroy(error));
+    request.end(body);
   });
-}
-
-/** Bytes copied into one write; the buffer is reused once the socket has taken it. */
-const WRITE_CHUNK = 64 * 1024;
-
-/**
- * Writes `parts` and ends the request. Parts are copied into one reused buffer of `WRITE_CHUNK`
- * bytes rather than written one by one (thousands of small writes per request cost more than
- * the copy) or joined (a body-sized buffer per call, left for the collector, was most of the
- * memory a long session grew by).
- */
-async function writeBody(request: ClientRequest, parts: readonly Uint8Array[]): Promise<void> {
-  if (parts.length <= 1) {
-    request.end(parts[0]);
-    return;
-  }
-  const closed = new Promise<void>((resolve) => request.once("close", resolve));
-  const chunk = Buffer.allocUnsafe(WRITE_CHUNK);
-  let filled = 0;
-  // Index loops: across an await, for-of allocates an iterator result per part.
-  for (let index = 0; index < parts.length; index++) {
-    const part = parts[index] as Uint8Array;
-    for (let offset = 0; offset < part.byteLength; ) {
-      const count = Math.min(part.byteLength - offset, WRITE_CHUNK - filled);
-      chunk.set(count === part.byteLength ? part : part.subarray(offset, offset + count), filled);
-      filled += count;
-      offset += count;
-      if (filled < WRITE_CHUNK) continue;
-      await Promise.race([new Promise((resolve) => request.write(chunk, resolve)), closed]);
-      if (request.destroyed) return;
-      filled = 0;
-    }
-  }
-  request.end(chunk.subarray(0, filled));
-}
-
-function bodyParts(body: RequestBody | undefined): readonly Uint8Array[] | undefined {
-  if (body === undefined) return undefined;
-  if (typeof body === "string") return [Buffer.from(body)];
-  return body instanceof Uint8Array ? [body] : body;
 }
 
 function toHeaders(raw: IncomingHttpHeaders): Headers {

@@ -167,8 +167,8 @@ describe("serializeCompletionsRequest", () => {
       for (const options of [{}, { maxTokens: 10, temperature: 0.5, thinking: "high" as const, sessionId: "s" }]) {
         const request = buildCompletionsRequest({ ...model, reasoning: true }, context, options);
         const expected = new TextEncoder().encode(JSON.stringify(request));
-        expect(Buffer.concat(serializeCompletionsRequest(request))).toEqual(Buffer.from(expected));
-        expect(Buffer.concat(serializeCompletionsRequest(request))).toEqual(Buffer.from(expected));
+        expect(serializeCompletionsRequest(request)).toEqual(expected);
+        expect(serializeCompletionsRequest(request)).toEqual(expected);
       }
     }
   });

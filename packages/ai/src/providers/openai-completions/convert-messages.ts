@@ -20,26 +20,20 @@ import type { ChatContentPart, ChatMessage, ChatToolCall } from "./wire.js";
  * be shared between calls and are frozen.
  */
 export function convertCompletionsMessages(model: Model, context: Context, compat: ResolvedCompat): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  if (context.systemPrompt) {
+    const role = model.reasoning && compat.supportsDeveloperRole ? "developer" : "system";
+    messages.push({ role, content: context.systemPrompt });
+  }
   const history = transformMessages(context.messages, model, {
     normalizeToolCallId: (id) => normalizeCompletionsToolCallId(id, compat.toolCallIdFormat),
   });
-  // Sized for the usual one message per history message and cut to length at the end: grown by
-  // push, this array's copies were the largest allocation of a long session's turns.
-  const messages = new Array<ChatMessage>(history.length + 1);
-  let count = 0;
-  const add = (message: ChatMessage) => {
-    messages[count++] = message;
-  };
-  if (context.systemPrompt) {
-    const role = model.reasoning && compat.supportsDeveloperRole ? "developer" : "system";
-    add({ role, content: context.systemPrompt });
-  }
   const acceptsImages = model.input.includes("image");
   const settings = `${acceptsImages}/${compat.sendsReasoningContent}`;
   let pendingImages: ImageContent[] = [];
   const flushImages = () => {
     if (pendingImages.length === 0) return;
-    add({
+    messages.push({
       role: "user",
       content: [
         { type: "text", text: "Images returned by the tool calls above:" },
@@ -51,13 +45,12 @@ export function convertCompletionsMessages(model: Model, context: Context, compa
   for (const message of history) {
     if (message.role !== "toolResult") flushImages();
     const converted = convertCached(message, settings, acceptsImages, compat);
-    if (converted) add(converted);
+    if (converted) messages.push(converted);
     if (message.role === "toolResult" && acceptsImages) {
       for (const block of message.content) if (block.type === "image") pendingImages.push(block);
     }
   }
   flushImages();
-  messages.length = count;
   return messages;
 }
 

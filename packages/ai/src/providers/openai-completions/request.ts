@@ -2,7 +2,7 @@ import { stringifyRequest } from "../../transport/request-json.js";
 import type { Context, Model, ModelCompat, StreamOptions, Tool } from "../../types.js";
 import { toStrictSchema } from "../strict-schema.js";
 import { cachedMessageJson, convertCompletionsMessages } from "./convert-messages.js";
-import type { ChatMessage, ChatRequest, ChatTool } from "./wire.js";
+import type { ChatRequest, ChatTool } from "./wire.js";
 
 /** `ModelCompat` with every switch decided, plus derived ones the type does not expose. */
 export type ResolvedCompat = Required<ModelCompat> & {
@@ -92,22 +92,28 @@ const encoder = new TextEncoder();
 const comma = encoder.encode(",");
 
 /**
- * `JSON.stringify(request)` as UTF-8, byte for byte, in parts: each history message's part is its
- * encoded JSON from earlier calls (see `convertCompletionsMessages`), so a long history is
- * neither walked nor copied, and no request-sized string or buffer is made per call (the
- * transport writes the parts as they are).
+ * `JSON.stringify(request)` as UTF-8, byte for byte, but reusing each history message's encoded
+ * JSON from earlier calls (see `convertCompletionsMessages`): a long history is copied, not
+ * walked, and no request-sized string is made.
  */
-export function serializeCompletionsRequest(request: ChatRequest): Uint8Array[] {
+export function serializeCompletionsRequest(request: ChatRequest): Uint8Array {
   const { model, messages, ...rest } = request;
-  // Sized once: grown by push, the array's copies were a third of what a long session's turn allocated.
-  const parts = new Array<Uint8Array>(Math.max(1, 2 * messages.length) + 1);
-  parts[0] = encoder.encode(`{"model":${stringifyRequest(model)},"messages":[`);
-  for (let index = 0; index < messages.length; index++) {
-    const message = messages[index] as ChatMessage;
-    if (index > 0) parts[2 * index] = comma;
-    parts[2 * index + 1] = cachedMessageJson(message) ?? encoder.encode(stringifyRequest(message));
+  const parts: Uint8Array[] = [encoder.encode(`{"model":${stringifyRequest(model)},"messages":[`)];
+  let length = (parts[0]?.length ?? 0) + Math.max(0, messages.length - 1);
+  for (const message of messages) {
+    if (parts.length > 1) parts.push(comma);
+    const part = cachedMessageJson(message) ?? encoder.encode(stringifyRequest(message));
+    parts.push(part);
+    length += part.length;
   }
   // `rest` always holds `stream`, so its JSON is `{"stream":true…}`: the brace is dropped and the rest follows.
-  parts[parts.length - 1] = encoder.encode(`],${stringifyRequest(rest).slice(1)}`);
-  return parts;
+  const tail = encoder.encode(`],${stringifyRequest(rest).slice(1)}`);
+  parts.push(tail);
+  const body = new Uint8Array(length + tail.length);
+  let offset = 0;
+  for (const part of parts) {
+    body.set(part, offset);
+    offset += part.length;
+  }
+  return body;
 }
