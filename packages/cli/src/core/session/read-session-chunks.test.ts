@@ -107,7 +107,7 @@ describe("reading a session in chunks", () => {
 
   it("gives the same context when the whole file is one branch, read once or twice", async () => {
     const path = join(await tempDir(), "linear.jsonl");
-    // Without the compaction and side branch, every line is in the context: the second pass reads it again.
+    // Without the compaction and side branch, every line is in the context: the reader parses each as it reads it.
     const [header, ...lines] = branchedSession()
       .split("\n")
       .filter((line) => line !== "" && !line.includes('"compaction"') && !line.includes("a side branch"));

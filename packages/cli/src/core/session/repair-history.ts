@@ -36,6 +36,7 @@ export function findUnansweredToolCalls(message: AssistantMessage, results: Iter
  * providers reject those). Returns the input array itself when nothing needed repair.
  */
 export function repairToolResults(messages: AgentMessage[]): { messages: AgentMessage[]; repaired: number } {
+  if (isWellPaired(messages)) return { messages, repaired: 0 };
   const output: AgentMessage[] = [];
   let repaired = 0;
   let changed = false;
@@ -82,6 +83,46 @@ export function repairToolResults(messages: AgentMessage[]): { messages: AgentMe
     }
   }
   return { messages: changed || repaired > 0 ? output : messages, repaired };
+}
+
+/**
+ * Whether nothing needs repair: each assistant message's calls have distinct ids and are answered,
+ * once each, by the results right after it, and no other result exists. Allocates nothing: it
+ * runs over every message of a resumed session, where building the repaired copy cost more than
+ * the reading.
+ */
+function isWellPaired(messages: readonly AgentMessage[]): boolean {
+  let index = 0;
+  while (index < messages.length) {
+    const message = messages[index++] as AgentMessage;
+    if (message.role === "toolResult") return false;
+    if (message.role !== "assistant") continue;
+    const content = message.content;
+    let calls = 0;
+    for (let at = 0; at < content.length; at++) {
+      const block = content[at] as AssistantMessage["content"][number];
+      if (block.type !== "toolCall") continue;
+      calls++;
+      if (callIndex(content, block.id, at) >= 0) return false;
+    }
+    for (let k = 0; k < calls; k++) {
+      const next = messages[index + k];
+      if (next?.role !== "toolResult" || callIndex(content, next.toolCallId, content.length) < 0) return false;
+      for (let earlier = 0; earlier < k; earlier++)
+        if ((messages[index + earlier] as ToolResultMessage).toolCallId === next.toolCallId) return false;
+    }
+    index += calls;
+  }
+  return true;
+}
+
+/** Index of the first tool call with `id` among `content`'s first `before` blocks, or -1. */
+function callIndex(content: AssistantMessage["content"], id: string, before: number): number {
+  for (let at = 0; at < before; at++) {
+    const block = content[at] as AssistantMessage["content"][number];
+    if (block.type === "toolCall" && block.id === id) return at;
+  }
+  return -1;
 }
 
 /**
