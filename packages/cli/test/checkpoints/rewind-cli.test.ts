@@ -122,6 +122,26 @@ describe("rewind from RPC and the command line", () => {
     expect((await runCli(["--rewind", first as string], { cwd, env })).stderr).toContain("--session");
   });
 
+  it("a conversation-only --rewind is where a later --continue carries on", async () => {
+    const { cwd, home } = await setUp();
+    server = await startFakeModelServer({ respond: () => ({ text: "noted" }) });
+    const env = cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" });
+    expect((await runCli([...args, "-p", "alpha"], { cwd, env })).code).toBe(0);
+    expect((await runCli([...args, "-c", "-p", "beta"], { cwd, env })).code).toBe(0);
+    const { path, lines } = await readSessionLines(home);
+    const [, second] = userEntryIds(lines);
+    const rewound = await runCli(["--session", path, "--rewind", second as string, "--restore", "conversation"], {
+      cwd,
+      env,
+    });
+    expect(rewound.code).toBe(0);
+    expect((await runCli([...args, "-c", "-p", "gamma"], { cwd, env })).code).toBe(0);
+    const sent = JSON.stringify(server.requests.at(-1)?.body.messages);
+    expect(sent).toContain("alpha");
+    expect(sent).toContain("gamma");
+    expect(sent).not.toContain("beta");
+  });
+
   it("a kill -9 after the checkpoint, while the tool runs, leaves a session that --continue resumes and rewind undoes", async () => {
     const { cwd, home, picture } = await setUp();
     const before = picture();

@@ -67,7 +67,10 @@ describe("--models outside the TUI", () => {
     const backward = await client.send({ type: "cycle_model", direction: "backward" });
     expect(backward.data).toMatchObject({ model: { id: "gpt-4o-mini" } });
     const bad = await client.send({ type: "cycle_model", direction: "sideways" } as never);
-    expect(bad).toMatchObject({ success: false, error: '"direction" must be "forward" or "backward".' });
+    expect(bad).toMatchObject({
+      success: false,
+      error: 'Invalid "cycle_model" command: /direction must be one of "forward", "backward" (got "sideways").',
+    });
     const ended = client.waitForEvent((event) => event.type === "agent_end");
     await client.send({ type: "prompt", message: "hi" });
     await ended;

@@ -11,7 +11,7 @@ import type { SessionManager } from "../session/session-manager.js";
 import type { FileImage, FileImagesEntry, SessionEntry } from "../session/types.js";
 import type { FileImageStore } from "./file-images.js";
 import { type EntryIndex, indexEntries, pathTo } from "./find-checkpoints.js";
-import type { RewindPlan, RewindResult } from "./rewind.js";
+import { markConversationMove, type RewindPlan, type RewindResult } from "./rewind.js";
 import type { FileChange } from "./types.js";
 
 export const BASH_NOT_COVERED =
@@ -171,7 +171,7 @@ export async function rewindFromImages(options: ImageRewindOptions): Promise<Rew
   if (apply.length > 0) {
     const after = await Promise.all(apply.map((change) => store.capture(change.path)));
     session.appendFileImages({ phase: "after", reason: "rewind", workspace: store.workspace, files: after });
-  }
+  } else if (options.restore !== "code") markConversationMove(session);
   await session.flush();
   return { ...plan, undoEntryId, restored: apply };
 }

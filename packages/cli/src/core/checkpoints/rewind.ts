@@ -118,6 +118,15 @@ async function outsideChanges(
   return paths;
 }
 
+/**
+ * A leaf move alone writes nothing, so a session reopened after a conversation-only rewind (a
+ * `--rewind` script, a crash) would carry on from the old branch. A hidden entry under the new
+ * leaf makes it the last one appended, which is where a reopened session continues.
+ */
+export function markConversationMove(session: SessionManager): void {
+  session.appendCustom("gyre.rewind");
+}
+
 /** What `rewind` would do, without changing anything: for "show before confirming". */
 export async function previewRewind(options: RewindOptions): Promise<RewindPlan> {
   return (await prepare(options)).plan;
@@ -148,6 +157,7 @@ export async function rewind(options: RewindOptions): Promise<RewindResult> {
   }
   // The state the restore left, so a later rewind counts these changes as gyre's own.
   if (repository !== undefined && undoEntryId !== undefined) await recordCheckpoint(repository, session, "turn_end");
+  else if (options.restore !== "code") markConversationMove(session);
   await session.flush();
   return { ...plan, undoEntryId, restored: apply.map(({ path, status }) => ({ path, status })) };
 }

@@ -309,8 +309,6 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions, cycle
       session.setThinkingLevel(command.level);
       return undefined;
     case "cycle_model": {
-      if (command.direction !== undefined && command.direction !== "forward" && command.direction !== "backward")
-        throw new Error('"direction" must be "forward" or "backward".');
       const result = cycle.switchModel(command.direction === "backward" ? -1 : 1);
       if (!result.switched) throw new Error(result.problem);
       return { ...describeState(session), scoped: options.modelScope !== undefined };
