@@ -3,7 +3,9 @@
  * the shell exits, even if a background child still holds the output pipe.
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
 import type { Readable } from "node:stream";
 import { looksLikeBinaryText, summariseBinaryOutput } from "./binary-output.js";
 import { type CollectedOutput, createOutputCollector } from "./output-collector.js";
@@ -27,9 +29,34 @@ export type LaunchedCommand = {
 /** Starts a command somewhere: on the host (default) or inside a sandbox. */
 export type Launcher = (request: LaunchRequest) => LaunchedCommand;
 
+let setprivPath: string | null | undefined;
+
+/**
+ * The command line of a host command. Through util-linux's `setpriv --pdeathsig KILL` where it
+ * exists: the shell (it execs in place, same pid) is killed if gyre dies without cleaning up (a
+ * kill -9), instead of running on as an orphan. The sandbox gets this from `--die-with-parent`.
+ */
+function hostCommandLine(request: LaunchRequest): [string, string[]] {
+  setprivPath ??= existsSync("/usr/bin/setpriv") ? "/usr/bin/setpriv" : null;
+  // A shell that is not there keeps spawn's own error ("Could not start …"), not setpriv's exit 127.
+  const shell = setprivPath === null ? undefined : findExecutable(request.shell, request.env.PATH);
+  return shell === undefined || setprivPath === null
+    ? [request.shell, ["-c", request.command]]
+    : [setprivPath, ["--pdeathsig", "KILL", "--", shell, "-c", request.command]];
+}
+
+/** `name` as an absolute path: itself when it has a slash, else the first match on `path`. */
+function findExecutable(name: string, path: string | undefined): string | undefined {
+  if (name.includes("/")) return isAbsolute(name) && existsSync(name) ? name : undefined;
+  for (const dir of (path ?? "").split(":"))
+    if (dir !== "" && isAbsolute(dir) && existsSync(join(dir, name))) return join(dir, name);
+  return undefined;
+}
+
 /** Runs `shell -c command` on the host in a new process group. */
 export const launchOnHost: Launcher = (request) => {
-  const child = spawn(request.shell, ["-c", request.command], {
+  const [file, args] = hostCommandLine(request);
+  const child = spawn(file, args, {
     cwd: request.cwd,
     env: request.env,
     detached: true,
