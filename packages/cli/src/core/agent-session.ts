@@ -1,4 +1,3 @@
-import { dirname } from "node:path";
 import type { Agent, AgentEvent, AgentMessage, AgentRunResult, AnyAgentTool } from "@gyre/agent";
 import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
@@ -6,7 +5,7 @@ import type { RewindResult } from "./checkpoints/rewind.js";
 import type { RewindRequest } from "./checkpoints/workspace-checkpoints.js";
 import { AutoCompaction } from "./compaction/auto-compaction.js";
 import { customBaseUrl } from "./config/resolve-model.js";
-import { bindExtensions, systemPromptForRun } from "./extensions/extension-bridge.js";
+import { systemPromptForRun } from "./extensions/extension-bridge.js";
 import type { SessionEndReason } from "./governor/governor.js";
 import { raiseBudgetIfAsked } from "./governor/raise-budget.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
@@ -18,16 +17,17 @@ import {
   moveLeaf,
   openStore,
   type SessionTreeView,
+  sessionsDirOf,
 } from "./session/switch-session.js";
 import type { SessionEntry } from "./session/types.js";
 import { SessionEventHub } from "./session-event-hub.js";
 import type { CompactionReason, NoticeEvent, SessionEvent } from "./session-events.js";
 import { type SessionSnapshot, snapshotOf } from "./session-snapshot.js";
-import { computeSessionStats, getLastAssistantText, type SessionStats, UsageLedger } from "./session-stats.js";
+import { getLastAssistantText, type SessionStats } from "./session-stats.js";
 import { type SessionRestriction, SessionToolset } from "./session-toolset.js";
-import { RunningSubagentUsage, taskUsageOf } from "./subagents/subagent-usage.js";
-import type { AgentSpend, TreeBudget } from "./subagents/tree-budget.js";
-import { recordUserShell, type UserShellResult } from "./user-shell.js";
+import { SessionUsage, type TreeSpend, treeSpendOf } from "./session-usage.js";
+import { runRecordedUserShell, type UserShellResult } from "./user-shell.js";
+import { wireSessionEvents } from "./wire-session-events.js";
 
 export type { AgentSessionOptions } from "./agent-session-options.js";
 export type { SessionEvent } from "./session-events.js";
@@ -51,8 +51,8 @@ export class AgentSession {
   private apiKey: string | undefined;
   private readonly events: SessionEventHub;
   private readonly compaction: AutoCompaction;
-  /** Totals of every call this session made; built from the file on first use, then kept up. */
-  private ledger: UsageLedger | undefined;
+  /** Totals of every call this session made, and what subagents still at work spent (the footer's totals are the tree's). */
+  private readonly usage = new SessionUsage();
   private lastEndReason: SessionEndReason | undefined;
   private budgetReason: string | undefined;
   private loopReason: string | undefined;
@@ -67,15 +67,12 @@ export class AgentSession {
   private compactBeforeNextTurn = false;
   /** Tools and system prompt, minus what plan mode withholds; `/reload` rebuilds them. */
   private readonly toolset: SessionToolset;
-  /** What subagents still at work spent (the footer's totals are the tree's). */
-  private readonly runningSubagents = new RunningSubagentUsage();
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
     this.apiKey = options.apiKey;
     this.compaction = new AutoCompaction(options.compaction ?? {}, options.messages.length);
-    const { extensions } = options;
-    this.events = new SessionEventHub(extensions);
+    this.events = new SessionEventHub(options.extensions);
     this.agent = createSessionAgent(options, {
       apiKey: () => this.apiKey,
       notice: (message) => this.events.notice("listener", message),
@@ -83,32 +80,16 @@ export class AgentSession {
         (this.compactBeforeNextTurn = this.compaction.needsCompactionAfterTurn(turn, this.agent.state.model)),
     });
     this.toolset = new SessionToolset(this.agent, options.tools, options.systemPrompt);
-    const { checkpoints } = options;
-    checkpoints?.bind({ store: () => this.store, notice: (text) => this.events.notice("session", text) });
-    this.agent.subscribe(async (event) => {
-      const flushed = this.onAgentEvent(event);
-      await extensions?.emit(event);
-      await flushed;
-      // After the session's own entries, so a run's end checkpoint follows its last message.
-      await checkpoints?.turns.handleEvent(event);
+    wireSessionEvents(options, {
+      agent: this.agent,
+      events: this.events,
+      store: () => this.store,
+      isBusy: () => this.busy,
+      abort: () => void this.abort(),
+      start: (message, text) => this.runMessage(message, text),
+      onAgentEvent: (event) => this.onAgentEvent(event),
+      onSubagentEvent: (parentToolCallId, event) => this.usage.observeSubagent(parentToolCallId, event),
     });
-    for (const attach of options.eventSources ?? [])
-      attach((event) => {
-        if (event.type === "subagent_event") this.runningSubagents.observe(event.parentToolCallId, event.event);
-        this.events.emit(event);
-      });
-    if (extensions)
-      bindExtensions(extensions, {
-        store: () => this.store,
-        model: () => this.agent.state.model,
-        isBusy: () => this.busy,
-        isRunning: () => this.agent.state.isRunning,
-        abort: () => void this.abort(),
-        queue: (message, deliverAs) =>
-          deliverAs === "followUp" ? this.agent.followUp(message) : this.agent.steer(message),
-        start: (message, text) => this.runMessage(message, text),
-        notice: (message) => this.events.notice("extension", message),
-      });
   }
 
   /** What modes show: model, thinking level, whether it runs, why the last run ended, the session's id, file and name, totals. */
@@ -289,12 +270,9 @@ export class AgentSession {
     const shell = this.options.userShell;
     if (!shell) throw new Error("Shell commands are not available in this session.");
     return this.track(async (signal) => {
-      const run = () => shell(command, { signal, ...(options.onOutput ? { onOutput: options.onOutput } : {}) });
-      const record = (result: UserShellResult) =>
-        recordUserShell(result, options.addToContext, { agent: this.agent, store: this.store });
       const turns = this.options.checkpoints?.turns;
-      const result = turns ? await turns.aroundUserCommand(run, record) : await run();
-      if (!turns) record(result);
+      const target = { agent: this.agent, store: this.store, ...(turns ? { turns } : {}) };
+      const result = await runRecordedUserShell(shell, command, { ...options, signal }, target);
       await this.flush();
       return result;
     });
@@ -321,12 +299,8 @@ export class AgentSession {
   }
 
   getStats(): SessionStats {
-    this.ledger ??= UsageLedger.fromEntries(this.store.getEntries());
-    return computeSessionStats(this.agent.state.messages, {
-      ledger: this.ledger,
-      running: this.runningSubagents.total(),
-      contextTokens: this.compaction.currentContextTokens(this.agent.state.messages),
-    });
+    const { messages } = this.agent.state;
+    return this.usage.stats(this.store, messages, this.compaction.currentContextTokens(messages));
   }
 
   /**
@@ -342,9 +316,8 @@ export class AgentSession {
   }
 
   /** What the current request's tree of agents spent, in total and per agent (undefined without a governor). */
-  getSpend(): { total: ReturnType<TreeBudget["total"]>; agents: AgentSpend[] } | undefined {
-    const budget = this.options.governor?.budget;
-    return budget === undefined ? undefined : { total: budget.total(), agents: budget.breakdown() };
+  getSpend(): TreeSpend | undefined {
+    return treeSpendOf(this.options.governor?.budget);
   }
 
   getLastAssistantText(): string | undefined {
@@ -469,7 +442,7 @@ export class AgentSession {
       emit: (event) => this.events.emit(event),
       apply: async (messages) => {
         // The compaction entry carries its summary call's usage: the totals are rebuilt with it.
-        this.ledger = undefined;
+        this.usage.forgetTotals();
         this.agent.replaceMessages(messages);
         await this.flush();
       },
@@ -482,7 +455,7 @@ export class AgentSession {
     await this.flush();
     if (options.closePrevious !== false) await this.store.close();
     this.store = store;
-    this.ledger = undefined;
+    this.usage.forgetTotals();
     store.repairInterruptedToolCalls();
     const messages = store.buildContext().messages;
     this.agent.replaceMessages(messages);
@@ -504,11 +477,7 @@ export class AgentSession {
     }
     if (event.type === "message_end") {
       this.store.appendMessage(event.message);
-      if (event.message.role === "assistant") this.ledger?.add(event.message.usage);
-      if (event.message.role === "toolResult") {
-        const running = this.runningSubagents.take(event.message.toolCallId);
-        this.ledger?.add(taskUsageOf(event.message) ?? running);
-      }
+      this.usage.recordMessage(event.message);
       // A tool runs only once its call is durable (file, or the fleet's journal): a run killed
       // mid-tool then resumes with the "interrupted" result instead of asking for the call again.
       if (event.message.role === "assistant" && event.message.content.some((block) => block.type === "toolCall"))
@@ -518,10 +487,8 @@ export class AgentSession {
     return undefined;
   }
 
-  /** The sessions folder: given, or the one the current file lives in; undefined in memory without one. */
   private get sessionsDir(): string | undefined {
-    const path = this.store.path;
-    return this.options.sessionsDir ?? (path === undefined ? undefined : dirname(dirname(path)));
+    return sessionsDirOf(this.store, this.options.sessionsDir);
   }
 
   private assertIdle(action: string): void {

@@ -5,6 +5,7 @@
  * the command, so the user already decided; the sandbox still confines it.
  */
 import { type Agent, createUserMessage } from "@gyre/agent";
+import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
 import type { BashSandbox } from "./sandbox/bash-sandbox.js";
 import type { SessionManager } from "./session/session-manager.js";
 import { formatBashOutput, launchOnHost, runCommand } from "./tools/run-command.js";
@@ -139,4 +140,24 @@ export function recordUserShell(
   const message = createUserMessage(shellResultText(result));
   target.agent.replaceMessages([...target.agent.state.messages, message]);
   target.store.appendMessage(message);
+}
+
+/**
+ * Runs a `!cmd` with `shell` and records it (`recordUserShell`): between a checkpoint before and
+ * one after when `turns` is given, so a rewind finds the files from before it. Never rejects
+ * (the shell does not); the caller flushes the store.
+ */
+export async function runRecordedUserShell(
+  shell: UserShell,
+  command: string,
+  options: { signal: AbortSignal; onOutput?: (tail: string) => void; addToContext: boolean },
+  target: { agent: Pick<Agent, "state" | "replaceMessages">; store: SessionManager; turns?: TurnCheckpoints },
+): Promise<UserShellResult> {
+  const { signal, onOutput } = options;
+  const run = () => shell(command, { signal, ...(onOutput ? { onOutput } : {}) });
+  const record = (result: UserShellResult) => recordUserShell(result, options.addToContext, target);
+  if (target.turns) return target.turns.aroundUserCommand(run, record);
+  const result = await run();
+  record(result);
+  return result;
 }

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { AgentMessage } from "@gyre/agent";
 import { SessionManager } from "./session-manager.js";
 import { resolveSessionArgument } from "./session-store.js";
@@ -10,6 +11,11 @@ export type SessionTreeView = {
   activePath: ReadonlySet<string>;
   leafId: string | null;
 };
+
+/** The sessions folder: `given`, or the one `store`'s file lives in; undefined in memory without one. */
+export function sessionsDirOf(store: SessionManager, given: string | undefined): string | undefined {
+  return given ?? (store.path === undefined ? undefined : dirname(dirname(store.path)));
+}
 
 /** A fresh store like `current`: in memory when `current` is (or no sessions folder is known), else a new file under `sessionsDir`. */
 export function createSiblingStore(current: SessionManager, sessionsDir: string | undefined): SessionManager {
