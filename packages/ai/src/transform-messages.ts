@@ -1,5 +1,9 @@
+import { ensureToolResults } from "./ensure-tool-results.js";
 import { convertServerToolBlockToText } from "./server-tool-text.js";
-import type { AssistantMessage, Message, Model, ServerToolCall, ServerToolResult, ToolResultMessage } from "./types.js";
+import type { AssistantMessage, Message, Model, ServerToolCall, ServerToolResult } from "./types.js";
+
+/** What the model is told for a call with no result in the history it is sent. */
+const UNANSWERED_CALL_TEXT = "This tool call was interrupted before it returned a result; it was not completed.";
 
 export type TransformOptions = {
   /** Maps a tool-call id to one the target API accepts. Must be deterministic. */
@@ -15,36 +19,17 @@ export type TransformOptions = {
  *   made them, and only when they carry the provider's own item (`raw`), a result with its call;
  *   everywhere else they become text, so nothing searched is lost or sent where it is invalid;
  * - tool-call ids are normalised, and results follow their call's new id;
- * - a tool call without a result gets a synthetic error result, placed right after its message.
+ * - a tool call without a result gets a synthetic error result, placed right after its message's
+ *   results (`ensureToolResults`).
  * Returns a new array; the input is not modified. Messages that need no change are the input's
  * own objects (callers must not mutate them); changed ones are copies.
  */
 export function transformMessages(messages: Message[], model: Model, options: TransformOptions = {}): Message[] {
   const normalize = options.normalizeToolCallId ?? ((id: string) => id);
   const droppedCalls = new Set<string>();
-  let allAnswered: Set<string> | undefined;
-  // Results nearly always follow their call directly; the set of every answered id is built
-  // only for a call that finds none there (per-call set operations dominate long histories).
-  const isAnswered = (callIndex: number, id: string) => {
-    for (let index = callIndex + 1; index < messages.length; index++) {
-      const next = messages[index];
-      if (next?.role !== "toolResult") break;
-      if (next.toolCallId === id) return true;
-    }
-    allAnswered ??= new Set(messages.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])));
-    return allAnswered.has(id);
-  };
-
   const result: Message[] = [];
-  let pending: { id: string; name: string }[] = [];
-  const flushPending = () => {
-    for (const call of pending) result.push(createInterruptedResult(call.id, call.name));
-    pending = [];
-  };
-
   for (const [index, message] of messages.entries()) {
     if (message.role === "assistant") {
-      flushPending();
       if (message.stopReason === "error" || message.stopReason === "aborted") {
         for (const block of message.content) if (block.type === "toolCall") droppedCalls.add(block.id);
         continue;
@@ -72,7 +57,6 @@ export function transformMessages(messages: Message[], model: Model, options: Tr
           const id = normalize(block.id);
           changed ||= id !== block.id;
           content.push(id === block.id ? block : { ...block, id });
-          if (!isAnswered(index, block.id)) pending.push({ id, name: block.name });
         } else {
           content.push(block);
         }
@@ -84,12 +68,10 @@ export function transformMessages(messages: Message[], model: Model, options: Tr
       const id = normalize(message.toolCallId);
       result.push(id === message.toolCallId ? message : { ...message, toolCallId: id });
     } else {
-      flushPending();
       result.push(message);
     }
   }
-  flushPending();
-  return result;
+  return ensureToolResults(result, { text: UNANSWERED_CALL_TEXT, timestamp: Date.now() });
 }
 
 /**
@@ -117,17 +99,4 @@ function findReplayableServerBlocks(
     if (result) replayable.add(result);
   }
   return replayable;
-}
-
-function createInterruptedResult(toolCallId: string, toolName: string): ToolResultMessage {
-  return {
-    role: "toolResult",
-    toolCallId,
-    toolName,
-    content: [
-      { type: "text", text: "This tool call was interrupted before it returned a result; it was not completed." },
-    ],
-    isError: true,
-    timestamp: Date.now(),
-  };
 }

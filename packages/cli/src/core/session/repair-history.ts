@@ -1,34 +1,16 @@
 /**
  * History repair before the next model call: every tool call must have exactly one result
  * (DESIGN §2). A call whose result was never recorded (crash or kill mid-tool) gets a synthetic
- * error result that says so; the call itself is never re-run.
+ * error result that says so (by `ensureToolResults` of @gyre/ai, the rule's one home); the call
+ * itself is never re-run.
  */
 import type { AgentMessage } from "@gyre/agent";
-import type { AssistantMessage, ToolCall, ToolResultMessage } from "@gyre/ai";
+import { type AssistantMessage, ensureToolResults, type ToolResultMessage } from "@gyre/ai";
 
 /** The text the model sees for an interrupted call. */
 export const INTERRUPTED_TOOL_RESULT =
   "This tool call was interrupted before it finished (the session ended or crashed) and was not re-run. " +
   "Its effects, if any, are unknown: check the current state before relying on it or repeating it.";
-
-/** A synthetic error result for an interrupted tool call. */
-export function createInterruptedToolResult(call: ToolCall, timestamp: number): ToolResultMessage {
-  return {
-    role: "toolResult",
-    toolCallId: call.id,
-    toolName: call.name,
-    content: [{ type: "text", text: INTERRUPTED_TOOL_RESULT }],
-    isError: true,
-    timestamp,
-  };
-}
-
-/** The tool calls of `message` that no result in `results` answers, in call order. */
-export function findUnansweredToolCalls(message: AssistantMessage, results: Iterable<ToolResultMessage>): ToolCall[] {
-  const answered = new Set<string>();
-  for (const result of results) answered.add(result.toolCallId);
-  return message.content.filter((block): block is ToolCall => block.type === "toolCall" && !answered.has(block.id));
-}
 
 /**
  * Returns the messages with a synthetic result after the results of each assistant message
@@ -38,7 +20,6 @@ export function findUnansweredToolCalls(message: AssistantMessage, results: Iter
 export function repairToolResults(messages: AgentMessage[]): { messages: AgentMessage[]; repaired: number } {
   if (isWellPaired(messages)) return { messages, repaired: 0 };
   const output: AgentMessage[] = [];
-  let repaired = 0;
   let changed = false;
   let index = 0;
   while (index < messages.length) {
@@ -76,13 +57,11 @@ export function repairToolResults(messages: AgentMessage[]): { messages: AgentMe
       results.push(next);
       output.push(next);
     }
-    if (results.length === calls.length) continue;
-    for (const call of findUnansweredToolCalls(message, results)) {
-      output.push(createInterruptedToolResult(call, message.timestamp));
-      repaired++;
-    }
   }
-  return { messages: changed || repaired > 0 ? output : messages, repaired };
+  // What is left pairs each result with a call right before it; the calls still unanswered get theirs.
+  const ensured = ensureToolResults(output, { text: INTERRUPTED_TOOL_RESULT });
+  const repaired = ensured.length - output.length;
+  return { messages: changed || repaired > 0 ? ensured : messages, repaired };
 }
 
 /**

@@ -6,13 +6,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { dirname } from "node:path";
 import type { AgentMessage } from "@gyre/agent";
-import type { ThinkingLevel } from "@gyre/ai";
+import { ensureToolResults, type ThinkingLevel } from "@gyre/ai";
 import { buildContextMessages } from "../compaction/build-context-messages.js";
 import { CliError } from "../errors.js";
 import { serializeEntryLine } from "./line-format.js";
 import { readSessionFile } from "./read-session.js";
 import { createRedactor, type Redactor } from "./redact-secrets.js";
-import { createInterruptedToolResult, findUnansweredToolCalls } from "./repair-history.js";
+import { INTERRUPTED_TOOL_RESULT } from "./repair-history.js";
 import { SessionFile } from "./session-file.js";
 import { newSessionPath } from "./session-paths.js";
 import { SessionTree, type SessionTreeNode } from "./session-tree.js";
@@ -272,9 +272,10 @@ export class SessionManager {
     const results = branch
       .slice(last.index + 1)
       .flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
-    const missing = findUnansweredToolCalls(last.message, results);
-    for (const call of missing) this.appendMessage(createInterruptedToolResult(call, Date.now()));
-    return missing.length;
+    const answered = [last.message, ...results];
+    const missing = ensureToolResults(answered, { text: INTERRUPTED_TOOL_RESULT, timestamp: Date.now() });
+    for (const message of missing.slice(answered.length)) this.appendMessage(message);
+    return missing.length - answered.length;
   }
 
   /**
