@@ -214,6 +214,19 @@ export class MessageBuilder {
     this.stream.push({ type: "toolcall_delta", contentIndex: block.index, delta });
   }
 
+  /**
+   * Marks tool-call block `key` as past the limit for a parser that assembles the arguments itself
+   * (Vertex streamed arguments) and stopped once its own count of `bytes` passed it; `head` is the
+   * start of what it kept, to read short fields from. The call ends as the placeholder.
+   */
+  toolCallOversized(key: string, bytes: number, head: string): void {
+    const block = this.open.get(key);
+    if (block?.kind !== "toolCall") return;
+    block.bytes = Math.max(block.bytes, bytes);
+    block.head ??= head.slice(0, ARGUMENT_HEAD_CHARS);
+    block.parts = [];
+  }
+
   /** The text block `key` has received so far ("" when `key` is no open text block). */
   textSoFar(key: string): string {
     const block = this.open.get(key);
