@@ -174,7 +174,7 @@ export class GeminiStreamReader {
     if (!streamed) return;
     this.streamed = undefined;
     if (streamed.overLimit) {
-      this.builder.toolCallOversized(streamed.key, streamed.bytes, JSON.stringify(streamed.args).slice(0, 4096));
+      this.builder.toolCallOversized(streamed.key, streamed.bytes, JSON.stringify(streamed.args));
       this.builder.end(streamed.key);
       return;
     }
