@@ -4,36 +4,26 @@
  * request, so the loop replaces them with a small placeholder before the message is announced
  * (`message_end`), stored or appended, and the call gets an error result instead of running.
  */
-import type { AssistantMessage, AssistantMessageEvent, ToolCall } from "@gyre/ai";
+import {
+  type AssistantMessage,
+  type AssistantMessageEvent,
+  createDroppedArguments,
+  DROPPED_ARGUMENTS_KEY,
+  type DroppedArguments,
+  readDroppedArguments,
+  type ToolCall,
+  utf8Length,
+} from "@gyre/ai";
 import type { AgentMessage } from "./types.js";
+
+export { DROPPED_ARGUMENTS_KEY, type DroppedArguments, readDroppedArguments };
 
 /** Default cap on one call's arguments, as JSON bytes: above any real edit, far above what fits a context window. */
 export const DEFAULT_MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
 
-/** The key of the placeholder that replaces dropped arguments. */
-export const DROPPED_ARGUMENTS_KEY = "gyreDroppedArguments";
-
-/** What the placeholder records about the arguments it replaced. */
-export type DroppedArguments = { tool: string; bytes: number; limitBytes: number; note: string };
-
-/** Short scalar fields (a path, a flag) are kept beside the placeholder so UIs and the model see what the call was for. */
-const KEPT_FIELD_CHARS = 200;
-const KEPT_FIELDS = 8;
-
 /** The size of a call's arguments as the model sent them: JSON bytes (the raw text when it was not valid JSON). */
 export function measureToolArguments(toolCall: ToolCall): number {
   return utf8Length(toolCall.rawArguments ?? JSON.stringify(toolCall.arguments));
-}
-
-/** UTF-8 length without encoding a copy (this package runs outside Node too, so no Buffer). */
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    // A surrogate pair is 4 bytes: 2 per half.
-    bytes += code < 0x80 ? 1 : code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 2 : 3;
-  }
-  return bytes;
 }
 
 /**
@@ -43,14 +33,8 @@ function utf8Length(text: string): number {
 export function capToolCall(toolCall: ToolCall, limitBytes: number): ToolCall {
   const bytes = measureToolArguments(toolCall);
   if (bytes <= limitBytes) return toolCall;
-  const dropped: DroppedArguments = {
-    tool: toolCall.name,
-    bytes,
-    limitBytes,
-    note: `The arguments (${bytes} bytes of JSON) were above the ${limitBytes}-byte limit for one tool call, so gyre dropped them and did not run the call.`,
-  };
   const { rawArguments: _raw, ...rest } = toolCall;
-  return { ...rest, arguments: { ...keptFields(toolCall.arguments), [DROPPED_ARGUMENTS_KEY]: dropped } };
+  return { ...rest, arguments: createDroppedArguments(toolCall.name, bytes, limitBytes, toolCall.arguments) };
 }
 
 /** The message with every oversized tool call capped; the same object when nothing was too large. */
@@ -71,20 +55,6 @@ export function capToolArguments(message: AssistantMessage, limitBytes: number):
  */
 export function capHistoryArguments(messages: readonly AgentMessage[], limitBytes: number): AgentMessage[] {
   return messages.map((message) => (message.role === "assistant" ? capToolArguments(message, limitBytes) : message));
-}
-
-/** The drop record of arguments the loop capped, or undefined for ordinary arguments. */
-export function readDroppedArguments(args: Record<string, unknown>): DroppedArguments | undefined {
-  const value = args[DROPPED_ARGUMENTS_KEY];
-  if (typeof value !== "object" || value === null) return undefined;
-  const record = value as Partial<DroppedArguments>;
-  if (typeof record.bytes !== "number" || typeof record.limitBytes !== "number") return undefined;
-  return {
-    tool: typeof record.tool === "string" ? record.tool : "",
-    bytes: record.bytes,
-    limitBytes: record.limitBytes,
-    note: typeof record.note === "string" ? record.note : "",
-  };
 }
 
 /**
@@ -108,21 +78,4 @@ export function createArgumentStreamCap(
     }
     return event;
   };
-}
-
-function keptFields(args: Record<string, unknown>): Record<string, unknown> {
-  const kept: Record<string, unknown> = {};
-  let count = 0;
-  for (const [key, value] of Object.entries(args)) {
-    if (count >= KEPT_FIELDS) break;
-    if (key.length > KEPT_FIELD_CHARS || key === DROPPED_ARGUMENTS_KEY) continue;
-    const short =
-      typeof value === "number" ||
-      typeof value === "boolean" ||
-      (typeof value === "string" && value.length <= KEPT_FIELD_CHARS);
-    if (!short) continue;
-    kept[key] = value;
-    count++;
-  }
-  return kept;
 }

@@ -57,6 +57,8 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
   let final: AssistantMessage | undefined;
   try {
     const events = (config.streamFn ?? stream)(options.model, context, {
+      // The provider stops holding a call's text past the limit, so a huge call is bounded while it streams.
+      maxToolArgumentBytes: argumentLimit,
       ...config.streamOptions,
       signal,
       ...(apiKey !== undefined ? { apiKey } : {}),

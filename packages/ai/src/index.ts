@@ -12,6 +12,14 @@ export { complete, getRegisteredApis, registerApi, stream } from "./api-registry
 export { applyAssistantMessageEvent } from "./apply-assistant-message-event.js";
 export { isContextOverflow } from "./context-overflow.js";
 export { createAssistantMessage } from "./create-assistant-message.js";
+export {
+  createDroppedArguments,
+  DROPPED_ARGUMENTS_KEY,
+  type DroppedArguments,
+  readArgumentsHead,
+  readDroppedArguments,
+  utf8Length,
+} from "./dropped-arguments.js";
 export { type EnsureToolResultsOptions, ensureToolResults } from "./ensure-tool-results.js";
 export { describeError, GyreError, type GyreErrorCode, isAbortError } from "./errors.js";
 export { AssistantMessageEventStream } from "./event-stream.js";

@@ -230,6 +230,13 @@ export type StreamOptions = {
    * message as the answer.
    */
   pauseTurnContinuations?: number;
+  /**
+   * Once one tool call's streamed argument text passes this many UTF-8 bytes, the provider stops
+   * keeping (and stops emitting `toolcall_delta` for) it: the finished call's arguments are the
+   * `gyreDroppedArguments` placeholder (see `createDroppedArguments`), so a 50 MB call is never
+   * held whole. Unset: no limit.
+   */
+  maxToolArgumentBytes?: number;
 };
 
 export type WebSearchOptions = {

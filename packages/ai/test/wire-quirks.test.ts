@@ -5,7 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AssistantMessage, ToolCall } from "../src/types.js";
+import { DROPPED_ARGUMENTS_KEY } from "../src/dropped-arguments.js";
+import type { AssistantMessage, StreamOptions, ToolCall } from "../src/types.js";
 import { type LocalServer, splitBody, startLocalServer, type WireApi, writeChunks } from "./helpers/local-server.js";
 import { run } from "./helpers/run.js";
 import { createTestModel } from "./helpers/test-model.js";
@@ -29,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** Replays `file` whole and in three random cuts; every cut must give the same message. */
-async function replay(api: WireApi, file: string): Promise<AssistantMessage> {
+async function replay(api: WireApi, file: string, options: StreamOptions = {}): Promise<AssistantMessage> {
   const messages: AssistantMessage[] = [];
   for (const split of ["whole", "7", "21", "1234"]) {
     const model = createTestModel(api, api === "anthropic-messages" ? server.url : `${server.url}/v1`);
@@ -37,6 +38,7 @@ async function replay(api: WireApi, file: string): Promise<AssistantMessage> {
       apiKey: "test-key",
       retry: { maxRetries: 0 },
       headers: { "x-api": api, "x-fixture": file, "x-split": split },
+      ...options,
     });
     messages.push({ ...message, timestamp: 0 });
   }
@@ -96,6 +98,19 @@ describe("Chat Completions wire quirks", () => {
     const calls = toolCalls(message);
     expect(calls.map((call) => call.arguments)).toEqual([{ path: "a.txt" }, { path: "b.txt" }]);
     expect(new Set(calls.map((call) => call.id)).size).toBe(2);
+  });
+
+  it("still tells a second call on the same id and index from the first when the first passed maxToolArgumentBytes", async () => {
+    const message = await replay("openai-completions", "duplicate-tool-call-ids-same-index-over-limit.sse", {
+      maxToolArgumentBytes: 20,
+    });
+    const calls = toolCalls(message);
+    expect(calls.map((call) => call.name)).toEqual(["write", "read"]);
+    expect(calls[0]?.arguments).toEqual({
+      path: "a.txt",
+      [DROPPED_ARGUMENTS_KEY]: expect.objectContaining({ bytes: 39, limitBytes: 20 }),
+    });
+    expect(calls[1]?.arguments).toEqual({ path: "b.txt" });
   });
 });
 

@@ -1,4 +1,5 @@
 import { createAssistantMessage } from "../create-assistant-message.js";
+import { createDroppedArguments, readArgumentsHead, utf8Length } from "../dropped-arguments.js";
 import type { AssistantMessageEventStream } from "../event-stream.js";
 import { freezeJson } from "../frozen-json.js";
 import type {
@@ -33,7 +34,20 @@ type OpenBlock =
       signature?: string;
       /** The id is ours (the wire sent none, or a repeat); a real id arriving later replaces it. */
       generatedId?: boolean;
+      /** UTF-8 bytes of argument text received so far (counted only under a limit). */
+      bytes: number;
+      /** Set once the text passed the limit: its first characters, kept to name short fields; `parts` is emptied. */
+      head?: string;
     };
+
+/** How much of a dropped call's argument text is kept, to read short fields such as `path` from. */
+const ARGUMENT_HEAD_CHARS = 4096;
+
+/** Options of a builder: limits that keep one response's memory bounded. */
+export type MessageBuilderOptions = {
+  /** See `StreamOptions.maxToolArgumentBytes`. */
+  maxToolArgumentBytes?: number | undefined;
+};
 
 /**
  * Builds an assistant message while emitting the matching DESIGN §3 events. Providers call
@@ -47,12 +61,16 @@ export class MessageBuilder {
   /** Every tool-call id given out in this message: each call's id must be unique within it. */
   private readonly toolCallIds = new Set<string>();
   private terminated = false;
+  /** See `StreamOptions.maxToolArgumentBytes`; parsers that keep argument text of their own bound it by this too. */
+  readonly maxToolArgumentBytes: number | undefined;
 
   constructor(
     readonly model: Model,
     readonly stream: AssistantMessageEventStream,
+    options: MessageBuilderOptions = {},
   ) {
     this.message = createAssistantMessage(model, { stopReason: "stop" });
+    this.maxToolArgumentBytes = options.maxToolArgumentBytes;
   }
 
   get isTerminated(): boolean {
@@ -155,6 +173,7 @@ export class MessageBuilder {
       parts: [],
       id: uniqueId,
       name,
+      bytes: 0,
       ...(generatedId ? { generatedId } : {}),
     };
     this.message.content.push({ type: "toolCall", id: uniqueId, name, arguments: {} });
@@ -170,12 +189,42 @@ export class MessageBuilder {
     return id;
   }
 
-  /** Appends raw argument JSON text to tool-call block `key`. */
+  /**
+   * Appends raw argument JSON text to tool-call block `key`. Past `maxToolArgumentBytes` the text
+   * is dropped (only its length is counted) and no more `toolcall_delta`s go out for the call.
+   */
   toolCallDelta(key: string, delta: string): void {
     const block = this.open.get(key);
     if (block?.kind !== "toolCall" || delta === "") return;
+    const limit = this.maxToolArgumentBytes;
+    if (limit !== undefined) {
+      block.bytes += utf8Length(delta);
+      if (block.head !== undefined) return;
+      if (block.bytes > limit) {
+        const before = block.parts.join("");
+        block.head =
+          before.length >= ARGUMENT_HEAD_CHARS
+            ? before.slice(0, ARGUMENT_HEAD_CHARS)
+            : before + delta.slice(0, ARGUMENT_HEAD_CHARS - before.length);
+        block.parts = [];
+        return;
+      }
+    }
     block.parts.push(delta);
     this.stream.push({ type: "toolcall_delta", contentIndex: block.index, delta });
+  }
+
+  /**
+   * Marks tool-call block `key` as past the limit for a parser that assembles the arguments itself
+   * (Vertex streamed arguments) and stopped once its own count of `bytes` passed it; `head` is the
+   * start of what it kept, to read short fields from. The call ends as the placeholder.
+   */
+  toolCallOversized(key: string, bytes: number, head: string): void {
+    const block = this.open.get(key);
+    if (block?.kind !== "toolCall") return;
+    block.bytes = Math.max(block.bytes, bytes);
+    block.head ??= head.slice(0, ARGUMENT_HEAD_CHARS);
+    block.parts = [];
   }
 
   /** The text block `key` has received so far ("" when `key` is no open text block). */
@@ -272,9 +321,10 @@ export class MessageBuilder {
         return;
       }
       case "toolCall": {
-        let toolCall = createToolCall(block.id, block.name, joined);
+        let toolCall =
+          block.head === undefined ? createToolCall(block.id, block.name, joined) : this.droppedCall(block);
         if (block.signature !== undefined) toolCall.signature = block.signature;
-        if (this.finalizeToolCall) toolCall = this.finalizeToolCall(toolCall);
+        if (this.finalizeToolCall && block.head === undefined) toolCall = this.finalizeToolCall(toolCall);
         this.message.content[block.index] = toolCall;
         this.stream.push({ type: "toolcall_end", contentIndex: block.index, toolCall });
         return;
@@ -284,6 +334,13 @@ export class MessageBuilder {
         throw new Error(`unknown block ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /** The call whose argument text passed the limit: the placeholder and the short fields its head names. */
+  private droppedCall(block: Extract<OpenBlock, { kind: "toolCall" }>): ToolCall {
+    const kept = readArgumentsHead(block.head ?? "");
+    const args = createDroppedArguments(block.name, block.bytes, this.maxToolArgumentBytes ?? 0, kept);
+    return { type: "toolCall", id: block.id, name: block.name, arguments: freezeJson(args) };
   }
 
   /** Adds a complete tool call (for APIs that send arguments whole as an object). */

@@ -22,7 +22,7 @@ export function runProvider(
   body: (builder: MessageBuilder) => Promise<void>,
 ): AssistantMessageEventStream {
   const stream = new AssistantMessageEventStream();
-  const builder = new MessageBuilder(model, stream);
+  const builder = new MessageBuilder(model, stream, { maxToolArgumentBytes: options.maxToolArgumentBytes });
   const retry = resolveRetry(options.retry);
   const attempt = async (): Promise<unknown> => {
     try {

@@ -1,3 +1,4 @@
+import { utf8Length } from "../../dropped-arguments.js";
 import { GyreError } from "../../errors.js";
 import { throwIfRetryableStreamError } from "../in-stream-error.js";
 import type { MessageBuilder } from "../message-builder.js";
@@ -10,11 +11,13 @@ import type {
   GeminiFunctionCall,
   GeminiGroundingMetadata,
   GeminiPart,
+  GeminiPartialArg,
   GeminiUsageMetadata,
 } from "./wire.js";
 
 type OpenBlock = { kind: "text" | "thinking"; key: string; index: number };
-type StreamedCall = { key: string; args: Record<string, unknown> };
+/** A Vertex call being rebuilt; `bytes` counts its fragments' values, `overLimit` once they passed the builder's limit. */
+type StreamedCall = { key: string; args: Record<string, unknown>; bytes: number; overLimit?: boolean };
 
 /**
  * Applies Gemini response chunks to a `MessageBuilder`. Parts are sequential: consecutive text
@@ -137,19 +140,44 @@ export class GeminiStreamReader {
         return;
       }
       this.builder.toolCallStart(key, id, call.name);
-      this.streamed = { key, args: { ...call.args } };
+      const args = { ...call.args };
+      this.streamed = {
+        key,
+        args,
+        bytes: this.builder.maxToolArgumentBytes === undefined ? 0 : utf8Length(JSON.stringify(args)),
+      };
     }
     const streamed = this.streamed;
     if (!streamed) return;
     if (signature) this.builder.signature(streamed.key, signature);
-    for (const argument of call.partialArgs ?? []) applyPartialArgument(streamed.args, argument);
+    for (const argument of call.partialArgs ?? []) this.applyStreamed(streamed, argument);
     if (!call.willContinue) this.closeStreamedCall();
+  }
+
+  /** Applies one fragment, unless the call's values already passed the limit: then they are only counted. */
+  private applyStreamed(streamed: StreamedCall, argument: GeminiPartialArg): void {
+    const limit = this.builder.maxToolArgumentBytes;
+    if (limit !== undefined) {
+      // The value and its path: about what the fragment adds to the arguments' JSON.
+      streamed.bytes += utf8Length(argument.stringValue ?? "") + (argument.jsonPath?.length ?? 0);
+      if (streamed.overLimit) return;
+      if (streamed.bytes > limit) {
+        streamed.overLimit = true;
+        return;
+      }
+    }
+    applyPartialArgument(streamed.args, argument);
   }
 
   private closeStreamedCall(): void {
     const streamed = this.streamed;
     if (!streamed) return;
     this.streamed = undefined;
+    if (streamed.overLimit) {
+      this.builder.toolCallOversized(streamed.key, streamed.bytes, JSON.stringify(streamed.args));
+      this.builder.end(streamed.key);
+      return;
+    }
     // The object is only complete now; it goes out as one delta.
     this.builder.toolCallDelta(streamed.key, JSON.stringify(streamed.args));
     this.builder.end(streamed.key);

@@ -26,6 +26,8 @@ export class CompletionsChunkParser {
   private readonly keyIds = new Map<string, string>();
   /** The argument text each call has received, to tell a new call from a continuation. */
   private readonly argumentText = new Map<string, string>();
+  /** Calls whose text passed the builder's limit (no longer kept): whether it last ended in "}". */
+  private readonly droppedTextEnds = new Map<string, boolean>();
 
   /**
    * @param strictSchemas original schemas of the tools sent with `strict: true`, by name; their
@@ -123,7 +125,7 @@ export class CompletionsChunkParser {
       const args = call.function?.arguments;
       if (args) {
         this.builder.toolCallDelta(key, args);
-        this.argumentText.set(key, (this.argumentText.get(key) ?? "") + args);
+        this.rememberArguments(key, args);
       }
     });
   }
@@ -185,8 +187,25 @@ export class CompletionsChunkParser {
     return key;
   }
 
+  /** Keeps the call's text for `startsNewCall`, but not past the builder's limit: a huge call is not held twice. */
+  private rememberArguments(key: string, args: string): void {
+    const limit = this.builder.maxToolArgumentBytes;
+    if (this.droppedTextEnds.has(key) || (limit !== undefined && (this.argumentText.get(key)?.length ?? 0) > limit)) {
+      this.argumentText.delete(key);
+      this.droppedTextEnds.set(
+        key,
+        args.trimEnd().endsWith("}") || (args.trim() === "" && !!this.droppedTextEnds.get(key)),
+      );
+      return;
+    }
+    this.argumentText.set(key, (this.argumentText.get(key) ?? "") + args);
+  }
+
   private startsNewCall(key: string, call: ChatToolCallDelta): boolean {
     if (!call.function?.name) return false;
+    // Text too large to keep: its last piece closing an object is the best sign left.
+    const droppedEnd = this.droppedTextEnds.get(key);
+    if (droppedEnd !== undefined) return droppedEnd;
     const text = this.argumentText.get(key)?.trim() ?? "";
     // Cheap test first: only text ending in "}" can be a whole object.
     if (!text.endsWith("}")) return false;
