@@ -133,11 +133,11 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
   });
   const loaded = await loadSettings({ gyreHome: home, cwd: io.cwd, includeProject: project.trusted });
   const settings: Settings = { ...loaded.settings, ...config.settings };
-  const notices: RuntimeNotice[] = [
-    ...project.notices,
-    // Problems, so quiet headless runs show them too: the user meant a setting that is not applied.
-    ...loaded.warnings.map((text): RuntimeNotice => ({ level: "problem", text })),
-  ];
+  const notices: RuntimeNotice[] = [...project.notices];
+  // Problems, so quiet headless runs show them too: a setting not applied, a package (not) installed.
+  const problems = (texts: string[]) =>
+    notices.push(...texts.map((text): RuntimeNotice => ({ level: "problem", text })));
+  problems(loaded.warnings);
   const installs = {
     gyreHome: home,
     cwd: io.cwd,
@@ -147,10 +147,7 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
     deadline: Date.now() + packagesStartupWaitMs,
     ...(io.ui ? { announce: (text: string) => io.ui?.notify(text, "info") } : {}),
   };
-  // A problem-level notice: what installed (or did not) changes what the run can do.
-  const installed = (texts: string[]) =>
-    notices.push(...texts.map((text): RuntimeNotice => ({ level: "problem", text })));
-  installed(await installSettingsPackages({ ...installs, kind: "user" }));
+  problems(await installSettingsPackages({ ...installs, kind: "user" }));
   const timeout = Number(io.env.GYRE_EXTENSION_TIMEOUT_MS);
   const resources = await loadRuntimeResources({
     config,
@@ -165,7 +162,7 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
   });
   notices.push(...resources.warnings.map((text): RuntimeNotice => ({ level: "warning", text })));
   // After loading: a project's new packages wait for the folder to be trusted again.
-  installed(await installSettingsPackages({ ...installs, kind: "project" }));
+  problems(await installSettingsPackages({ ...installs, kind: "project" }));
   return { home, project, settings, resources, notices };
 }
 

@@ -7,6 +7,7 @@
  */
 import type { AgentMessage } from "@gyre/agent";
 import type { FauxBlock, FauxResponse } from "@gyre/ai/testing";
+import { commonLineEnds } from "../core/tools/diff.js";
 
 export type RecordedRequest = {
   prompt: string;
@@ -146,15 +147,7 @@ function callsOf(script: readonly FauxResponse[]): Map<string, { name: string; a
 export function shortDiff(expected: string, got: string, limit = 3): string[] {
   const before = expected.split("\n");
   const after = got.split("\n");
-  let start = 0;
-  while (start < before.length && start < after.length && before[start] === after[start]) start++;
-  let end = 0;
-  while (
-    end < before.length - start &&
-    end < after.length - start &&
-    before[before.length - 1 - end] === after[after.length - 1 - end]
-  )
-    end++;
+  const { prefix: start, suffix: end } = commonLineEnds(before, after);
   const side = (lines: string[], mark: string) => {
     const changed = lines.slice(start, lines.length - end);
     const shown = changed.slice(0, limit).map((line) => `${mark} ${line}`);

@@ -17,10 +17,8 @@ type Op = { kind: " " | "-" | "+"; line: string };
 const MAX_EDIT_DISTANCE = 2000;
 const CONTEXT = 3;
 
-/** The unified diff between two texts (line endings ignored). */
-export function createUnifiedDiff(before: string, after: string, path: string): UnifiedDiff {
-  const a = before.split(/\r?\n/);
-  const b = after.split(/\r?\n/);
+/** How many lines two texts share at their start, and then at their end (never overlapping). */
+export function commonLineEnds(a: readonly string[], b: readonly string[]): { prefix: number; suffix: number } {
   let prefix = 0;
   while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
   let suffix = 0;
@@ -28,9 +26,16 @@ export function createUnifiedDiff(before: string, after: string, path: string): 
     suffix < a.length - prefix &&
     suffix < b.length - prefix &&
     a[a.length - 1 - suffix] === b[b.length - 1 - suffix]
-  ) {
+  )
     suffix++;
-  }
+  return { prefix, suffix };
+}
+
+/** The unified diff between two texts (line endings ignored). */
+export function createUnifiedDiff(before: string, after: string, path: string): UnifiedDiff {
+  const a = before.split(/\r?\n/);
+  const b = after.split(/\r?\n/);
+  const { prefix, suffix } = commonLineEnds(a, b);
   if (prefix === a.length && prefix === b.length) return { diff: "", firstChangedLine: undefined };
   const middleA = a.slice(prefix, a.length - suffix);
   const middleB = b.slice(prefix, b.length - suffix);
