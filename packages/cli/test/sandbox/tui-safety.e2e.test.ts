@@ -19,6 +19,18 @@ const toolResults = (body: Body) =>
   (body.messages ?? []).filter((m) => m.role === "tool").map((m) => JSON.stringify(m.content));
 
 describe("the TUI's safety", () => {
+  it("enters plan mode once the run ends when Shift+Tab is pressed while it runs", async () => {
+    const { tmux } = await startGyre(() => ({ text: "slow answer done", chunkSize: 2, delayMs: 150 }));
+    await tmux.waitFor("sandbox workspace-write, network off");
+    await submit(tmux, "take your time");
+    await tmux.waitFor("slow");
+    await tmux.send(["BTab"]);
+    await tmux.waitFor("changes once the run ends");
+    const planning = await tmux.waitFor("plan mode (shift+tab to leave)");
+    expect(planning).toContain("slow answer done");
+    expect(planning).toContain("sandbox read-only, network off");
+  });
+
   it("shows the sandbox level in the footer, and Shift+Tab cycles plan mode", async () => {
     const bodies: Body[] = [];
     const { tmux } = await startGyre(({ body, index }) => {

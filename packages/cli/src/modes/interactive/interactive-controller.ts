@@ -37,6 +37,8 @@ export class InteractiveController {
   private shellRunning = false;
   /** A `!cmd` typed while the agent worked, waiting for the run to end. */
   private shellWaiting = false;
+  /** Shift+Tab pressed while a prompt ran: the mode toggles once it ends. */
+  private modeTogglePending = false;
   /** The prompt started from the editor, until `session.prompt` settles (the file is flushed). */
   private activePrompt: Promise<void> | undefined;
 
@@ -179,6 +181,10 @@ export class InteractiveController {
   private prompt(text: string): Promise<void> {
     const run = this.runPrompt(text).finally(() => {
       if (this.activePrompt === run) this.activePrompt = undefined;
+      if (this.modeTogglePending && !this.isWorking()) {
+        this.modeTogglePending = false;
+        this.cyclePermissionMode().catch((error: Error) => this.notify(error.message, "error"));
+      }
     });
     this.activePrompt = run;
     return run;
@@ -401,8 +407,16 @@ export class InteractiveController {
   private async cyclePermissionMode(): Promise<void> {
     const { safety } = this.runtime;
     // Switching restarts the sandbox, which would kill a command in flight.
-    if (this.isWorking())
-      return this.notify("The permission mode changes once the run ends (Esc stops it).", "warning");
+    if (this.isWorking()) {
+      // Pressed twice during the run, it cancels itself out.
+      this.modeTogglePending = !this.modeTogglePending;
+      return this.notify(
+        this.modeTogglePending
+          ? "The permission mode changes once the run ends (Esc stops it)."
+          : "The permission mode stays as it is.",
+        "warning",
+      );
+    }
     const plan = safety.permissionMode() !== "plan";
     await safety.setPlanMode(plan);
     this.notify(
