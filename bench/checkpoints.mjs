@@ -1,10 +1,11 @@
 // Checkpoint snapshot time (issue 17): a 10,000-file workspace, one small change per round.
 //   gyre, full scan: ShadowRepository.snapshot() into its own GIT_DIR under a temp GYRE_HOME (what
 //     a run with bash, `!cmd` or an MCP tool takes).
-//   gyre, named paths: snapshot({ paths }) with the file a write or edit reported (what the
-//     end-of-run checkpoint of a write/edit-only run takes).
+//   gyre, named paths: snapshot({ paths }) with the file a write or edit reported: one `git add`
+//     and a write-tree, no listing (what the end-of-run checkpoint of a write/edit-only run takes).
 //   baseline: `git add -A && git commit -q -m x` in a plain repository of the same files.
-//   gyre, nothing changed: a full scan that finds no change reuses the last tree (one git process).
+//   gyre, nothing changed: a full scan that finds no change reuses the last tree (the listing only:
+//     diff-files and ls-files -o, run side by side).
 // The first three are interleaved within each round (order rotating), so load swings hit them alike.
 // Targets: snapshot ≤ 50 ms; ≤ 1.2× the baseline. Medians of N rounds, after one warm-up round.
 // Usage: node bench/checkpoints.mjs [--files 10000] [--rounds 15]

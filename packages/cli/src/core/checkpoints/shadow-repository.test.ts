@@ -217,6 +217,47 @@ describe("ShadowRepository", () => {
     const listed = (await repository.diff(named.tree, full.tree)).map(({ path, status }) => `${status} ${path}`);
     expect(listed.sort()).toEqual(["added src/made1.ts", "modified bom.txt"]);
   });
+  it("records named files with one git add, no listing, and falls back where a path needs it", async () => {
+    const { workspace, gyreHome } = await setUp();
+    const log = join(gyreHome, "git-calls.log");
+    const gitBinary = join(gyreHome, "logging-git");
+    await writeFile(
+      gitBinary,
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in -c|*=*) ;; *) echo "$a" >> '${log}'; break;; esac; done\nexec git "$@"\n`,
+    );
+    await chmod(gitBinary, 0o755);
+    await writeFile(join(workspace, "big.bin"), "small at first\n");
+    const repository = await ShadowRepository.open({ gyreHome, workspace, gitBinary, limits: { maxFileBytes: 3000 } });
+    const first = await repository.snapshot();
+    await writeFile(log, "");
+    await writeFile(join(workspace, "crlf.txt"), "named\r\n");
+    await writeFile(join(workspace, "src", "made[1].ts"), "new\n");
+    await writeFile(join(workspace, "src", "made1.ts"), "not named, though the glob would match it\n");
+    await writeFile(join(workspace, "ignored.log"), "named, but ignored\n");
+    await writeFile(join(workspace, "big.bin"), Buffer.alloc(4000, 1));
+    const named = await repository.snapshot({
+      paths: ["crlf.txt", "src/made[1].ts", "ignored.log", "bom.txt", "big.bin"],
+    });
+    expect((await readFile(log, "utf8")).split("\n").filter(Boolean)).toEqual(["add", "update-index", "write-tree"]);
+    expect(named.changed).toEqual(["crlf.txt", "src/made[1].ts"]);
+    expect(named.skipped).toEqual([{ path: "big.bin", bytes: 4000, reason: "file_too_large" }]);
+    const listed = (await repository.diff(first.tree, named.tree)).map(({ path, status }) => `${status} ${path}`);
+    expect(listed.sort()).toEqual(["added src/made[1].ts", "deleted big.bin", "modified crlf.txt"]);
+    // Nothing changed: the index is left as it was and its tree reused.
+    await writeFile(log, "");
+    expect((await repository.snapshot({ paths: ["crlf.txt"] })).tree).toBe(named.tree);
+    expect((await readFile(log, "utf8")).split("\n").filter(Boolean)).toEqual(["add"]);
+    // A file in a nested repository, and a path that no longer exists, take the listing route.
+    const lib = join(workspace, "vendor", "lib");
+    await mkdir(lib, { recursive: true });
+    execFileSync("git", ["init", "-q"], { cwd: lib, env: { PATH: process.env.PATH ?? "" } });
+    await writeFile(join(lib, "inner.ts"), "inside a nested repository\n");
+    await rm(join(workspace, "doomed.txt"));
+    await writeFile(log, "");
+    const fallback = await repository.snapshot({ paths: ["vendor/lib/inner.ts", "doomed.txt"] });
+    expect(await readFile(log, "utf8")).toContain("diff-files");
+    expect(fallback.changed).toEqual(["doomed.txt", "vendor/lib/inner.ts"]);
+  });
   it("records the tree of the index as another gyre in the same workspace left it", async () => {
     const { workspace, gyreHome } = await setUp();
     const one = await ShadowRepository.open({ gyreHome, workspace });

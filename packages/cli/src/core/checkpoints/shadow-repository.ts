@@ -5,12 +5,28 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
-import { lstat, mkdir, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { restoreChanges } from "./restore-tree.js";
-import { GitFailure, type GitLocation, runGit, splitNul } from "./run-git.js";
+import { GitFailure, type GitLocation, runGit } from "./run-git.js";
+import { carryOver, listChanged, planNamed, planUpdate, visiblePaths } from "./snapshot-plan.js";
 import { coveredDifferences, diffTrees, type TreeDifference } from "./tree-diff.js";
 import { type CheckpointLimits, DEFAULT_CHECKPOINT_LIMITS, type SkippedFile, type Snapshot } from "./types.js";
+
+/** What recording one snapshot's paths into the index did. */
+type Recorded = {
+  changed: string[];
+  skipped: SkippedFile[];
+  /** Whether the index's content changed. */
+  wrote: boolean;
+  /** The paths looked at; undefined for the whole work tree. */
+  looked: readonly string[] | undefined;
+  /** The tree the index still holds, known without a write-tree. */
+  unchangedTree?: string;
+};
+
+/** What `git add` says of an explicitly named path that .gitignore excludes. */
+const IGNORED_PATHS = /ignored by one of your \.gitignore files/;
 
 /** Attributes that beat every `.gitattributes`: content goes in and out byte for byte. */
 const ATTRIBUTES = "* -text -eol -ident -filter -diff -merge -working-tree-encoding\n";
@@ -96,22 +112,70 @@ export class ShadowRepository {
 
   private async takeSnapshot(paths: readonly string[] | undefined): Promise<Snapshot> {
     const started = performance.now();
-    const records = paths?.length === 0 ? [] : await this.listChanged(paths);
+    const named = paths?.length ? await this.recordNamed(paths) : undefined;
+    const recorded = named ?? (await this.recordListed(paths));
+    const tree =
+      recorded.unchangedTree ?? ((!recorded.wrote && (await this.treeOfUnchangedIndex())) || (await this.writeTree()));
+    await this.keep(tree);
+    const looked = recorded.looked;
+    const skipped = looked === undefined ? recorded.skipped : carryOver(this.lastSkipped, looked, recorded.skipped);
+    this.lastSkipped = skipped;
+    return { tree, skipped, changed: recorded.changed, durationMs: performance.now() - started };
+  }
+
+  /** The general route: lists what differs from the index (all, or just `paths`), then records it. */
+  private async recordListed(paths: readonly string[] | undefined): Promise<Recorded> {
+    const visible = paths && (await visiblePaths(this.location.workTree, paths));
+    const records = visible?.length === 0 ? [] : await listChanged(this.location, visible);
     const plan = await planUpdate(this.location.workTree, records, this.limits);
     if (plan.update.length > 0)
       await runGit(this.location, ["update-index", "--add", "--remove", "-z", "--stdin"], {
         input: `${plan.update.join("\0")}\0`,
       });
-    if (plan.dropTracked.length > 0)
-      await runGit(this.location, ["update-index", "--force-remove", "-z", "--stdin"], {
-        input: `${plan.dropTracked.join("\0")}\0`,
-      });
-    const unchanged = plan.update.length === 0 && plan.dropTracked.length === 0;
-    const tree = (unchanged && (await this.treeOfUnchangedIndex())) || (await this.writeTree());
-    await this.keep(tree);
-    const skipped = paths === undefined ? plan.skipped : carryOver(this.lastSkipped, paths, plan.skipped);
-    this.lastSkipped = skipped;
-    return { tree, skipped, changed: plan.update, durationMs: performance.now() - started };
+    await this.dropFromIndex(plan.dropTracked);
+    const wrote = plan.update.length > 0 || plan.dropTracked.length > 0;
+    return { changed: plan.update, skipped: plan.skipped, wrote, looked: visible };
+  }
+
+  /**
+   * The quick route for files a write or edit named: one `git add` applies .gitignore, hashes
+   * what changed and says which (`-v`), with no listing first. Undefined when a path needs the
+   * general route (see planNamed) or git refused the add.
+   */
+  private async recordNamed(paths: readonly string[]): Promise<Recorded | undefined> {
+    const plan = await planNamed(this.location.workTree, paths, this.limits);
+    if (plan === undefined) return undefined;
+    let changed: string[] = [];
+    const treeBefore = await this.treeOfUnchangedIndex();
+    if (plan.add.length > 0) {
+      const args = ["add", "-A", "-v", "--", ...plan.add.map((path) => `:(literal)${path}`)];
+      // Exit 1 with only "ignored" complaints: the other paths were added.
+      const added = await runGit(this.location, args, { okCodes: [1] }).catch(() => undefined);
+      if (added === undefined || (added.code === 1 && !IGNORED_PATHS.test(added.stderr))) return undefined;
+      const said = added.stdout.toString("utf8");
+      changed = plan.add.filter((path) => said.includes(`add '${path}'\n`));
+    }
+    await this.dropFromIndex(plan.drop);
+    const wrote = changed.length > 0 || plan.drop.length > 0;
+    // git add refreshes the index even when no content changed; its tree is still the last one.
+    if (!wrote && treeBefore !== undefined)
+      return { changed, skipped: plan.skipped, wrote, looked: paths, unchangedTree: await this.rewritten(treeBefore) };
+    return { changed, skipped: plan.skipped, wrote, looked: paths };
+  }
+
+  /** Takes paths out of the index (skipped files must not keep a stale version); untracked ones are no-ops. */
+  private async dropFromIndex(paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    await runGit(this.location, ["update-index", "--force-remove", "-z", "--stdin"], {
+      input: `${paths.join("\0")}\0`,
+    });
+  }
+
+  /** Notes that the index now on disk still holds `tree` (rewritten with fresh stat data only). */
+  private async rewritten(tree: string): Promise<string> {
+    const index = await this.indexStamp();
+    this.written = index === undefined ? undefined : { tree, index };
+    return tree;
   }
 
   private async writeTree(): Promise<string> {
@@ -135,15 +199,6 @@ export class ShadowRepository {
   private async indexStamp(): Promise<string | undefined> {
     const info = await stat(this.location.indexFile, { bigint: true }).catch(() => undefined);
     return info && `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
-  }
-
-  /** `ls-files` records of what differs from the index: all of the work tree, or just `paths`. */
-  private async listChanged(paths: readonly string[] | undefined): Promise<string[]> {
-    // `:(literal)` so a path with glob characters names only itself.
-    const pathspec = paths === undefined ? [] : ["--", ...paths.map((path) => `:(literal)${path}`)];
-    const args = ["ls-files", "-z", "-t", "-o", "-m", "-d", "--exclude-standard", ...pathspec];
-    const listed = await runGit(this.location, args);
-    return expandNestedRepositories(this.location, splitNul(listed.stdout));
   }
 
   /** A loose ref per tree keeps it alive; its mtime says when it was last recorded (for pruning). */
@@ -249,89 +304,4 @@ export class ShadowRepository {
     );
     return dated.sort((a, b) => a.mtime - b.mtime).map((entry) => entry.name);
   }
-}
-
-/** The skipped paths of an earlier snapshot that `paths` did not look at again, plus `fresh`. */
-function carryOver(earlier: readonly SkippedFile[], paths: readonly string[], fresh: SkippedFile[]): SkippedFile[] {
-  const looked = new Set(paths);
-  const kept = earlier.filter(
-    (file) => !looked.has(file.path) && ![...looked].some((path) => file.path.startsWith(`${path}/`)),
-  );
-  return [...kept, ...fresh].sort((a, b) => a.path.localeCompare(b.path));
-}
-
-const MAX_NESTING = 8;
-
-/**
- * Git lists a nested repository it has no entry under as one `dir/` record and never looks
- * inside. Its files are listed here, as plain untracked files (its own .gitignore applies, its
- * `.git` is left out), so the snapshot covers them; once any is in the index, git descends into
- * the directory by itself on later snapshots.
- */
-async function expandNestedRepositories(location: GitLocation, records: string[], depth = 0): Promise<string[]> {
-  const expanded: string[] = [];
-  for (const record of records) {
-    const path = record.slice(2);
-    if (!path.endsWith("/") || depth >= MAX_NESTING) {
-      expanded.push(record);
-      continue;
-    }
-    const nested: GitLocation = {
-      ...location,
-      workTree: join(location.workTree, path),
-      // Never written: with an empty index every file of the nested repository is untracked.
-      indexFile: join(location.gitDir, "nested-listing-index"),
-    };
-    const listed = await runGit(nested, ["ls-files", "-z", "-t", "-o", "--exclude-standard"]).catch(() => undefined);
-    if (listed === undefined) {
-      expanded.push(record);
-      continue;
-    }
-    const inner = splitNul(listed.stdout).map((entry) => `${entry.slice(0, 2)}${path}${entry.slice(2)}`);
-    expanded.push(...(await expandNestedRepositories(location, inner, depth + 1)));
-  }
-  return expanded;
-}
-
-type UpdatePlan = { update: string[]; dropTracked: string[]; skipped: SkippedFile[] };
-
-/**
- * Sorts what `ls-files -t -o -m -d` listed into paths to record and paths to skip. Tags: `?`
- * untracked, `C` changed, `R` removed. A skipped path that was tracked leaves the index, so the
- * tree never carries a stale version of it.
- */
-async function planUpdate(workTree: string, records: string[], limits: CheckpointLimits): Promise<UpdatePlan> {
-  const paths = new Map<string, boolean>();
-  for (const record of records) {
-    const path = record.slice(2);
-    paths.set(path, (paths.get(path) ?? false) || record[0] !== "?");
-  }
-  const skipped: SkippedFile[] = [];
-  const sized: { path: string; bytes: number; tracked: boolean }[] = [];
-  const update: string[] = [];
-  await Promise.all(
-    [...paths].map(async ([path, tracked]) => {
-      if (path.endsWith("/")) return skipped.push({ path: path.slice(0, -1), bytes: 0, reason: "nested_repository" });
-      const info = await lstat(join(workTree, path)).catch(() => undefined);
-      if (info === undefined) return update.push(path);
-      if (info.isFile() && info.size > limits.maxFileBytes) {
-        skipped.push({ path, bytes: info.size, reason: "file_too_large" });
-        if (tracked) sized.push({ path, bytes: -1, tracked });
-        return;
-      }
-      sized.push({ path, bytes: info.isFile() ? info.size : 0, tracked });
-    }),
-  );
-  const dropTracked = sized.filter((entry) => entry.bytes < 0).map((entry) => entry.path);
-  let total = 0;
-  for (const entry of sized.filter((item) => item.bytes >= 0).sort((a, b) => a.bytes - b.bytes)) {
-    total += entry.bytes;
-    if (total <= limits.maxSnapshotBytes) update.push(entry.path);
-    else {
-      skipped.push({ path: entry.path, bytes: entry.bytes, reason: "snapshot_too_large" });
-      if (entry.tracked) dropTracked.push(entry.path);
-    }
-  }
-  skipped.sort((a, b) => a.path.localeCompare(b.path));
-  return { update: update.sort(), dropTracked, skipped };
 }
