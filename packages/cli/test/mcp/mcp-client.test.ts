@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -376,6 +376,18 @@ describe("MCP client against misbehaving servers", () => {
     await expect(tool(manager, "mcp__trouble__hang").execute({}, context())).rejects.toThrow(
       /did not answer hang in time/,
     );
+  });
+
+  it("ends a server's stdin on close and sends SIGTERM soon after when it keeps running", async () => {
+    const notes = join(await mkdtemp(join(tmpdir(), "gyre-mcp-linger-")), "notes");
+    const manager = start([stdio("trouble", [trouble, "--linger", notes])]);
+    await manager.waitForStartup(15_000);
+    expect(manager.statuses()[0]?.state).toBe("connected");
+    await manager.close();
+    const events = (await readFile(notes, "utf8")).trim().split("\n").map((line) => line.split(" "));
+    expect(events.map(([what]) => what)).toEqual(["stdin-ended", "sigterm"]);
+    // The SDK alone waits 2 s before SIGTERM; gyre gives a server 0.5 s.
+    expect(Number(events[1]?.[1]) - Number(events[0]?.[1])).toBeLessThan(1_900);
   });
 
   it("reports a command that does not exist", async () => {

@@ -13,7 +13,7 @@ import type {
   ElicitResult,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { connectTransport, isUnauthorized, loadMcpSdk } from "./open-transport.js";
+import { closeClient, connectTransport, isUnauthorized, loadMcpSdk } from "./open-transport.js";
 import { createStderrRing } from "./stderr-ring.js";
 import type { McpServerEntry, McpServerState, McpServerStatus } from "./types.js";
 
@@ -268,7 +268,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       const open = current;
       current = undefined;
       state = "closed";
-      await open?.client.close().catch(() => {});
+      if (open) await closeClient(open.client, open.transport).catch(() => {});
     },
   };
 }

@@ -121,6 +121,32 @@ async function connectOrClose(
   }
 }
 
+/**
+ * How long a stdio server gets to exit once its stdin has ended before gyre sends SIGTERM. The
+ * SDK waits 2 s, and servers that keep timers (server-everything with a roots-capable client)
+ * never exit on their own, so every gyre run and `gyre mcp list` with one took 2 s longer.
+ */
+const STDIN_END_GRACE_MS = 500;
+
+/** Closes a connected client; a stdio server still running after the grace period gets SIGTERM. */
+export async function closeClient(client: Client, transport: Transport): Promise<void> {
+  const pid = (transport as { pid?: number | null }).pid ?? undefined;
+  const timer = pid === undefined ? undefined : setTimeout(() => signalIfAlive(pid, "SIGTERM"), STDIN_END_GRACE_MS);
+  try {
+    await client.close();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function signalIfAlive(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
 function killIfAlive(pid: number | undefined): void {
   if (pid === undefined) return;
   try {
