@@ -2,7 +2,7 @@ import type { AssistantMessage, Message, Tool, ToolCall } from "@gyre/ai";
 import { BudgetTracker } from "./budgets.js";
 import { capHistoryArguments, DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from "./cap-tool-arguments.js";
 import { executeToolCalls, rejectToolCalls, type ToolBatchResult } from "./execute-tool-calls.js";
-import { convertToLlm, streamAssistant } from "./stream-assistant.js";
+import { convertEach, streamAssistant } from "./stream-assistant.js";
 import { describeAborted, describeFailedResponse, describeTruncated } from "./tool-error-texts.js";
 import type {
   AgentContext,
@@ -108,7 +108,7 @@ export async function runAgentLoopWithListener(
   const run: Run = {
     options,
     context: { ...options.context, messages },
-    ...(options.transformContext || options.convertToLlm ? {} : { llmMessages: convertToLlm(messages) }),
+    ...(options.convertToLlm ? {} : { llmMessages: convertEach(messages, options.convertMessageToLlm) }),
     modelTools: toModelTools(options.context.tools),
     added: [],
     signal,
@@ -199,7 +199,14 @@ function handleToolCalls(run: Run, message: AssistantMessage, toolCalls: ToolCal
 async function append(run: Run, message: AgentMessage, announce = true): Promise<void> {
   if (announce) await run.emit({ type: "message_start", message });
   run.context.messages.push(message);
-  if (run.llmMessages && message.role !== "custom") run.llmMessages.push(message);
+  if (run.llmMessages) {
+    const converted = run.options.convertMessageToLlm
+      ? run.options.convertMessageToLlm(message)
+      : message.role === "custom"
+        ? undefined
+        : message;
+    if (converted) run.llmMessages.push(converted);
+  }
   run.added.push(message);
   if (announce) await run.emit({ type: "message_end", message });
 }

@@ -18,9 +18,9 @@ export type StreamAssistantOptions = {
   /** The tools as the model sees them (name, description, parameters). */
   modelTools: Tool[];
   /**
-   * The history already converted with the default `convertToLlm`, kept up to date by the loop
-   * as messages are appended; set only when neither `transformContext` nor `convertToLlm` is
-   * given, so each call copies it instead of re-filtering the whole history.
+   * The history already converted (`convertMessageToLlm`, or the default), kept up to date by the
+   * loop as messages are appended; set unless `convertToLlm` is given. A call copies it instead
+   * of converting the whole history, unless `transformContext` returned other messages.
    */
   llmMessages?: Message[];
   config: AgentLoopConfig;
@@ -44,7 +44,7 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
   try {
     context = {
       ...(options.context.systemPrompt !== undefined ? { systemPrompt: options.context.systemPrompt } : {}),
-      messages: options.llmMessages ? options.llmMessages.slice() : await prepareMessages(options),
+      messages: await prepareMessages(options),
       ...(options.modelTools.length > 0 ? { tools: options.modelTools } : {}),
     };
     apiKey = await config.getApiKey?.(options.model.provider);
@@ -98,9 +98,25 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
   return final;
 }
 
-async function prepareMessages({ config, context, signal }: StreamAssistantOptions): Promise<Message[]> {
+async function prepareMessages({ config, context, signal, llmMessages }: StreamAssistantOptions): Promise<Message[]> {
   const messages = config.transformContext ? await config.transformContext(context.messages, signal) : context.messages;
-  return (config.convertToLlm ?? convertToLlm)(messages);
+  if (messages === context.messages && llmMessages) return llmMessages.slice();
+  if (config.convertToLlm) return config.convertToLlm(messages);
+  return convertEach(messages, config.convertMessageToLlm);
+}
+
+/** Converts messages one by one with `convert` (default: drops `custom` messages). */
+export function convertEach(
+  messages: readonly AgentMessage[],
+  convert: ((message: AgentMessage) => Message | undefined) | undefined,
+): Message[] {
+  if (!convert) return convertToLlm(messages as AgentMessage[]);
+  const result: Message[] = [];
+  for (const message of messages) {
+    const converted = convert(message);
+    if (converted) result.push(converted);
+  }
+  return result;
 }
 
 /** Default `convertToLlm`: keeps the model's roles, drops `custom` messages (they are for UIs). */

@@ -174,10 +174,20 @@ export type AgentLoopConfig = {
   streamOptions?: Omit<StreamOptions, "signal" | "apiKey" | "onRetry">;
   /** Resolved before every model call, so short-lived keys can refresh. Falls back to `streamOptions`' none. */
   getApiKey?: (provider: string) => MaybePromise<string | undefined>;
-  /** Runs on the history before every model call (pruning, compaction, injected context). */
+  /**
+   * Runs on the history before every model call (pruning, compaction, injected context). Return
+   * the array it was given, unchanged, to send the history as it is: the loop then reuses its
+   * converted copy (see `convertMessageToLlm`). Never change that array in place.
+   */
   transformContext?: (messages: AgentMessage[], signal: AbortSignal) => MaybePromise<AgentMessage[]>;
   /** Maps agent messages to model messages before every call. Default: drops `custom` messages. */
   convertToLlm?: (messages: AgentMessage[]) => MaybePromise<Message[]>;
+  /**
+   * The per-message form of `convertToLlm` (undefined drops the message). The loop converts each
+   * message once, as it is appended, instead of the whole history before every call. Ignored when
+   * `convertToLlm` is given.
+   */
+  convertMessageToLlm?: (message: AgentMessage) => Message | undefined;
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => MaybePromise<BeforeToolCallResult | undefined>;
   afterToolCall?: (input: AfterToolCallInput, signal: AbortSignal) => MaybePromise<AfterToolCallResult | undefined>;
   /** Asked after each turn; `signal` is the run's, aborted when the run is. */

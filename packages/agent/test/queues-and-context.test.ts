@@ -88,6 +88,40 @@ describe("context hooks", () => {
     expect(roles(faux.contexts[1]?.messages ?? [])).toEqual(["assistant", "toolResult"]);
   });
 
+  test("converts each message once with convertMessageToLlm while transformContext passes the history through", async () => {
+    const converted: string[] = [];
+    const { faux } = await run([{ content: [addCall(1)] }, { content: [addCall(2)] }, text("done")], {
+      context: { messages: [note], tools: [addTool] },
+      transformContext: (messages) => messages,
+      convertMessageToLlm: (message) => {
+        converted.push(message.role);
+        return message.role === "custom"
+          ? { role: "user", content: `[note] ${textOf(message)}`, timestamp: 1 }
+          : message;
+      },
+    });
+    // One conversion per message as it joined the history, not one per message per call.
+    expect(converted).toEqual(["custom", "user", "assistant", "toolResult", "assistant", "toolResult", "assistant"]);
+    expect(roles(faux.contexts[2]?.messages ?? [])).toEqual([
+      "user:[note] for the UI",
+      "user:go",
+      "assistant",
+      "toolResult",
+      "assistant",
+      "toolResult",
+    ]);
+  });
+
+  test("converts what transformContext returned when it changed the history", async () => {
+    const { faux } = await run([{ content: [addCall(1)] }, text("done")], {
+      context: { messages: [note], tools: [addTool] },
+      transformContext: (messages) => messages.filter((message) => message.role !== "toolResult"),
+      convertMessageToLlm: (message) =>
+        message.role === "custom" ? { role: "user", content: `[note] ${textOf(message)}`, timestamp: 1 } : message,
+    });
+    expect(roles(faux.contexts[1]?.messages ?? [])).toEqual(["user:[note] for the UI", "user:go", "assistant"]);
+  });
+
   test("drops custom messages by default", async () => {
     const { faux, result } = await run([text("hi")], { context: { messages: [note], tools: [] } });
     expect(roles(faux.contexts[0]?.messages ?? [])).toEqual(["user:go"]);

@@ -384,7 +384,10 @@ describe("MCP client against misbehaving servers", () => {
     await manager.waitForStartup(15_000);
     expect(manager.statuses()[0]?.state).toBe("connected");
     await manager.close();
-    const events = (await readFile(notes, "utf8")).trim().split("\n").map((line) => line.split(" "));
+    const events = (await readFile(notes, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => line.split(" "));
     expect(events.map(([what]) => what)).toEqual(["stdin-ended", "sigterm"]);
     // The SDK alone waits 2 s before SIGTERM; gyre gives a server 0.5 s.
     expect(Number(events[1]?.[1]) - Number(events[0]?.[1])).toBeLessThan(1_900);

@@ -1,3 +1,9 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { complete, stream } from "../../index.js";
 import { createFauxModel } from "./stream.js";
@@ -64,5 +70,46 @@ describe("faux provider", () => {
     const message = await complete(faux.model, { messages: [] });
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toMatch(/no response left/);
+  });
+
+  it("streams through a copy of the model, as a registry hands it on", async () => {
+    const faux = createFauxModel([{ content: [{ type: "text", text: "from the copy" }] }]);
+    const copy = structuredClone({ ...faux.model });
+    expect(Object.keys(copy)).toEqual(Object.keys(faux.model));
+    expect((await complete(copy, { messages: [] })).content).toEqual([{ type: "text", text: "from the copy" }]);
+  });
+
+  it("frees a script once its model and handle are gone (nothing process-global keeps it)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "gyre-faux-gc-"));
+    try {
+      const bundle = join(dir, "faux.mjs");
+      await build({
+        entryPoints: [fileURLToPath(new URL("./stream.ts", import.meta.url))],
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        outfile: bundle,
+        logLevel: "error",
+      });
+      // 400 models with a 256 KiB script each: about 100 MiB if the scripts were kept.
+      const script = `
+        const { createFauxModel } = await import(${JSON.stringify(bundle)});
+        const settle = async () => { for (let i = 0; i < 6; i++) { gc(); await new Promise((r) => setTimeout(r, 20)); } };
+        await settle();
+        const before = process.memoryUsage().heapUsed;
+        for (let i = 0; i < 400; i++) {
+          // A flat string (not "x".repeat, which V8 shares between halves): 256 KiB each.
+          const text = Buffer.alloc(262144, 97 + (i % 26)).toString("latin1");
+          createFauxModel([{ content: [{ type: "text", text }] }]);
+        }
+        await settle();
+        process.stdout.write(String((process.memoryUsage().heapUsed - before) / 1048576));`;
+      const grownMiB = Number(
+        execFileSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { encoding: "utf8" }),
+      );
+      expect(grownMiB).toBeLessThan(20);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -49,7 +49,17 @@ export type FauxModel = {
 
 type FauxState = { script: FauxScriptItem[]; options: FauxOptions; contexts: Context[] };
 
-const states = new Map<string, FauxState>();
+/**
+ * Scripts by the model's `baseUrl`, held weakly: a model handed through a registry is a copy, so
+ * the key finds the script, but neither the map nor a copy keeps it alive. The FauxModel handle
+ * and the model object it returned do; once both are gone the entry is freed.
+ */
+const states = new Map<string, WeakRef<FauxState>>();
+const forget = new FinalizationRegistry<string>((key) => {
+  if (states.get(key)?.deref() === undefined) states.delete(key);
+});
+/** The strong link from the model object `createFauxModel` returned to its script. */
+const SCRIPT = Symbol("gyre.fauxScript");
 let counter = 0;
 
 /**
@@ -60,7 +70,8 @@ let counter = 0;
 export function createFauxModel(script: FauxScriptItem[], options: FauxOptions = {}): FauxModel {
   const key = `faux://script-${++counter}`;
   const state: FauxState = { script: [...script], options, contexts: [] };
-  states.set(key, state);
+  states.set(key, new WeakRef(state));
+  forget.register(state, key);
   const model: Model = {
     id: options.modelId ?? "faux-1",
     name: "Faux scripted model",
@@ -73,6 +84,8 @@ export function createFauxModel(script: FauxScriptItem[], options: FauxOptions =
     maxTokens: 16_384,
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
   };
+  // Not enumerable: copies, JSON and structuredClone of the model never carry the script.
+  Object.defineProperty(model, SCRIPT, { value: state, enumerable: false });
   return {
     model,
     contexts: state.contexts,
@@ -86,7 +99,7 @@ export function createFauxModel(script: FauxScriptItem[], options: FauxOptions =
 /** The `faux` API's stream function (registered as "faux"). */
 export function streamFaux(model: Model, context: Context, options: StreamOptions = {}): AssistantMessageEventStream {
   return runProvider(model, options, async (builder) => {
-    const state = states.get(model.baseUrl);
+    const state = (model as { [SCRIPT]?: FauxState })[SCRIPT] ?? states.get(model.baseUrl)?.deref();
     if (!state)
       throw new Error(`No faux script is registered for ${model.baseUrl}; create one with createFauxModel().`);
     state.contexts.push(structuredClone(context));

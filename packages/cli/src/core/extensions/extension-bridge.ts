@@ -36,7 +36,7 @@ export type ExtensionBridgeTarget = {
 export function extensionAgentOptions(
   extensions: ExtensionRunner | undefined,
   own: BeforeToolCall | undefined,
-): Pick<AgentOptions, "beforeToolCall" | "afterToolCall" | "transformContext" | "convertToLlm"> {
+): Pick<AgentOptions, "beforeToolCall" | "afterToolCall" | "transformContext" | "convertMessageToLlm"> {
   if (!extensions) return own ? { beforeToolCall: own } : {};
   return {
     beforeToolCall: async (input, signal) => {
@@ -47,7 +47,7 @@ export function extensionAgentOptions(
     afterToolCall: (input) => extensions.afterToolCall(input),
     transformContext: (messages) =>
       extensions.hasHandlers("context") ? extensions.transformContext(messages) : messages,
-    convertToLlm: convertCustomMessagesToUser,
+    convertMessageToLlm: convertCustomMessageToUser,
   };
 }
 
@@ -109,9 +109,6 @@ function toAgentMessage(message: ExtensionMessage): AgentMessage {
   };
 }
 
-function convertCustomMessagesToUser(messages: AgentMessage[]): Message[] {
-  return messages.map(
-    (message): Message =>
-      message.role === "custom" ? { role: "user", content: message.content, timestamp: message.timestamp } : message,
-  );
+function convertCustomMessageToUser(message: AgentMessage): Message {
+  return message.role === "custom" ? { role: "user", content: message.content, timestamp: message.timestamp } : message;
 }
