@@ -78,7 +78,10 @@ describe("documentation examples", () => {
       const file = join(dir, `${block.where.replace(/[^\w]+/g, "-")}.${block.language === "sh" ? "sh" : "mjs"}`);
       if (block.language === "sh") {
         await writeFile(file, block.code);
-        await run("bash", ["-euo", "pipefail", file], { cwd: dir, env: exampleEnv(), timeout: 60_000 });
+        const shell = run("bash", ["-euo", "pipefail", file], { cwd: dir, env: exampleEnv(), timeout: 60_000 });
+        // Nothing is typed in: gyre reads piped stdin into the prompt, so it must see its end.
+        shell.child.stdin?.end();
+        await shell;
         return;
       }
       await build({

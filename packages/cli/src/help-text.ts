@@ -53,7 +53,8 @@ Sessions:
   --session <path|id>        open a session file or id prefix
   --fork                     with -c or --session: continue in a new file copying that session
   --no-session               keep nothing on disk
-  --rewind <entryId>         with --session/-c: undo back to before that user message, print JSON, exit
+  --rewind <entryId>         with --session/-c: undo back to before that user message, print JSON, exit;
+                             --rewind list prints the entries it can go back to
   --restore code|conversation|both   what --rewind restores (default both); --force overwrites conflicts
 
 Other:

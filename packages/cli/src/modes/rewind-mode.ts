@@ -2,6 +2,7 @@
  * `gyre --session <id> --rewind <entryId> [--restore code|conversation|both] [--force]`: rewinds
  * once for scripts and prints the outcome as one JSON line. Exit 0 when it rewound (conflicts,
  * kept unless --force, are listed), 2 for an entry that is not in the session.
+ * `--rewind list` prints the entries it can go back to instead, one JSON line each, newest first.
  */
 import type { Writable } from "node:stream";
 import { GyreError } from "@gyre/ai";
@@ -17,6 +18,11 @@ export async function runRewindMode(
     stderr: Writable;
   },
 ): Promise<number> {
+  if (options.entryId === "list") {
+    for (const point of runtime.checkpoints.rewindTargets())
+      options.stdout.write(`${JSON.stringify({ type: "rewind_point", ...point })}\n`);
+    return 0;
+  }
   try {
     const result = await runtime.session.rewind({
       entryId: options.entryId,
@@ -33,7 +39,9 @@ export async function runRewindMode(
     if (result.notice) options.stderr.write(`gyre: ${result.notice}\n`);
     return 0;
   } catch (error) {
-    options.stderr.write(`gyre: ${(error as Error).message}\n`);
-    return error instanceof GyreError && error.code === "usage" ? 2 : 1;
+    const usage = error instanceof GyreError && error.code === "usage";
+    const hint = usage ? " `--rewind list` shows the entries this session can go back to." : "";
+    options.stderr.write(`gyre: ${(error as Error).message}${hint}\n`);
+    return usage ? 2 : 1;
   }
 }

@@ -63,7 +63,12 @@ describe("rewind from RPC and the command line", () => {
       ({ lines } = await readSessionLines(home));
     }
     expect(lines.filter((line) => line.type === "checkpoint").map((line) => line.reason)).toEqual(["turn", "turn_end"]);
-    const [first] = userEntryIds(lines);
+    // A client finds the entry to rewind to over RPC, not in the session file.
+    const points = (await client.send({ type: "get_rewind_points" })).data as { points: Record<string, unknown>[] };
+    expect(points.points).toEqual([
+      { entryId: userEntryIds(lines)[0], kind: "message", label: "change things", text: "change things" },
+    ]);
+    const first = points.points[0]?.entryId as string;
 
     const preview = await client.send({ type: "rewind", entryId: first as string, preview: true });
     expect(preview.success).toBe(true);
@@ -81,6 +86,8 @@ describe("rewind from RPC and the command line", () => {
     expect(((await client.send({ type: "get_messages" })).data as { messages: unknown[] }).messages).toEqual([]);
 
     const undo = (rewound.data as { undoEntryId: string }).undoEntryId;
+    const afterRewind = (await client.send({ type: "get_rewind_points" })).data as { points: { entryId: string }[] };
+    expect(afterRewind.points).toEqual([{ entryId: undo, kind: "undo", label: "Undo the last rewind" }]);
     expect((await client.send({ type: "rewind", entryId: undo })).success).toBe(true);
     expect(picture()).toEqual(after);
     expect(((await client.send({ type: "get_messages" })).data as { messages: unknown[] }).messages).toHaveLength(4);
@@ -103,6 +110,14 @@ describe("rewind from RPC and the command line", () => {
     await writeFile(join(cwd, "bom.txt"), "the user's version\n");
     const { path, lines } = await readSessionLines(home);
     const [first] = userEntryIds(lines);
+    const listed = await runCli(["--session", path, "--rewind", "list"], { cwd, env });
+    expect(listed.code).toBe(0);
+    expect(
+      listed.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line)),
+    ).toEqual([{ type: "rewind_point", entryId: first, kind: "message", label: "edit", text: "edit" }]);
 
     const kept = await runCli(["--session", path, "--rewind", first as string, "--restore", "code"], { cwd, env });
     expect(kept.code).toBe(0);
@@ -119,6 +134,7 @@ describe("rewind from RPC and the command line", () => {
     expect(picture()).toEqual(before);
     const unknown = await runCli(["--session", path, "--rewind", "ffffffff"], { cwd, env });
     expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("`--rewind list` shows the entries");
     expect((await runCli(["--rewind", first as string], { cwd, env })).stderr).toContain("--session");
   });
 

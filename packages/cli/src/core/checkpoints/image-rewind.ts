@@ -34,10 +34,7 @@ function resolvePoint(index: EntryIndex, entryId: string): string | null {
   const entry = index.byId.get(entryId);
   if (entry?.type === "file_images" || entry?.type === "checkpoint") return entry.id;
   if (entry?.type === "message" && entry.message.role === "user") return entry.parentId;
-  throw new GyreError(
-    "usage",
-    `Entry ${entryId} is not a user message or checkpoint of this session; pick one from /tree.`,
-  );
+  throw new GyreError("usage", `Entry ${entryId} is not a user message or checkpoint of this session.`);
 }
 
 /** Each file's image at the end of `path` (its last one on the way there). */

@@ -56,10 +56,7 @@ function resolveTarget(session: SessionManager, entryId: string): Target {
   const entry = index.byId.get(entryId);
   if (entry?.type === "checkpoint") return { leafId: entry.id, checkpoint: entry, index };
   if (entry?.type !== "message" || entry.message.role !== "user")
-    throw new GyreError(
-      "usage",
-      `Entry ${entryId} is not a user message or checkpoint of this session; pick one from /tree.`,
-    );
+    throw new GyreError("usage", `Entry ${entryId} is not a user message or checkpoint of this session.`);
   return { leafId: entry.parentId, checkpoint: checkpointBefore(index, entryId, session.leafId), index };
 }
 

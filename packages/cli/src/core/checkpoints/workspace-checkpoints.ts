@@ -27,6 +27,9 @@ export type CheckpointHost = { store: () => SessionManager; notice: (text: strin
 export type RewindRequest = { entryId: string; restore: RewindRestore; force?: boolean };
 
 /** Bound to its session by `bind` (AgentSession does this); until then it records nothing. */
+/** One place a rewind can go back to: before a user message, or undoing the last rewind. */
+export type RewindTarget = { entryId: string; kind: "message" | "undo"; label: string; text?: string };
+
 export class WorkspaceCheckpoints {
   readonly turns: TurnCheckpoints;
   private opened: Promise<ShadowRepository | undefined> | undefined;
@@ -121,9 +124,9 @@ export class WorkspaceCheckpoints {
    * What /rewind offers, newest first: undoing the last rewind (when there was one), then each
    * user message of the current branch with its first line and full text.
    */
-  rewindTargets(): { entryId: string; label: string; text?: string }[] {
+  rewindTargets(): RewindTarget[] {
     const store = this.store();
-    const targets: { entryId: string; label: string; text?: string }[] = [];
+    const targets: RewindTarget[] = [];
     const lastRewind = store
       .getEntries()
       .filter(
@@ -132,11 +135,11 @@ export class WorkspaceCheckpoints {
           (entry.type === "file_images" && entry.reason === "rewind" && entry.phase === "before"),
       )
       .pop();
-    if (lastRewind) targets.push({ entryId: lastRewind.id, label: "Undo the last rewind" });
+    if (lastRewind) targets.push({ entryId: lastRewind.id, kind: "undo", label: "Undo the last rewind" });
     for (const entry of store.getBranch().reverse()) {
       if (entry.type !== "message" || entry.message.role !== "user") continue;
       const text = messageText(entry.message);
-      targets.push({ entryId: entry.id, label: text.split("\n")[0]?.slice(0, 80) || "(empty)", text });
+      targets.push({ entryId: entry.id, kind: "message", label: text.split("\n")[0]?.slice(0, 80) || "(empty)", text });
     }
     return targets;
   }

@@ -342,6 +342,8 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions, cycle
     }
     case "get_last_assistant_text":
       return { text: session.getLastAssistantText() ?? null };
+    case "get_rewind_points":
+      return { points: options.checkpoints?.rewindTargets() ?? [] };
     case "rewind":
       return handleRewind(command, options);
     case "ui_response":

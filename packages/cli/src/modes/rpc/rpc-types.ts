@@ -41,6 +41,8 @@ export const rpcCommandSchemas = {
   fork: command("fork", { entryId: Type.Optional(text) }),
   switch_session: command("switch_session", { sessionPath: text }),
   get_last_assistant_text: command("get_last_assistant_text", {}),
+  /** Where `rewind` can go, newest first: undoing the last rewind, then each user message of the branch. */
+  get_rewind_points: command("get_rewind_points", {}),
   /** Back to before a user message (or to a checkpoint entry); `preview` only reports what would change. */
   rewind: command("rewind", {
     entryId: text,
