@@ -110,6 +110,10 @@ describe("rewind from RPC and the command line", () => {
     await writeFile(join(cwd, "bom.txt"), "the user's version\n");
     const { path, lines } = await readSessionLines(home);
     const [first] = userEntryIds(lines);
+    const unknown = await runCli(["--session", path, "--rewind", "ffffffff"], { cwd, env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("`--rewind list` shows the entries");
+    // A rewind that failed recorded nothing: there is no rewind to undo.
     const listed = await runCli(["--session", path, "--rewind", "list"], { cwd, env });
     expect(listed.code).toBe(0);
     expect(
@@ -132,9 +136,6 @@ describe("rewind from RPC and the command line", () => {
     });
     expect(forced.code).toBe(0);
     expect(picture()).toEqual(before);
-    const unknown = await runCli(["--session", path, "--rewind", "ffffffff"], { cwd, env });
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("`--rewind list` shows the entries");
     expect((await runCli(["--rewind", first as string], { cwd, env })).stderr).toContain("--session");
   });
 
