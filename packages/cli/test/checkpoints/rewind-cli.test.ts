@@ -95,6 +95,12 @@ describe("rewind from RPC and the command line", () => {
     const bad = await client.send({ type: "rewind", entryId: "ffffffff" });
     expect(bad).toMatchObject({ success: false });
     expect(bad.error).toContain("not a user message or checkpoint");
+    // Once a message was sent after a rewind, undoing that rewind is offered last, not first.
+    const again = client.waitForEvent((event) => event.type === "agent_end");
+    await client.send({ type: "prompt", message: "once more" });
+    await again;
+    const later = (await client.send({ type: "get_rewind_points" })).data as { points: { kind: string }[] };
+    expect(later.points.map((point) => point.kind)).toEqual(["message", "message", "undo"]);
     await client.close();
     client = undefined;
     expect(hashDirectory(join(cwd, ".git"))).toBe(gitBefore);

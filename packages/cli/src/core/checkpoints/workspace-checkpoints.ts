@@ -121,27 +121,39 @@ export class WorkspaceCheckpoints {
   }
 
   /**
-   * What /rewind offers, newest first: undoing the last rewind (when there was one), then each
-   * user message of the current branch with its first line and full text.
+   * What /rewind offers, newest first: each user message of the current branch with its first
+   * line and full text, and undoing the last rewind (when there was one). The undo comes first
+   * while that rewind is the latest thing that happened, last once a message was sent after it.
    */
   rewindTargets(): RewindTarget[] {
     const store = this.store();
-    const targets: RewindTarget[] = [];
-    const lastRewind = store
-      .getEntries()
-      .filter(
-        (entry) =>
-          (entry.type === "checkpoint" && entry.reason === "rewind") ||
-          (entry.type === "file_images" && entry.reason === "rewind" && entry.phase === "before"),
+    const entries = store.getEntries();
+    let lastRewindAt = -1;
+    entries.forEach((entry, at) => {
+      if (
+        (entry.type === "checkpoint" && entry.reason === "rewind") ||
+        (entry.type === "file_images" && entry.reason === "rewind" && entry.phase === "before")
       )
-      .pop();
-    if (lastRewind) targets.push({ entryId: lastRewind.id, kind: "undo", label: "Undo the last rewind" });
+        lastRewindAt = at;
+    });
+    const lastRewind = entries[lastRewindAt];
+    const since = new Set(entries.slice(lastRewindAt + 1).map((entry) => entry.id));
+    const messages: RewindTarget[] = [];
+    let sentSince = false;
     for (const entry of store.getBranch().reverse()) {
       if (entry.type !== "message" || entry.message.role !== "user") continue;
       const text = messageText(entry.message);
-      targets.push({ entryId: entry.id, kind: "message", label: text.split("\n")[0]?.slice(0, 80) || "(empty)", text });
+      messages.push({
+        entryId: entry.id,
+        kind: "message",
+        label: text.split("\n")[0]?.slice(0, 80) || "(empty)",
+        text,
+      });
+      if (lastRewind && since.has(entry.id)) sentSince = true;
     }
-    return targets;
+    if (!lastRewind) return messages;
+    const undo: RewindTarget = { entryId: lastRewind.id, kind: "undo", label: "Undo the last rewind" };
+    return sentSince ? [...messages, undo] : [undo, ...messages];
   }
 
   /**
