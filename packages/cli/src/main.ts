@@ -129,6 +129,7 @@ async function main(argv: string[]): Promise<number> {
     reservedFlags: BUILT_IN_FLAG_NAMES,
     models: defaultModelRegistry,
   };
+  if (args.rewind !== undefined && args.continueSession) await assertSessionToRewind(io.cwd);
   const base = await loadRuntimeBase(toRuntimeConfig(args), io);
   // Extension flags may have taken words the first pass read as the prompt.
   args = reparseWithExtensionFlags(argv, args, base.resources.extensions);
@@ -192,6 +193,17 @@ async function main(argv: string[]): Promise<number> {
 async function resolveModelsFlag(patterns: readonly string[], runtime: Runtime): Promise<ScopedModel[]> {
   const { listAvailableModels, resolveModelScope } = await import("./modes/model-cycle.js");
   return resolveModelScope(patterns, listAvailableModels(runtime.model));
+}
+
+/** `-c --rewind` in a folder without a session would open a new, empty one: say so instead. */
+async function assertSessionToRewind(cwd: string): Promise<void> {
+  const { findNewestSession } = await import("./core/session/session-store.js");
+  const newest = await findNewestSession({ sessionsDir: getSessionsDir(getGyreHome(process.env)), cwd });
+  if (newest === undefined)
+    throw new CliError(
+      "bad_usage",
+      "There is no session in this folder to rewind; run gyre here first, or pass --session <path|id>.",
+    );
 }
 
 /** `--rewind <entryId>` for scripts: one rewind, its outcome as JSON, then exit. */

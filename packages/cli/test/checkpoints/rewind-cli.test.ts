@@ -112,6 +112,9 @@ describe("rewind from RPC and the command line", () => {
     const before = picture();
     server = await bashThenDone("echo agent >> crlf.txt && echo agent >> bom.txt");
     const env = cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" });
+    const none = await runCli(["-c", "--rewind", "list"], { cwd, env });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("There is no session in this folder to rewind");
     expect((await runCli([...args, "-p", "edit"], { cwd, env })).code).toBe(0);
     await writeFile(join(cwd, "bom.txt"), "the user's version\n");
     const { path, lines } = await readSessionLines(home);
