@@ -16,8 +16,10 @@ export function validateArguments(schema: Record<string, unknown>, args: Record<
   let validate = validators.get(schema);
   if (!validate) {
     try {
-      // Created lazily: compiling needs ajv, which a run without tool calls never does.
-      ajv ??= new Ajv({ coerceTypes: true, allErrors: true, strict: false });
+      // Created lazily: compiling needs ajv, which a run without tool calls never does. No
+      // meta-schema validation: compiling draft-07's meta-schema cost 40–50 ms on the first tool
+      // call of every process, and ajv's keyword checks still refuse a malformed schema.
+      ajv ??= new Ajv({ coerceTypes: true, allErrors: true, strict: false, validateSchema: false });
       validate = ajv.compile(schema);
     } catch (error) {
       return { ok: false, problems: [`the tool's parameter schema does not compile: ${(error as Error).message}`] };

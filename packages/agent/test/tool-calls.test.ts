@@ -81,6 +81,32 @@ describe("tool calls", () => {
     expect(results[0]?.isError).toBe(false);
   });
 
+  test("answers a call to a tool whose schema is malformed with the reason, without running it", async () => {
+    let ran = false;
+    const malformed = (parameters: Record<string, unknown>): AnyAgentTool => ({
+      name: "broken",
+      label: "Broken",
+      description: "Has a malformed schema.",
+      parameters: parameters as AnyAgentTool["parameters"],
+      execute: async () => {
+        ran = true;
+        return { content: [{ type: "text", text: "ran" }] };
+      },
+    });
+    for (const parameters of [
+      { type: "object", required: "path" },
+      { type: "object", properties: { path: { type: "strng" } } },
+      { type: "object", properties: { path: { minLength: "x" } } },
+    ]) {
+      const { results } = await runCalls([{ name: "broken", arguments: { path: "a" } }], {
+        tools: [malformed(parameters)],
+      });
+      expect(results[0]?.isError).toBe(true);
+      expect(textOf(results[0])).toContain("the tool's parameter schema does not compile");
+    }
+    expect(ran).toBe(false);
+  });
+
   test("lists each validation problem with its path and the received arguments", async () => {
     let ran = false;
     const tool: AnyAgentTool = {
