@@ -118,7 +118,7 @@ export async function runAgentLoopWithListener(
     emit: createSerialEmitter(listener),
   };
   // The validator loads while the first model call is out, not when its first tool call is in.
-  if (options.context.tools.length > 0) loadValidateArguments().catch(() => {});
+  if ((options.context.tools?.length ?? 0) > 0) loadValidateArguments().catch(() => {});
   await run.emit({ type: "agent_start" });
   let reason: AgentEndReason;
   try {
