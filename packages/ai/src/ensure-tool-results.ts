@@ -50,8 +50,9 @@ function isAssistant(message: { role: string }): message is AssistantMessage {
 
 /** The calls of `messages[at]` that no result answers before the next assistant message, in call order. */
 function findUnansweredCalls(messages: readonly { role: string }[], at: number, message: AssistantMessage): ToolCall[] {
-  // Most assistant messages make no call: they cost one pass over their blocks, no allocation.
-  if (!message.content.some((block) => block.type === "toolCall")) return [];
+  // Most assistant messages make no call, or are answered by results in call order right after
+  // them (what the loop writes): both cost one pass over their blocks and results, no allocation.
+  if (answeredInOrder(messages, at, message)) return [];
   const open = new Set<string>();
   for (const block of message.content) if (block.type === "toolCall") open.add(block.id);
   for (let index = at + 1; index < messages.length && open.size > 0; index++) {
@@ -61,6 +62,17 @@ function findUnansweredCalls(messages: readonly { role: string }[], at: number, 
   }
   if (open.size === 0) return [];
   return message.content.filter((block): block is ToolCall => block.type === "toolCall" && open.has(block.id));
+}
+
+/** Whether the results right after `messages[at]` answer each of its calls, in call order (or it made none). */
+function answeredInOrder(messages: readonly { role: string }[], at: number, message: AssistantMessage): boolean {
+  let next = at + 1;
+  for (const block of message.content) {
+    if (block.type !== "toolCall") continue;
+    const result = messages[next++] as { role: string } | undefined;
+    if (result?.role !== "toolResult" || (result as ToolResultMessage).toolCallId !== block.id) return false;
+  }
+  return true;
 }
 
 /** The index just past the tool results that directly follow `messages[at]`. */

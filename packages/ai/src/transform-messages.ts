@@ -79,11 +79,16 @@ export function transformMessages(messages: Message[], model: Model, options: Tr
  * provider, a provider item (`raw`) on the call, a result only with its call, and a call only
  * with its result, except in the last message, which a paused turn (`pause_turn`) resends as is.
  */
+/** Shared by every message without server tool blocks (it is only ever read). */
+const NONE_REPLAYABLE: ReadonlySet<ServerToolCall | ServerToolResult> = new Set();
+
 function findReplayableServerBlocks(
   message: AssistantMessage,
   model: Model,
   isLast: boolean,
-): Set<ServerToolCall | ServerToolResult> {
+): ReadonlySet<ServerToolCall | ServerToolResult> {
+  if (!message.content.some((block) => block.type === "serverToolCall" || block.type === "serverToolResult"))
+    return NONE_REPLAYABLE;
   const replayable = new Set<ServerToolCall | ServerToolResult>();
   if (message.api !== model.api || message.provider !== model.provider) return replayable;
   const calls = new Map<string, ServerToolCall>();
