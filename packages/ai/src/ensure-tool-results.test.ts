@@ -41,6 +41,13 @@ describe("ensureToolResults", () => {
     expect(ensureToolResults(messages, { text })).toBe(messages);
   });
 
+  it("counts results in any order, and a duplicate result does not answer another call", () => {
+    const swapped = [calls(1, "a", "b"), result("b"), result("a")];
+    expect(ensureToolResults(swapped, { text })).toBe(swapped);
+    const twice = [calls(1, "a", "b"), result("a"), result("a")];
+    expect(shape(ensureToolResults(twice, { text }))).toEqual(["assistant", "result:a", "result:a", "synthetic:b"]);
+  });
+
   it("gives each unanswered call an error result after its message's results, in call order", () => {
     const messages = [user("go"), calls(5, "a", "b", "c"), result("b"), user("next")];
     const ensured = ensureToolResults(messages, { text });
