@@ -3,7 +3,7 @@ import { BudgetTracker } from "./budgets.js";
 import { capHistoryArguments, DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from "./cap-tool-arguments.js";
 import { executeToolCalls, rejectToolCalls, type ToolBatchResult } from "./execute-tool-calls.js";
 import { loadValidateArguments } from "./load-validate-arguments.js";
-import { convertEach, streamAssistant } from "./stream-assistant.js";
+import { convertEach, convertMessageByDefault, streamAssistant } from "./stream-assistant.js";
 import { describeAborted, describeFailedResponse, describeTruncated } from "./tool-error-texts.js";
 import type {
   AgentContext,
@@ -203,11 +203,7 @@ async function append(run: Run, message: AgentMessage, announce = true): Promise
   if (announce) await run.emit({ type: "message_start", message });
   run.context.messages.push(message);
   if (run.llmMessages) {
-    const converted = run.options.convertMessageToLlm
-      ? run.options.convertMessageToLlm(message)
-      : message.role === "custom"
-        ? undefined
-        : message;
+    const converted = (run.options.convertMessageToLlm ?? convertMessageByDefault)(message);
     if (converted) run.llmMessages.push(converted);
   }
   run.added.push(message);

@@ -105,12 +105,16 @@ async function prepareMessages({ config, context, signal, llmMessages }: StreamA
   return convertEach(messages, config.convertMessageToLlm);
 }
 
-/** Converts messages one by one with `convert` (default: drops `custom` messages). */
+/** The default per-message conversion: the model's roles pass, `custom` messages (for UIs) drop. */
+export function convertMessageByDefault(message: AgentMessage): Message | undefined {
+  return message.role === "custom" ? undefined : message;
+}
+
+/** Converts messages one by one with `convert` (default: {@link convertMessageByDefault}). */
 export function convertEach(
   messages: readonly AgentMessage[],
-  convert: ((message: AgentMessage) => Message | undefined) | undefined,
+  convert: (message: AgentMessage) => Message | undefined = convertMessageByDefault,
 ): Message[] {
-  if (!convert) return convertToLlm(messages as AgentMessage[]);
   const result: Message[] = [];
   for (const message of messages) {
     const converted = convert(message);
@@ -121,9 +125,7 @@ export function convertEach(
 
 /** Default `convertToLlm`: keeps the model's roles, drops `custom` messages (they are for UIs). */
 export function convertToLlm(messages: AgentMessage[]): Message[] {
-  const result: Message[] = [];
-  for (const message of messages) if (message.role !== "custom") result.push(message);
-  return result;
+  return convertEach(messages);
 }
 
 async function failWith(options: StreamAssistantOptions, errorMessage: string): Promise<AssistantMessage> {

@@ -135,7 +135,8 @@ export async function previewRewind(options: RewindOptions): Promise<RewindPlan>
  */
 export async function rewind(options: RewindOptions): Promise<RewindResult> {
   const { session, repository } = options;
-  // An unknown entry fails before anything is recorded (no "undo" point for a rewind that never was).
+  // An unknown entry fails before anything is recorded (no "undo" point for a rewind that never
+  // was). `prepare` resolves it again: the entries then include the undo checkpoint.
   resolveTarget(session, options.entryId);
   let undoEntryId: string | undefined;
   let current: Snapshot | undefined;

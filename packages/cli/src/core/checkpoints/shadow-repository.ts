@@ -17,12 +17,10 @@ import { type CheckpointLimits, DEFAULT_CHECKPOINT_LIMITS, type SkippedFile, typ
 type Recorded = {
   changed: string[];
   skipped: SkippedFile[];
-  /** Whether the index's content changed. */
-  wrote: boolean;
   /** The paths looked at; undefined for the whole work tree. */
   looked: readonly string[] | undefined;
-  /** The tree the index still holds, known without a write-tree. */
-  unchangedTree?: string;
+  /** The tree the index holds, when known without a write-tree (nothing changed). */
+  tree?: string;
 };
 
 /** What `git add` says of an explicitly named path that .gitignore excludes. */
@@ -114,8 +112,7 @@ export class ShadowRepository {
     const started = performance.now();
     const named = paths?.length ? await this.recordNamed(paths) : undefined;
     const recorded = named ?? (await this.recordListed(paths));
-    const tree =
-      recorded.unchangedTree ?? ((!recorded.wrote && (await this.treeOfUnchangedIndex())) || (await this.writeTree()));
+    const tree = recorded.tree ?? (await this.writeTree());
     await this.keep(tree);
     const looked = recorded.looked;
     const skipped = looked === undefined ? recorded.skipped : carryOver(this.lastSkipped, looked, recorded.skipped);
@@ -133,8 +130,9 @@ export class ShadowRepository {
         input: `${plan.update.join("\0")}\0`,
       });
     await this.dropFromIndex(plan.dropTracked);
-    const wrote = plan.update.length > 0 || plan.dropTracked.length > 0;
-    return { changed: plan.update, skipped: plan.skipped, wrote, looked: visible };
+    const unchanged = plan.update.length === 0 && plan.dropTracked.length === 0;
+    const tree = unchanged ? await this.treeOfUnchangedIndex() : undefined;
+    return { changed: plan.update, skipped: plan.skipped, looked: visible, ...(tree ? { tree } : {}) };
   }
 
   /**
@@ -156,11 +154,10 @@ export class ShadowRepository {
       changed = plan.add.filter((path) => said.includes(`add '${path}'\n`));
     }
     await this.dropFromIndex(plan.drop);
-    const wrote = changed.length > 0 || plan.drop.length > 0;
     // git add refreshes the index even when no content changed; its tree is still the last one.
-    if (!wrote && treeBefore !== undefined)
-      return { changed, skipped: plan.skipped, wrote, looked: paths, unchangedTree: await this.rewritten(treeBefore) };
-    return { changed, skipped: plan.skipped, wrote, looked: paths };
+    const unchanged = changed.length === 0 && plan.drop.length === 0 && treeBefore !== undefined;
+    const tree = unchanged ? await this.rewritten(treeBefore) : undefined;
+    return { changed, skipped: plan.skipped, looked: paths, ...(tree ? { tree } : {}) };
   }
 
   /** Takes paths out of the index (skipped files must not keep a stale version); untracked ones are no-ops. */
@@ -171,7 +168,7 @@ export class ShadowRepository {
     });
   }
 
-  /** Notes that the index now on disk still holds `tree` (rewritten with fresh stat data only). */
+  /** Notes that the index now on disk holds `tree` (just written, or refreshed with stat data only). */
   private async rewritten(tree: string): Promise<string> {
     const index = await this.indexStamp();
     this.written = index === undefined ? undefined : { tree, index };
@@ -179,10 +176,7 @@ export class ShadowRepository {
   }
 
   private async writeTree(): Promise<string> {
-    const tree = (await runGit(this.location, ["write-tree"])).stdout.toString("utf8").trim();
-    const index = await this.indexStamp();
-    this.written = index === undefined ? undefined : { tree, index };
-    return tree;
+    return this.rewritten((await runGit(this.location, ["write-tree"])).stdout.toString("utf8").trim());
   }
 
   /**
