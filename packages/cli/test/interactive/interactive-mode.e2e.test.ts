@@ -1,8 +1,8 @@
-import { readFile, stat } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWorkspace } from "../helpers/run-cli.js";
-import { startGyre, stopGyres } from "./gyre-in-tmux.js";
+import { startGyre, stopGyres, submit } from "./gyre-in-tmux.js";
 import { writeHistorySession } from "./history-session.js";
 
 afterEach(stopGyres);
@@ -94,25 +94,54 @@ describe("interactive mode in tmux", () => {
 
   it("starts a new session with /new and goes back with /resume", async () => {
     const { tmux, server } = await startGyre(({ index }) => ({ text: `answer-number-${index}` }));
-    await tmux.type("first-session-question");
-    await tmux.send(["Enter"]);
+    await submit(tmux, "first-session-question");
     await tmux.waitFor("answer-number-0");
-    await tmux.type("/new");
-    await tmux.send(["Enter"]);
+    await submit(tmux, "/new");
     const fresh = await tmux.waitFor("New session started.");
     expect(fresh).not.toContain("first-session-question");
-    await tmux.type("second-session-question");
-    await tmux.send(["Enter"]);
+    await submit(tmux, "second-session-question");
     await tmux.waitFor("answer-number-1");
     expect((server.requests[1]?.body.messages ?? []).filter((message) => message.role === "user")).toHaveLength(1);
-    await tmux.type("/resume");
-    await tmux.send(["Enter"]);
+    await submit(tmux, "/resume");
     await tmux.waitFor("Resume session");
     await tmux.waitFor("first-session-question");
     await tmux.send(["Enter"]);
     const resumed = await tmux.waitFor("Resumed session");
     expect(resumed).toContain("answer-number-0");
     expect(resumed).not.toContain("second-session-question");
+  });
+
+  it("runs a command typed once the answer is shown, while the run is still being written away", async () => {
+    // The extension holds the run's end for 1.5 s, as a slow disk or checkpoint would.
+    const { tmux } = await startGyre(({ index }) => ({ text: `answer-number-${index}` }), {
+      args: ["-e", "slow-end.ts"],
+      setup: ({ cwd }) =>
+        writeFile(
+          join(cwd, "slow-end.ts"),
+          'export default (api) => api.on("agent_end", () => new Promise((resolve) => setTimeout(resolve, 1500)));\n',
+        ),
+    });
+    await submit(tmux, "first-session-question");
+    await tmux.waitFor("answer-number-0");
+    await submit(tmux, "/new");
+    const fresh = await tmux.waitFor("New session started.");
+    expect(fresh).not.toContain("cannot run while the agent works");
+    expect(fresh).not.toContain("first-session-question");
+  });
+
+  it("refuses /new while the model is still answering, and the run goes on", async () => {
+    const { tmux } = await startGyre(() => ({
+      text: `long-start ${"word ".repeat(150)} long-end`,
+      chunkSize: 5,
+      delayMs: 20,
+    }));
+    await submit(tmux, "long one");
+    await tmux.waitFor("long-start");
+    await submit(tmux, "/new");
+    await tmux.waitFor("/new cannot run while the agent works; wait or press Esc to abort first.");
+    const done = await tmux.waitFor("long-end");
+    expect(done).not.toContain("New session started.");
+    expect(done).toContain("› long one");
   });
 
   it("says so for an unknown command", async () => {

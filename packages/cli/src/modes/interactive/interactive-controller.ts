@@ -1,3 +1,4 @@
+import type { AssistantMessage } from "@gyre/ai";
 import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
 import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
@@ -39,6 +40,8 @@ export class InteractiveController {
   private shellWaiting = false;
   /** Shift+Tab pressed while a prompt ran: the mode toggles once it ends. */
   private modeTogglePending = false;
+  /** The run's model has given its last answer; what is left is writing it away (or compaction). */
+  private answered = false;
   /** The prompt started from the editor, until `session.prompt` settles (the file is flushed). */
   private activePrompt: Promise<void> | undefined;
 
@@ -146,7 +149,10 @@ export class InteractiveController {
     const command = parseSlashCommand(text);
     const runtimeCommand = command && this.findRuntimeCommand(command.name);
     if (command && !runtimeCommand) return this.runCommand(command.name, command.args);
-    if (command && runtimeCommand && this.isWorking()) return this.runWhileWorking(runtimeCommand, command.args);
+    if (command && runtimeCommand && this.isWorking()) {
+      if (!this.isWindingDown()) return this.runWhileWorking(runtimeCommand, command.args);
+      await this.settle();
+    }
     // A compaction or extension run started without the editor finishes first.
     if (this.activePrompt === undefined) await this.session.whenIdle();
     // While a prompt runs (even as it ends), the session delivers the message through the same path.
@@ -170,6 +176,17 @@ export class InteractiveController {
   /** Whether a prompt runs (with its compaction and the delivery of what was queued as it ended). */
   private isWorking(): boolean {
     return this.activePrompt !== undefined || this.session.state.isRunning;
+  }
+
+  /**
+   * Whether the run is working but its answer is on screen, with nothing queued to go on with: a
+   * command typed now waits the moment it takes to be written away instead of being refused.
+   */
+  private isWindingDown(): boolean {
+    if (!this.isWorking()) return false;
+    // The session has ended its prompt; the editor's prompt promise settles next.
+    if (!this.session.state.isRunning) return true;
+    return this.answered && this.layout.pending.messages.length === 0;
   }
 
   /** Waits until no prompt is in progress, including the persisting after `agent_end`. */
@@ -247,8 +264,7 @@ export class InteractiveController {
   /** A model or thinking switch from a key: between runs only; the footer and status line show it. */
   private quickSwitch(change: () => string): void {
     // A run that has answered and is only being written away switches as soon as it is done.
-    if (this.activePrompt !== undefined && !this.session.state.isRunning && !this.commandRunning)
-      return void this.settle().then(() => this.quickSwitch(change));
+    if (this.isWindingDown() && !this.commandRunning) return void this.settle().then(() => this.quickSwitch(change));
     if (this.isWorking() || this.commandRunning)
       return void this.layout.status.set(
         style.yellow("Switch the model or thinking level once the agent is idle (or press Esc)."),
@@ -305,7 +321,7 @@ export class InteractiveController {
   private async runCommand(name: string, args: string): Promise<void> {
     const command = slashCommands.find((candidate) => candidate.name === name);
     if (!command) return this.notify(`Unknown command /${name}; type /help for the list.`, "error");
-    if (this.isWorking() && !command.allowWhileRunning)
+    if (this.isWorking() && !command.allowWhileRunning && !this.isWindingDown())
       return this.notify(`/${name} cannot run while the agent works; wait or press Esc to abort first.`, "warning");
     if (this.commandRunning) return this.notify("Another command is still running.", "warning");
     this.commandRunning = true;
@@ -339,7 +355,11 @@ export class InteractiveController {
         // The first delta after a retry countdown: the answer is streaming again.
         if (!layout.status.isLive) this.showWorking();
         return;
+      case "message_end":
+        if (event.message.role === "assistant") this.answered = isFinalAnswer(event.message);
+        return;
       case "agent_start":
+        this.answered = false;
         this.progress.start();
         this.showWorking();
         return;
@@ -485,6 +505,12 @@ export class InteractiveController {
 }
 
 /** The notification's text: how the run ended and how long it took. */
+/** An assistant message after which the loop calls no more tools (it may still go on with queued messages). */
+function isFinalAnswer(message: AssistantMessage): boolean {
+  if (message.stopReason !== "stop" && message.stopReason !== "toolUse") return true;
+  return !message.content.some((block) => block.type === "toolCall");
+}
+
 function finishMessage(reason: string | undefined, durationMs: number): string {
   const seconds = Math.round(durationMs / 1000);
   const how = reason === "stop" || reason === undefined ? "finished" : `stopped (${reason})`;
