@@ -112,18 +112,20 @@ describe("interactive mode in tmux", () => {
   });
 
   it("runs a command typed once the answer is shown, while the run is still being written away", async () => {
-    // The extension holds the run's end for 1.5 s, as a slow disk or checkpoint would.
+    // The extension holds the run's end for 2.5 s, as a slow disk or checkpoint would.
     const { tmux } = await startGyre(({ index }) => ({ text: `answer-number-${index}` }), {
       args: ["-e", "slow-end.ts"],
       setup: ({ cwd }) =>
         writeFile(
           join(cwd, "slow-end.ts"),
-          'export default (api) => api.on("agent_end", () => new Promise((resolve) => setTimeout(resolve, 1500)));\n',
+          'export default (api) => api.on("agent_end", () => new Promise((resolve) => setTimeout(resolve, 2500)));\n',
         ),
     });
     await submit(tmux, "first-session-question");
     await tmux.waitFor("answer-number-0");
     await submit(tmux, "/new");
+    // Past a second of waiting, it says what it waits for.
+    await tmux.waitFor("/new runs once the agent finishes (Esc stops the agent).");
     const fresh = await tmux.waitFor("New session started.");
     expect(fresh).not.toContain("cannot run while the agent works");
     expect(fresh).not.toContain("first-session-question");

@@ -151,7 +151,7 @@ export class InteractiveController {
     if (command && !runtimeCommand) return this.runCommand(command.name, command.args);
     if (command && runtimeCommand && this.isWorking()) {
       if (!this.isWindingDown()) return this.runWhileWorking(runtimeCommand, command.args);
-      await this.settle();
+      await this.settleBefore(`/${runtimeCommand.name}`);
     }
     // A compaction or extension run started without the editor finishes first.
     if (this.activePrompt === undefined) await this.session.whenIdle();
@@ -193,6 +193,17 @@ export class InteractiveController {
   private async settle(): Promise<void> {
     await this.activePrompt;
     await this.session.whenIdle();
+  }
+
+  /** Settles before `what` runs; a wait longer than a second (the run went on) says so. */
+  private async settleBefore(what: string): Promise<void> {
+    if (!this.isWorking()) return this.settle();
+    const slow = setTimeout(() => this.notify(`${what} runs once the agent finishes (Esc stops the agent).`), 1000);
+    try {
+      await this.settle();
+    } finally {
+      clearTimeout(slow);
+    }
   }
 
   private prompt(text: string): Promise<void> {
@@ -326,7 +337,7 @@ export class InteractiveController {
     if (this.commandRunning) return this.notify("Another command is still running.", "warning");
     this.commandRunning = true;
     try {
-      if (!command.allowWhileRunning) await this.settle();
+      if (!command.allowWhileRunning) await this.settleBefore(`/${name}`);
       await command.run(args, this.context);
     } catch (error) {
       this.notify(`/${name} failed: ${(error as Error).message}`, "error");
