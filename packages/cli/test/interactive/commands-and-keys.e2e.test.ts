@@ -47,6 +47,24 @@ describe("extension commands and prompt templates in the terminal", () => {
     expect(await tmux.capture()).not.toContain("Unknown command");
   });
 
+  it("expands a prompt template typed once the answer shows, while the run is still being written away", async () => {
+    const slowEnd =
+      'export default (api) => api.on("agent_end", () => new Promise((resolve) => setTimeout(resolve, 1500)));\n';
+    const { tmux, server } = await startGyre(({ index }) => ({ text: `answer-number-${index}` }), {
+      args: ["-e", "slow-end.ts"],
+      setup: async (dirs) => {
+        await writeGuardAndTemplate(dirs);
+        await writeFile(join(dirs.cwd, "slow-end.ts"), slowEnd);
+      },
+    });
+    await submit(tmux, "first question");
+    await tmux.waitFor("answer-number-0");
+    await submit(tmux, "/explainit src/stats.js");
+    await tmux.waitFor("answer-number-1");
+    expect(userTexts(server.requests[1]?.body).at(-1)).toContain("Explain src/stats.js like I am new here.");
+    expect(await tmux.capture()).not.toContain("cannot run while the agent works");
+  });
+
   it("lists extension commands and templates in the / menu and in /help, in aligned columns", async () => {
     const { tmux } = await startGyre(() => ({ text: "unused" }), {
       args: ["-e", "guard.ts"],
