@@ -1,4 +1,3 @@
-import type { AssistantMessage } from "@gyre/ai";
 import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
 import { getSessionsDir } from "../../core/config/paths.js";
 import type { Runtime } from "../../core/create-runtime.js";
@@ -14,6 +13,7 @@ import { defaultKeybindings, type Keybindings } from "./keybindings.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
+import { RunPhase } from "./run-phase.js";
 import { RunProgress, spinner } from "./run-progress.js";
 import { parseShellInput, runShellInput, type ShellInput, shellRecordsOf, shellStatus } from "./shell-input.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
@@ -40,10 +40,7 @@ export class InteractiveController {
   private shellWaiting = false;
   /** Shift+Tab pressed while a prompt ran: the mode toggles once it ends. */
   private modeTogglePending = false;
-  /** The run's model has given its last answer; what is left is writing it away (or compaction). */
-  private answered = false;
-  /** The prompt started from the editor, until `session.prompt` settles (the file is flushed). */
-  private activePrompt: Promise<void> | undefined;
+  private readonly phase: RunPhase;
 
   private readonly switcher: QuickSwitch;
   private readonly notifier: FinishNotifier;
@@ -72,6 +69,10 @@ export class InteractiveController {
       insideTmux: process.env.TMUX !== undefined,
     });
     this.progress = new RunProgress(() => this.session.getStats());
+    this.phase = new RunPhase(runtime.session, {
+      hasQueued: () => layout.pending.messages.length > 0,
+      notify: (text) => this.notify(text),
+    });
     this.runtimeCommands = listRuntimeCommands(runtime, new Set(slashCommands.map((command) => command.name)));
     this.context = this.createCommandContext();
   }
@@ -98,7 +99,7 @@ export class InteractiveController {
     installKeyHandlers(
       layout,
       {
-        isRunning: () => this.isWorking(),
+        isRunning: () => this.phase.isWorking(),
         abort: () => this.abort(),
         followUp: (text) => this.queue("followUp", text),
         exit: () => this.exit(),
@@ -149,14 +150,14 @@ export class InteractiveController {
     const command = parseSlashCommand(text);
     const runtimeCommand = command && this.findRuntimeCommand(command.name);
     if (command && !runtimeCommand) return this.runCommand(command.name, command.args);
-    if (command && runtimeCommand && this.isWorking()) {
-      if (!this.isWindingDown()) return this.runWhileWorking(runtimeCommand, command.args);
-      await this.settleBefore(`/${runtimeCommand.name}`);
+    if (command && runtimeCommand && this.phase.isWorking()) {
+      if (!this.phase.isWindingDown()) return this.runWhileWorking(runtimeCommand, command.args);
+      await this.phase.settleBefore(`/${runtimeCommand.name}`);
     }
     // A compaction or extension run started without the editor finishes first.
-    if (this.activePrompt === undefined) await this.session.whenIdle();
+    if (!this.phase.tracking) await this.session.whenIdle();
     // While a prompt runs (even as it ends), the session delivers the message through the same path.
-    if (this.isWorking()) return this.queue("steer", text);
+    if (this.phase.isWorking()) return this.queue("steer", text);
     await this.prompt(text);
   }
 
@@ -173,49 +174,13 @@ export class InteractiveController {
     this.layout.chat.setMessages(this.session.messages, shellRecordsOf(this.session.branch()));
   }
 
-  /** Whether a prompt runs (with its compaction and the delivery of what was queued as it ended). */
-  private isWorking(): boolean {
-    return this.activePrompt !== undefined || this.session.state.isRunning;
-  }
-
-  /**
-   * Whether the run is working but its answer is on screen, with nothing queued to go on with: a
-   * command typed now waits the moment it takes to be written away instead of being refused.
-   */
-  private isWindingDown(): boolean {
-    if (!this.isWorking()) return false;
-    // The session has ended its prompt; the editor's prompt promise settles next.
-    if (!this.session.state.isRunning) return true;
-    return this.answered && this.layout.pending.messages.length === 0;
-  }
-
-  /** Waits until no prompt is in progress, including the persisting after `agent_end`. */
-  private async settle(): Promise<void> {
-    await this.activePrompt;
-    await this.session.whenIdle();
-  }
-
-  /** Settles before `what` runs; a wait longer than a second (the run went on) says so. */
-  private async settleBefore(what: string): Promise<void> {
-    if (!this.isWorking()) return this.settle();
-    const slow = setTimeout(() => this.notify(`${what} runs once the agent finishes (Esc stops the agent).`), 1000);
-    try {
-      await this.settle();
-    } finally {
-      clearTimeout(slow);
-    }
-  }
-
   private prompt(text: string): Promise<void> {
-    const run = this.runPrompt(text).finally(() => {
-      if (this.activePrompt === run) this.activePrompt = undefined;
-      if (this.modeTogglePending && !this.isWorking()) {
+    return this.phase.track(this.runPrompt(text)).finally(() => {
+      if (this.modeTogglePending && !this.phase.isWorking()) {
         this.modeTogglePending = false;
         this.cyclePermissionMode().catch((error: Error) => this.notify(error.message, "error"));
       }
     });
-    this.activePrompt = run;
-    return run;
   }
 
   private async runPrompt(text: string): Promise<void> {
@@ -247,11 +212,11 @@ export class InteractiveController {
       );
     if (this.shellRunning || this.shellWaiting || this.commandRunning)
       return this.notify("Another shell command or slash command is still running; wait for it first.", "warning");
-    if (this.isWorking()) {
+    if (this.phase.isWorking()) {
       // Its output belongs after the run's answer in the conversation, so it waits for the run.
       this.notify(`!${input.command} runs once the agent finishes (Esc stops the agent).`);
       this.shellWaiting = true;
-      await this.settle().finally(() => {
+      await this.phase.settle().finally(() => {
         this.shellWaiting = false;
       });
     }
@@ -264,19 +229,18 @@ export class InteractiveController {
       .catch((error: Error) => this.notify(`The shell command failed: ${error.message}`, "error"))
       .finally(() => {
         this.shellRunning = false;
-        if (this.activePrompt === run) this.activePrompt = undefined;
         layout.status.set("");
         this.refreshInfo();
       });
-    this.activePrompt = run;
-    await run;
+    await this.phase.track(run);
   }
 
   /** A model or thinking switch from a key: between runs only; the footer and status line show it. */
   private quickSwitch(change: () => string): void {
     // A run that has answered and is only being written away switches as soon as it is done.
-    if (this.isWindingDown() && !this.commandRunning) return void this.settle().then(() => this.quickSwitch(change));
-    if (this.isWorking() || this.commandRunning)
+    if (this.phase.isWindingDown() && !this.commandRunning)
+      return void this.phase.settle().then(() => this.quickSwitch(change));
+    if (this.phase.isWorking() || this.commandRunning)
       return void this.layout.status.set(
         style.yellow("Switch the model or thinking level once the agent is idle (or press Esc)."),
       );
@@ -332,12 +296,12 @@ export class InteractiveController {
   private async runCommand(name: string, args: string): Promise<void> {
     const command = slashCommands.find((candidate) => candidate.name === name);
     if (!command) return this.notify(`Unknown command /${name}; type /help for the list.`, "error");
-    if (this.isWorking() && !command.allowWhileRunning && !this.isWindingDown())
+    if (this.phase.isWorking() && !command.allowWhileRunning && !this.phase.isWindingDown())
       return this.notify(`/${name} cannot run while the agent works; wait or press Esc to abort first.`, "warning");
     if (this.commandRunning) return this.notify("Another command is still running.", "warning");
     this.commandRunning = true;
     try {
-      if (!command.allowWhileRunning) await this.settleBefore(`/${name}`);
+      if (!command.allowWhileRunning) await this.phase.settleBefore(`/${name}`);
       await command.run(args, this.context);
     } catch (error) {
       this.notify(`/${name} failed: ${(error as Error).message}`, "error");
@@ -356,6 +320,7 @@ export class InteractiveController {
     }
     if (layout.subagents.handleEvent(event)) layout.render();
     this.progress.onEvent(event);
+    this.phase.onEvent(event);
     switch (event.type) {
       case "message_start":
         if (event.message.role === "user") layout.pending.deliver(userMessageText(event.message));
@@ -366,11 +331,7 @@ export class InteractiveController {
         // The first delta after a retry countdown: the answer is streaming again.
         if (!layout.status.isLive) this.showWorking();
         return;
-      case "message_end":
-        if (event.message.role === "assistant") this.answered = isFinalAnswer(event.message);
-        return;
       case "agent_start":
-        this.answered = false;
         this.progress.start();
         this.showWorking();
         return;
@@ -438,7 +399,7 @@ export class InteractiveController {
   private async cyclePermissionMode(): Promise<void> {
     const { safety } = this.runtime;
     // Switching restarts the sandbox, which would kill a command in flight.
-    if (this.isWorking()) {
+    if (this.phase.isWorking()) {
       // Pressed twice during the run, it cancels itself out.
       this.modeTogglePending = !this.modeTogglePending;
       return this.notify(
@@ -516,12 +477,6 @@ export class InteractiveController {
 }
 
 /** The notification's text: how the run ended and how long it took. */
-/** An assistant message after which the loop calls no more tools (it may still go on with queued messages). */
-function isFinalAnswer(message: AssistantMessage): boolean {
-  if (message.stopReason !== "stop" && message.stopReason !== "toolUse") return true;
-  return !message.content.some((block) => block.type === "toolCall");
-}
-
 function finishMessage(reason: string | undefined, durationMs: number): string {
   const seconds = Math.round(durationMs / 1000);
   const how = reason === "stop" || reason === undefined ? "finished" : `stopped (${reason})`;
