@@ -85,7 +85,7 @@ describe("the session sandbox", () => {
 
   it("removes the mount points it created once disposed", async () => {
     await runIn(sandbox, "true", { cwd: workspace.cwd });
-    expect(await readdir(workspace.cwd)).toEqual([".gyre"]);
+    expect(await readdir(workspace.cwd)).toEqual([".git", ".gyre", ".mcp.json"]);
     await sandbox.dispose();
     expect(await readdir(workspace.cwd)).toEqual([]);
   });
@@ -101,7 +101,7 @@ describe("a command ended before the sandbox started", () => {
       const result = await runIn(cold, "touch ran", { cwd: fresh.cwd, signal: controller.signal });
       expect(result.code).toBeNull();
       await runIn(cold, "true", { cwd: fresh.cwd });
-      expect(await readdir(fresh.cwd)).toEqual([".gyre"]);
+      expect(await readdir(fresh.cwd)).toEqual([".git", ".gyre", ".mcp.json"]);
     } finally {
       await cold.dispose();
       await fresh.cleanup();

@@ -10,7 +10,13 @@ import { createSessionSandbox, type SessionSandbox } from "./session-sandbox.js"
 import type { SandboxAvailability, SandboxMode, SandboxPolicy } from "./types.js";
 
 export type PreparedLaunch =
-  | { ok: true; launch: Launcher; explain: (output: string) => string | undefined }
+  | {
+      ok: true;
+      launch: Launcher;
+      explain: (output: string) => string | undefined;
+      /** Run once the command has ended: what the sandbox undid after it, for the model. */
+      afterCommand?: () => Promise<string | undefined>;
+    }
   | { ok: false; error: string };
 
 export type BashSandbox = {
@@ -66,7 +72,7 @@ export function createBashSandbox(options: BashSandboxOptions): BashSandbox {
       const text = hints.filter((hint) => hint !== undefined).join("\n");
       return text === "" ? undefined : text;
     };
-    return { ok: true, launch: current.launch, explain };
+    return { ok: true, launch: current.launch, explain, afterCommand: current.afterCommand };
   };
 
   return {

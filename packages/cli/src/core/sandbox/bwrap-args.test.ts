@@ -42,9 +42,9 @@ describe("buildBwrapArgs", () => {
     ]);
     expect(mounts(plan.args, "--bind")).toEqual([join(root, "proj")]);
     expect(plan.protectedPaths).toEqual([
-      join(root, "proj", ".git", "hooks"),
-      join(root, "proj", ".git", "config"),
+      join(root, "proj", ".git"),
       join(root, "proj", ".gyre"),
+      join(root, "proj", ".mcp.json"),
     ]);
     expect(plan.args).toContain("--unshare-net");
     expect(plan.args).toContain("--die-with-parent");

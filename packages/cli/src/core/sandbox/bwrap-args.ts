@@ -3,8 +3,9 @@
  * checks: protected paths are bind-mounted read-only over the writable workspace, so a symlink or
  * a rename cannot get around them, and masked paths are replaced by empty ones.
  */
-import { lstat, mkdir, readdir, realpath, stat } from "node:fs/promises";
+import { lstat, mkdir, readdir, realpath, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { findGitEntries } from "./git-guard.js";
 import { BASE_BWRAP_FLAGS } from "./probe-sandbox.js";
 import type { SandboxPolicy } from "./types.js";
 
@@ -17,7 +18,14 @@ export type BwrapPlan = {
   protectedPaths: string[];
   /** Directories created only to be mount points (absent before); the caller removes them at teardown. */
   createdMountPoints: string[];
+  /** Files created only to be mount points, with the content written; removed at teardown if unchanged. */
+  createdMountFiles?: Array<{ path: string; content: string }>;
+  /** Every `.git` under the writable roots at start (each mounted read-only); the git guard's baseline. */
+  gitEntries?: string[];
 };
+
+/** What a missing `.mcp.json` is made as on the host while it is masked: a config that starts nothing. */
+export const EMPTY_MCP_CONFIG = '{ "mcpServers": {} }\n';
 
 /** Files in the home directory that run code or grant access when something later reads them. */
 const HOME_PROTECTED = [
@@ -112,7 +120,9 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
 
   const protectedPaths: string[] = [];
   const createdMountPoints: string[] = [];
-  for (const candidate of protectedCandidates(policy, writableRoots)) {
+  const createdMountFiles: Array<{ path: string; content: string }> = [];
+  const gitEntries = writableRoots.length === 0 ? [] : (await findGitEntries(writableRoots)).found;
+  for (const candidate of protectedCandidates(policy, writableRoots, gitEntries)) {
     const path = await canonical(candidate.path);
     if (protectedPaths.includes(path) || !writableRoots.some((root) => isInside(path, root))) continue;
     const kind = await kindOf(path);
@@ -128,7 +138,16 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
       args.push("--tmpfs", path, "--remount-ro", path);
       continue;
     }
-    if (kind === "missing" || (candidate.onlyFile && kind !== "file")) continue;
+    if (candidate.maskIfMissing && missing) {
+      // A file bwrap mounts /dev/null on; made first with content that means "nothing here", so a
+      // gyre or an editor reading it on the host meanwhile sees a valid, empty configuration.
+      await writeFile(path, candidate.maskIfMissing, { flag: "wx" });
+      createdMountFiles.push({ path, content: candidate.maskIfMissing });
+      protectedPaths.push(path);
+      args.push("--ro-bind", "/dev/null", path);
+      continue;
+    }
+    if (kind === "missing") continue;
     protectedPaths.push(path);
     args.push("--ro-bind", path, path);
   }
@@ -140,23 +159,27 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
     else if (kind === "file") args.push("--ro-bind", "/dev/null", path);
   }
   args.push("--chdir", await canonical(policy.cwd));
-  return { args, writableRoots, protectedPaths, createdMountPoints };
+  // The guard's baseline: the `.git` entries found, plus the empty ones just made as mount points.
+  for (const path of protectedPaths) if (basename(path) === ".git" && !gitEntries.includes(path)) gitEntries.push(path);
+  return { args, writableRoots, protectedPaths, createdMountPoints, createdMountFiles, gitEntries };
 }
 
-type Candidate = { path: string; createIfMissing: boolean; onlyFile?: boolean };
+type Candidate = { path: string; createIfMissing: boolean; maskIfMissing?: string };
 
-function protectedCandidates(policy: SandboxPolicy, writableRoots: string[]): Candidate[] {
+function protectedCandidates(policy: SandboxPolicy, writableRoots: string[], gitEntries: string[]): Candidate[] {
   const candidates: Candidate[] = [];
   for (const root of writableRoots) {
     candidates.push(
-      { path: join(root, ".git", "hooks"), createIfMissing: true },
-      { path: join(root, ".git", "config"), createIfMissing: false },
-      // A worktree's `.git` is a file naming the real git dir; keep it from being redirected.
-      { path: join(root, ".git"), createIfMissing: false, onlyFile: true },
+      // The whole `.git` (a directory, or a worktree's file naming the real one), read-only and a
+      // mount point, so it can be neither written, renamed nor replaced; a missing one is an empty
+      // read-only directory, so none can be created (git on the host ignores an empty `.git`).
+      { path: join(root, ".git"), createIfMissing: true },
       { path: join(root, ".gyre"), createIfMissing: true },
-      { path: join(root, ".mcp.json"), createIfMissing: false },
+      { path: join(root, ".mcp.json"), createIfMissing: false, maskIfMissing: EMPTY_MCP_CONFIG },
     );
   }
+  // Nested repositories (and submodules' `.git` files) present at the start, read-only the same way.
+  for (const path of gitEntries) candidates.push({ path, createIfMissing: false });
   candidates.push({ path: policy.gyreHome, createIfMissing: false });
   for (const name of HOME_PROTECTED) candidates.push({ path: join(policy.homeDir, name), createIfMissing: false });
   for (const path of policy.protectedPaths) {

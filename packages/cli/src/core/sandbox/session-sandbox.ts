@@ -5,12 +5,13 @@
  * process group, cwd and environment. Ending the session (or gyre) ends every process inside.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { rmdirSync, rmSync } from "node:fs";
-import { rmdir } from "node:fs/promises";
+import { readFileSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
+import { readFile, rmdir, unlink } from "node:fs/promises";
 import { PassThrough } from "node:stream";
 import type { LaunchedCommand, LaunchRequest } from "../tools/run-command.js";
 import { type BwrapPlan, buildBwrapArgs } from "./bwrap-args.js";
 import { type DomainProxy, PROXY_SOCKET_NAME, startDomainProxy } from "./domain-proxy.js";
+import { createGitGuard, type GitGuard } from "./git-guard.js";
 import { createPidsCgroup, type PidsCgroup } from "./pids-cgroup.js";
 import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
 import type { SandboxPolicy } from "./types.js";
@@ -34,6 +35,8 @@ type Running = {
   child: ChildProcess;
   plan: BwrapPlan;
   cgroup: PidsCgroup | undefined;
+  /** Renames any `.git` a command planted in the writable roots. */
+  guard: GitGuard;
   pending: Map<number, Pending>;
   /** The filtering proxy for `allowedDomains` and the port its bridge listens on inside. */
   proxy: { server: DomainProxy; env: NodeJS.ProcessEnv } | undefined;
@@ -48,6 +51,11 @@ export type SessionSandbox = {
   plan(): Promise<BwrapPlan>;
   /** The `allowedDomains` proxy (started with the sandbox), or undefined when there is none. */
   proxy(): Promise<DomainProxy | undefined>;
+  /**
+   * Run after each command: undoes what the mounts cannot prevent (a new `.git` in the workspace,
+   * see `git-guard.ts`); returns a sentence for the model, or undefined when nothing was found.
+   */
+  afterCommand(): Promise<string | undefined>;
   /** Ends the sandbox and every process in it; removes mount points it created. Idempotent. */
   dispose(): Promise<void>;
 };
@@ -117,6 +125,10 @@ export function createSessionSandbox(options: { policy: SandboxPolicy; bwrapPath
     launch,
     plan: async () => (await start()).plan,
     proxy: async () => (await start()).proxy?.server,
+    afterCommand: async () => {
+      const state = await running?.catch(() => undefined);
+      return state?.guard.check();
+    },
     dispose: async () => {
       const current = running;
       running = undefined;
@@ -124,6 +136,8 @@ export function createSessionSandbox(options: { policy: SandboxPolicy; bwrapPath
       const state = await current.catch(() => undefined);
       if (!state) return;
       await stopSupervisor(state);
+      // Nothing runs inside any more: this last search sees everything the sandbox left behind.
+      await state.guard.check();
     },
   };
 }
@@ -146,6 +160,29 @@ async function stopSupervisor(state: Running): Promise<void> {
   await state.proxy?.server.close();
   // Only the empty directories made as mount points; anything the user put there stays.
   for (const dir of state.plan.createdMountPoints.reverse()) await rmdir(dir).catch(() => undefined);
+  for (const file of state.plan.createdMountFiles ?? []) {
+    if ((await readFile(file.path, "utf8").catch(() => undefined)) === file.content) {
+      await unlink(file.path).catch(() => undefined);
+    }
+  }
+}
+
+/** The synchronous teardown for process exit: the same removals as `stopSupervisor`. */
+function removeMountPointsSync(plan: BwrapPlan): void {
+  for (const dir of [...plan.createdMountPoints].reverse()) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // Not empty or already gone: leave it.
+    }
+  }
+  for (const file of plan.createdMountFiles ?? []) {
+    try {
+      if (readFileSync(file.path, "utf8") === file.content) unlinkSync(file.path);
+    } catch {
+      // Already gone.
+    }
+  }
 }
 
 /** Where the proxy's directory appears inside the sandbox (on its private /tmp). */
@@ -194,17 +231,12 @@ async function startSupervisor(options: { policy: SandboxPolicy; bwrapPath: stri
     : [options.bwrapPath, inner];
   const child = spawn(file, args, { stdio: ["pipe", "pipe", "pipe"], env: { PATH: policy.hostEnv.PATH ?? "" } });
   const onProcessExit = () => {
-    for (const dir of [...plan.createdMountPoints].reverse()) {
-      try {
-        rmdirSync(dir);
-      } catch {
-        // Not empty or already gone: leave it.
-      }
-    }
+    removeMountPointsSync(plan);
     if (proxy) rmSync(proxy.dir, { recursive: true, force: true });
   };
   process.once("exit", onProcessExit);
-  const state: Running = { child, plan, cgroup, pending: new Map(), onProcessExit, proxy: undefined };
+  const guard = createGitGuard({ roots: plan.writableRoots, baseline: plan.gitEntries ?? [] });
+  const state: Running = { child, plan, cgroup, guard, pending: new Map(), onProcessExit, proxy: undefined };
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString("utf8")).slice(-4000);

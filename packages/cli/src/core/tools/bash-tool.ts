@@ -76,8 +76,9 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
       `Times out after ${defaultTimeout} s unless you pass timeout (seconds); start long-running servers in the background ` +
       "with output redirected to a file. A non-zero exit code is reported as an error." +
       (options.sandbox && options.sandbox.mode() !== "off"
-        ? " Commands run in a sandbox: only the workspace and a private /tmp are writable, .git/hooks, .git/config and " +
-          ".gyre/ stay read-only, and the network is off unless the user allowed it. When the sandbox refuses something " +
+        ? " Commands run in a sandbox: only the workspace and a private /tmp are writable, .git (so git commit, add " +
+          "and checkout fail), .gyre/ and .mcp.json stay read-only, no new .git may be made in the workspace, and the " +
+          "network is off unless the user allowed it. When the sandbox refuses something " +
           "the task needs, call again with escalate: true and a justification; the user decides."
         : ""),
     parameters: bashParameters,
@@ -101,8 +102,8 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
         onOutput: onUpdate === undefined ? undefined : (text) => onUpdate({ content: [{ type: "text", text }] }),
       });
       const formatted = formatBashOutput(outcome, { maxLines, maxBytes });
-      const hint = where.explain(outcome.output.tail);
-      if (hint !== undefined) formatted.text += `\n\n${hint}`;
+      const hints = [where.explain(outcome.output.tail), await where.afterCommand?.()];
+      for (const hint of hints) if (hint !== undefined) formatted.text += `\n\n${hint}`;
       const details: BashToolDetails = {
         exitCode: outcome.exitCode,
         durationMs: outcome.durationMs,
@@ -135,7 +136,11 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
 async function chooseLauncher(
   escalate: boolean,
   options: BashToolOptions,
-): Promise<{ launch: Launcher; explain: (output: string) => string | undefined }> {
+): Promise<{
+  launch: Launcher;
+  explain: (output: string) => string | undefined;
+  afterCommand?: () => Promise<string | undefined>;
+}> {
   const unexplained = { launch: launchOnHost, explain: () => undefined };
   if (escalate) {
     if (options.escalation !== "gated") {

@@ -1,0 +1,79 @@
+/**
+ * The audit's attacks from outside, through the real CLI: a scripted (faux) model makes the tool
+ * calls that tried each bypass, under the default sandbox, and the test checks the host afterwards.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cliEnv, createWorkspace, runCli } from "../helpers/run-cli.js";
+
+type Call = { name: string; arguments: Record<string, unknown> };
+
+/** Runs a scripted model making `calls`, one per turn, then "finished"; returns the tool results' texts in order. */
+export async function attack(
+  workspace: { cwd: string; home: string },
+  calls: Call[],
+  options: { settings?: object; env?: Record<string, string> } = {},
+): Promise<{ results: string[]; sessionText: string; stdout: string; code: number | null }> {
+  const script = join(workspace.home, "script.json");
+  const responses = [
+    ...calls.map((call) => ({ content: [{ type: "toolCall", ...call }] })),
+    { content: [{ type: "text", text: "finished" }] },
+  ];
+  await writeFile(script, JSON.stringify(responses));
+  if (options.settings) await writeFile(join(workspace.home, "settings.json"), JSON.stringify(options.settings));
+  const result = await runCli(
+    ["--mode", "json", "-p", "--provider", "faux", "--faux-script", script, "--tools", "read,grep,find,ls,bash", "go"],
+    { cwd: workspace.cwd, env: cliEnv(workspace.home, options.env) },
+  );
+  const last = JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "{}") as { sessionFile?: string };
+  if (typeof last.sessionFile !== "string") throw new Error(`no result line: ${result.stderr}`);
+  const sessionText = await readFile(last.sessionFile, "utf8");
+  const results = sessionText
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string; message?: { role: string; content: { text?: string }[] } })
+    .filter((entry) => entry.message?.role === "toolResult")
+    .map((entry) => (entry.message?.content ?? []).map((part) => part.text ?? "").join(""));
+  return { results, sessionText, stdout: result.stdout, code: result.code };
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+function hostGitStatus(dir: string, home: string): void {
+  spawnSync("git", ["status"], { cwd: dir, env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: "1" } });
+}
+
+describe("gyre -p under the default sandbox, attacked through bash", () => {
+  it("cannot plant an fsmonitor in .git, in a missing .git or in a nested one (S4/S5/S6)", async () => {
+    const workspace = await createWorkspace();
+    const { cwd, home } = workspace;
+    execFileSync("git", ["init", "-q", cwd]);
+    await mkdir(join(cwd, "nested"));
+    execFileSync("git", ["init", "-q", join(cwd, "nested")]);
+    await mkdir(join(cwd, "plain"));
+    const marker = join(home, "PWNED");
+    const plant = `printf '[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n'`;
+    const { results } = await attack(workspace, [
+      { name: "bash", arguments: { command: `mv .git .git-old; mkdir .git; ${plant} > .git/config; echo done` } },
+      { name: "bash", arguments: { command: `${plant} >> nested/.git/config; echo done` } },
+      {
+        name: "bash",
+        arguments: { command: `cd plain && git init -q --template= . && ${plant} >> .git/config && echo planted` },
+      },
+    ]);
+    expect(results[0]).toContain("Device or resource busy");
+    expect(results[1]).toContain("Read-only file system");
+    expect(results[2]).toContain("planted");
+    expect(results[2]).toContain("a new .git was renamed");
+    for (const dir of [cwd, join(cwd, "nested"), join(cwd, "plain")]) hostGitStatus(dir, home);
+    expect(await exists(marker)).toBe(false);
+    expect(await exists(join(cwd, ".git-old"))).toBe(false);
+    expect(await exists(join(cwd, "plain", ".git"))).toBe(false);
+  });
+});
