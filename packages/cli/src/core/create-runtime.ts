@@ -475,6 +475,7 @@ function selectTools(
       ...(settings.bashTimeoutMs ? { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } : {}),
     },
     ...(settings.maxToolArgumentBytes ? { maxWriteBytes: settings.maxToolArgumentBytes } : {}),
+    readDenied: () => where.safety.readDenied(),
   });
 }
 

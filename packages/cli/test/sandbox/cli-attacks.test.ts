@@ -76,4 +76,73 @@ describe("gyre -p under the default sandbox, attacked through bash", () => {
     expect(await exists(join(cwd, ".git-old"))).toBe(false);
     expect(await exists(join(cwd, "plain", ".git"))).toBe(false);
   });
+
+  it("cannot get around bash(touch:*) by a path or a wrapper (D20)", async () => {
+    const workspace = await createWorkspace();
+    const variants = [
+      "/usr/bin/touch V_abs",
+      "find . -maxdepth 0 -exec touch V_find \\;",
+      "find . -maxdepth 0 -execdir /usr/bin/touch V_execdir {} +",
+      "echo V_xargs | xargs /usr/bin/touch",
+      "timeout 5 /usr/bin/touch V_timeout",
+      "nice -n 1 touch V_nice",
+      "nohup touch V_nohup",
+      "/usr/bin/env touch V_env",
+      "command /usr/bin/touch V_command",
+    ];
+    const { results } = await attack(
+      workspace,
+      variants.map((command) => ({ name: "bash", arguments: { command } })),
+      { settings: { permissions: { deny: ["bash(touch:*)"] } } },
+    );
+    expect(results).toHaveLength(variants.length);
+    for (const result of results) expect(result).toContain("Denied by the permission rules");
+    for (const name of [
+      "V_abs",
+      "V_find",
+      "V_execdir",
+      "V_xargs",
+      "V_timeout",
+      "V_nice",
+      "V_nohup",
+      "V_env",
+      "V_command",
+    ])
+      expect(await exists(join(workspace.cwd, name)), name).toBe(false);
+  });
+
+  it("keeps read(...)-denied files out of grep, find, ls and bash (S20)", async () => {
+    const workspace = await createWorkspace();
+    const { cwd } = workspace;
+    await writeFile(join(cwd, ".env"), "ENVSECRET=1\n");
+    await mkdir(join(cwd, "secrets", "deep"), { recursive: true });
+    await writeFile(join(cwd, "secrets", "deep", "k"), "DEEPSECRET\n");
+    await writeFile(join(cwd, "open.txt"), "SECRET-free text mentions SECRET\n");
+    const { results } = await attack(
+      workspace,
+      [
+        { name: "grep", arguments: { pattern: "SECRET" } },
+        { name: "find", arguments: { pattern: "**" } },
+        { name: "ls", arguments: {} },
+        { name: "ls", arguments: { path: "secrets/deep" } },
+        { name: "bash", arguments: { command: "cat .env secrets/deep/k; grep -r SECRET . ; echo end" } },
+        { name: "read", arguments: { path: "./secrets//deep/k" } },
+      ],
+      { settings: { permissions: { deny: ["read(.env)", "read(secrets/**)"] } } },
+    );
+    const [grep, find, ls, lsDeep, bash, read] = results as [string, string, string, string, string, string];
+    expect(grep).toContain("open.txt:1:");
+    expect(find).toContain("open.txt");
+    expect(ls).toContain("open.txt");
+    expect(bash).toContain("SECRET-free");
+    expect(bash).toContain("end");
+    for (const text of [grep, find, ls, lsDeep, bash, read]) {
+      expect(text).not.toContain("ENVSECRET");
+      expect(text).not.toContain("DEEPSECRET");
+    }
+    for (const text of [find, ls]) expect(text).not.toMatch(/(^|\n)\.env\b/);
+    expect(find).not.toContain("secrets/deep/k");
+    expect(grep).toContain("permission rules deny reading them");
+    expect(read).toContain("Denied by the permission rules");
+  });
 });

@@ -13,6 +13,7 @@ import type { SandboxMode } from "../sandbox/types.js";
 import type { ApprovalAnswer, ApprovalRequest, UserInterface } from "../user-interface.js";
 import { type ApprovalGate, type ApprovalMode, createApprovalGate, suggestAllowRule } from "./approval-gate.js";
 import { createRuleSet } from "./permission-rules.js";
+import { createReadDenyFilter, type ReadDenyFilter, readDenyPatterns } from "./read-deny.js";
 
 export type Safety = {
   gate: ApprovalGate;
@@ -28,6 +29,8 @@ export type Safety = {
   describeSandbox(): Promise<string>;
   /** The start-up notice when the sandbox cannot run, else undefined. */
   startupWarning(): Promise<string | undefined>;
+  /** What the `read(...)` deny rules refuse, for grep, find and ls (undefined when there are none). */
+  readDenied(): Promise<ReadDenyFilter | undefined>;
 };
 
 /** The permission modes Shift+Tab cycles through and `set_permission_mode` sets. */
@@ -84,6 +87,8 @@ export function createSafety(options: SafetyOptions): Safety {
   const sandboxSettings = settings.sandbox ?? {};
   const chosen: SandboxMode = config.sandbox ?? sandboxSettings.mode ?? "workspace-write";
   const homeDir = env.HOME ?? homedir();
+  const deniedPatterns = readDenyPatterns(settings.permissions ?? {});
+  let readDenied: Promise<ReadDenyFilter | undefined> | undefined;
   const sandbox = createBashSandbox({
     mode: config.plan ? "read-only" : chosen,
     policy: {
@@ -91,6 +96,7 @@ export function createSafety(options: SafetyOptions): Safety {
       writableRoots: [...options.allowPaths, ...(sandboxSettings.writableRoots ?? [])],
       protectedPaths: sandboxSettings.protectedPaths ?? [],
       denyRead: sandboxSettings.denyRead ?? [],
+      denyReadPatterns: deniedPatterns,
       network: config.allowNetwork === true || sandboxSettings.network === true,
       allowedDomains: sandboxSettings.allowedDomains ?? [],
       gyreHome,
@@ -128,6 +134,10 @@ export function createSafety(options: SafetyOptions): Safety {
       return () => listeners.delete(listener);
     },
     describeSandbox: () => sandbox.describe(),
+    readDenied: () => {
+      readDenied ??= createReadDenyFilter(deniedPatterns, { cwd, homeDir });
+      return readDenied;
+    },
     startupWarning: async () => {
       const probe = await sandbox.availability();
       if (!probe || probe.available) return undefined;

@@ -39,6 +39,19 @@ describe("bash rules never fall from deny to allow (D20)", () => {
     "f() { rm x; }; f",
     "ls\nrm x",
     `${Array.from({ length: 60 }, () => "true").join(" && ")} && rm -rf x`,
+    "/usr/bin/rm x",
+    "./rm x",
+    "find . -maxdepth 0 -exec rm x \\;",
+    "find . -name '*.o' -execdir /bin/rm {} +",
+    "find . -ok rm {} ';'",
+    "ls | xargs -0 /usr/bin/rm",
+    "parallel -j 2 rm ::: a b",
+    "/usr/bin/timeout 5 /usr/bin/rm x",
+    "nice -n 5 rm x",
+    "/usr/bin/env -i rm x",
+    "command /bin/rm x",
+    "sudo -u root /bin/rm x",
+    "find . -exec sudo rm {} \\;",
   ])("denies %s", async (command) => {
     expect(await decide(command)).toBe("deny");
   });
@@ -49,6 +62,12 @@ describe("bash rules never fall from deny to allow (D20)", () => {
       expect(await decide(command)).toBe("ask");
     },
   );
+
+  it("never widens an allow rule by base name, and checks find's commands against the allow rules too", async () => {
+    expect(await decide("/tmp/evil/ls -la")).toBe("none");
+    expect(await decide("ls -la && find . -exec cat {} \\;")).toBe("none");
+    expect(await decide("find . -exec sh -c 'rm x' \\;")).toBe("ask");
+  });
 
   it("asks when any part matches an ask rule, even next to allowed parts", async () => {
     expect(await decide("git diff && git push origin main")).toBe("ask");

@@ -142,9 +142,10 @@ async function evaluateBash(command: string, rulesOf: (kind: RuleKind) => Parsed
   let ask: RuleVerdict | undefined;
   for (const part of split.commands) {
     // Deny and ask see the command with and without its wrappers: `sudo rm` is still `rm`.
-    const deny = matching("deny", [part.text, part.rawText]);
+    const seen = [part.text, part.rawText, ...(part.variants ?? [])];
+    const deny = matching("deny", seen);
     if (deny) return { decision: "deny", reason: `\`${part.rawText}\` matches the rule deny: ${deny.source}` };
-    const askRule = matching("ask", [part.text, part.rawText]);
+    const askRule = matching("ask", seen);
     if (askRule) ask ??= { decision: "ask", reason: `\`${part.rawText}\` matches the rule ask: ${askRule.source}` };
     else if (part.opaque)
       ask ??= { decision: "ask", reason: `\`${part.rawText}\` runs code the permission rules cannot see` };

@@ -5,6 +5,7 @@
  * parser costs ~70 ms and is only needed when bash rules exist.
  */
 import { createRequire } from "node:module";
+import { basename } from "node:path";
 import type { Node, Parser } from "web-tree-sitter";
 
 /** One simple command, after its wrappers (`sudo`, `env`, `timeout`, `xargs`…) are taken off. */
@@ -13,6 +14,11 @@ export type SimpleCommand = {
   rawText: string;
   /** The words without assignments and wrappers: what rules match. */
   text: string;
+  /**
+   * The same command as deny and ask rules also see it: the program by its base name
+   * (`/usr/bin/touch x` is `touch x`). Allow rules match `text` only, so an allow is never widened.
+   */
+  variants?: string[];
   /** Runs code the parser cannot see (`sh -c`, `eval`, `source`, a computed command name). */
   opaque: boolean;
   /** Prefixed `VAR=value` assignments (can change what the command does: PAGER, LD_PRELOAD…). */
@@ -60,7 +66,34 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; privileg
   builtin: { valued: [] },
   stdbuf: { valued: ["-i", "-o", "-e"] },
   xargs: { valued: ["-I", "-i", "-n", "-P", "-d", "-L", "-s", "-E", "-a", "--max-args", "--max-procs", "--delimiter"] },
+  parallel: { valued: ["-j", "--jobs", "-S", "--sshlogin", "-I", "--colsep", "-d", "--delimiter", "-a", "--arg-file"] },
+  chroot: { valued: ["--userspec", "--groups"], positional: 1, privileged: true },
+  unshare: { valued: [] },
+  flock: { valued: ["-w", "--timeout", "-E", "--conflict-exit-code"], positional: 1 },
+  watch: { valued: ["-n", "--interval", "-d"] },
 };
+
+/** find's actions that run a command: the words after them, up to `;` or `{} +`, are a command. */
+const FIND_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+
+/** The program's base name: rules name `touch`, the command may say `/usr/bin/touch` or `./touch`. */
+function programName(word: string | undefined): string {
+  return word === undefined ? "" : basename(word);
+}
+
+/** The commands `find … -exec CMD {} ;` runs. */
+function findActions(words: string[]): string[][] {
+  const commands: string[][] = [];
+  for (let index = 1; index < words.length; index++) {
+    if (!FIND_ACTIONS.has(words[index] as string)) continue;
+    const start = index + 1;
+    let end = start;
+    while (end < words.length && words[end] !== ";" && !(words[end] === "+" && words[end - 1] === "{}")) end++;
+    if (end > start) commands.push(words.slice(start, end));
+    index = end;
+  }
+  return commands;
+}
 
 /** The static text of a word, or undefined when it depends on expansion at run time. */
 function staticText(node: Node): string | undefined {
@@ -100,7 +133,7 @@ function stripWrappers(words: string[]): { words: string[]; privileged: boolean;
   let privileged = false;
   let assignments = false;
   for (let guard = 0; guard < 20; guard++) {
-    const wrapper = rest[0] === undefined ? undefined : WRAPPERS[rest[0]];
+    const wrapper = rest[0] === undefined ? undefined : WRAPPERS[programName(rest[0])];
     if (!wrapper) break;
     privileged ||= wrapper.privileged === true;
     let index = 1;
@@ -108,7 +141,7 @@ function stripWrappers(words: string[]): { words: string[]; privileged: boolean;
       index += wrapper.valued.includes(rest[index] as string) ? 2 : 1;
     }
     if (rest[index] === "--") index++;
-    if (rest[0] === "env") {
+    if (programName(rest[0]) === "env") {
       while (index < rest.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[index] as string)) {
         assignments = true;
         index++;
@@ -121,7 +154,7 @@ function stripWrappers(words: string[]): { words: string[]; privileged: boolean;
   return { words: rest, privileged, assignments };
 }
 
-function toSimpleCommand(node: Node): SimpleCommand {
+function toSimpleCommands(node: Node): SimpleCommand[] {
   const words: string[] = [];
   let dynamic = false;
   let assignments = false;
@@ -137,20 +170,37 @@ function toSimpleCommand(node: Node): SimpleCommand {
       } else words.push(text);
     }
   }
+  return fromWords(words, { dynamic, assignments, privileged: false });
+}
+
+/** The simple command of `words`, then those it runs through find's actions. */
+function fromWords(
+  words: string[],
+  context: { dynamic: boolean; assignments: boolean; privileged: boolean },
+): SimpleCommand[] {
   const stripped = stripWrappers(words);
-  const name = stripped.words[0] ?? "";
+  const name = programName(stripped.words[0]);
   const opaque =
-    dynamic ||
+    context.dynamic ||
     CODE_RUNNERS.has(name) ||
     (SHELLS.has(name) && (stripped.words.length === 1 || stripped.words.some((word) => /^-\w*c/.test(word)))) ||
-    (words[0] === "xargs" && SHELLS.has(name));
-  return {
+    (programName(words[0]) === "xargs" && SHELLS.has(name));
+  const text = stripped.words.join(" ");
+  const byName = [name, ...stripped.words.slice(1)].join(" ");
+  const privileged = context.privileged || stripped.privileged;
+  const command: SimpleCommand = {
     rawText: words.join(" "),
-    text: stripped.words.join(" "),
+    text,
+    ...(byName !== text ? { variants: [byName] } : {}),
     opaque,
-    assignments: assignments || stripped.assignments,
-    privileged: stripped.privileged,
+    assignments: context.assignments || stripped.assignments,
+    privileged,
   };
+  if (name !== "find") return [command];
+  const actions = findActions(stripped.words).flatMap((action) =>
+    fromWords(action, { dynamic: false, assignments: false, privileged }),
+  );
+  return [command, ...actions];
 }
 
 const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
@@ -180,7 +230,7 @@ export async function splitBashCommand(command: string): Promise<SplitResult> {
     const commands: SimpleCommand[] = [];
     let writes = false;
     const visit = (node: Node) => {
-      if (node.type === "command") commands.push(toSimpleCommand(node));
+      if (node.type === "command") commands.push(...toSimpleCommands(node));
       if (node.type === "file_redirect" && writesFile(node)) writes = true;
       for (const child of node.namedChildren) if (child) visit(child);
     };

@@ -5,9 +5,11 @@
  */
 import { lstat, mkdir, readdir, realpath, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { createReadDenyFilter } from "../permissions/read-deny.js";
 import { findGitEntries } from "./git-guard.js";
 import { BASE_BWRAP_FLAGS } from "./probe-sandbox.js";
 import type { SandboxPolicy } from "./types.js";
+import { walkTree } from "./walk-tree.js";
 
 export type BwrapPlan = {
   /** Arguments for bwrap, up to but excluding the command (`--` is the caller's). */
@@ -152,7 +154,12 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
     args.push("--ro-bind", path, path);
   }
 
-  const masked = [...HOST_SOCKETS, ...socketsFromEnv(policy.hostEnv), ...policy.denyRead];
+  const masked = [
+    ...HOST_SOCKETS,
+    ...socketsFromEnv(policy.hostEnv),
+    ...policy.denyRead,
+    ...(await deniedByRules(policy)),
+  ];
   for (const path of new Set(await Promise.all(masked.map((item) => canonical(expand(item)))))) {
     const kind = await kindOf(path);
     if (kind === "dir") args.push("--tmpfs", path, "--remount-ro", path);
@@ -186,6 +193,24 @@ function protectedCandidates(policy: SandboxPolicy, writableRoots: string[], git
     candidates.push({ path: expandPath(path, policy), createIfMissing: false });
   }
   return candidates;
+}
+
+/** What the `read(...)` deny rules match at start: under the cwd by a walk, elsewhere by exact name. */
+async function deniedByRules(policy: SandboxPolicy): Promise<string[]> {
+  const patterns = policy.denyReadPatterns ?? [];
+  const denied = await createReadDenyFilter(patterns, policy);
+  if (!denied) return [];
+  const found: string[] = [];
+  for (const pattern of patterns) {
+    const absolute = pattern.startsWith("/") || pattern.startsWith("~/");
+    if (absolute && !/[*?[{]/.test(pattern)) found.push(expandPath(pattern, policy));
+  }
+  await walkTree([await canonical(policy.cwd)], (path) => {
+    if (!denied(path)) return true;
+    found.push(path);
+    return false;
+  });
+  return found;
 }
 
 function socketsFromEnv(env: NodeJS.ProcessEnv): string[] {

@@ -5,14 +5,12 @@
  * sandbox ends, the writable roots are searched for a `.git` that was not there at the start and
  * each one is renamed out of git's sight. The rename keeps the files: nothing the model made is lost.
  */
-import { lstat, readdir, rename } from "node:fs/promises";
+import { lstat, rename } from "node:fs/promises";
 import { join } from "node:path";
+import { WALK_DIRECTORY_LIMIT, walkTree } from "./walk-tree.js";
 
 /** The name a planted `.git` is given (plus a number when taken); git never looks for it. */
 export const BLOCKED_GIT_NAME = ".git-blocked-by-gyre";
-
-/** At most this many directories are read per search, so a huge tree cannot stall every command. */
-export const GIT_SEARCH_DIRECTORY_LIMIT = 200_000;
 
 export type GitSearch = { found: string[]; complete: boolean };
 
@@ -20,25 +18,17 @@ export type GitSearch = { found: string[]; complete: boolean };
  * Every entry named `.git` (directory, file or symlink) under `roots`, without descending into
  * them. Symlinks are not followed. `complete` is false when the directory limit was reached.
  */
-export async function findGitEntries(
-  roots: readonly string[],
-  limit: number = GIT_SEARCH_DIRECTORY_LIMIT,
-): Promise<GitSearch> {
+export async function findGitEntries(roots: readonly string[], limit = WALK_DIRECTORY_LIMIT): Promise<GitSearch> {
   const found: string[] = [];
-  const queue = [...roots];
-  let read = 0;
-  while (queue.length > 0) {
-    if (read >= limit) return { found, complete: false };
-    const dir = queue.pop() as string;
-    read++;
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      const path = join(dir, entry.name);
+  const complete = await walkTree(
+    roots,
+    (path, entry) => {
       if (entry.name === ".git") found.push(path);
-      else if (entry.isDirectory()) queue.push(path);
-    }
-  }
-  return { found, complete: true };
+      return true;
+    },
+    limit,
+  );
+  return { found, complete };
 }
 
 export type GitGuard = {
@@ -78,7 +68,7 @@ export function createGitGuard(options: {
     }
     if (!search.complete) {
       notes.push(
-        `[sandbox] the workspace has more than ${options.limit ?? GIT_SEARCH_DIRECTORY_LIMIT} folders, so it was not fully searched for new .git folders.`,
+        `[sandbox] the workspace has more than ${options.limit ?? WALK_DIRECTORY_LIMIT} folders, so it was not fully searched for new .git folders.`,
       );
     }
     return notes.length === 0 ? undefined : notes.join("\n");

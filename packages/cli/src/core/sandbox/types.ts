@@ -19,6 +19,11 @@ export type SandboxPolicy = {
   protectedPaths: readonly string[];
   /** Masked: an empty directory or an empty file in their place. */
   denyRead: readonly string[];
+  /**
+   * The patterns of `read(...)` deny rules: every file or folder under the cwd they match when
+   * the sandbox starts is masked too (see `permissions/read-deny.ts`).
+   */
+  denyReadPatterns?: readonly string[];
   network: boolean;
   /**
    * With `network` off, hosts still reachable through gyre's filtering proxy (HTTP_PROXY and

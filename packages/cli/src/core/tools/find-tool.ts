@@ -2,9 +2,10 @@
 import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 import { rgPath as bundledRgPath } from "@vscode/ripgrep";
+import type { ReadDenyFilter } from "../permissions/read-deny.js";
 import { listFiles } from "./list-files.js";
 import { type PathPolicy, resolveFileAccess } from "./path-policy.js";
-import { displayResultPath, resolveSearchTarget } from "./search-target.js";
+import { DENIED_NOTICE, displayResultPath, resolveSearchTarget, resultPath } from "./search-target.js";
 import type { ToolFileSystem } from "./tool-fs.js";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
 
@@ -25,6 +26,8 @@ export type FindToolOptions = {
   allowedPaths?: readonly string[];
   rgPath?: string;
   defaultLimit?: number;
+  /** Files the `read(...)` deny rules refuse (see `permissions/read-deny.ts`): left out of the results. */
+  readDenied?: () => Promise<ReadDenyFilter | undefined>;
 };
 
 /** Past this many paths rg is stopped: the sort needs them all in memory. */
@@ -53,13 +56,21 @@ export function createFindTool(options: FindToolOptions): AgentTool<typeof findP
         throw new Error(`${target.displayPath} is a file, not a directory. Pass a directory as path.`);
       const limit = args.limit ?? defaultLimit;
       const run = await listFiles({ rgPath: rg, cwd: target.cwd, glob: args.pattern, max: MAX_COLLECTED, signal });
-      const paths = run.paths.map((path) => displayResultPath(target, path));
+      const denied = await options.readDenied?.();
+      const kept = denied ? run.paths.filter((path) => !denied(resultPath(target, path))) : run.paths;
+      const hidden = run.paths.length - kept.length;
+      const paths = kept.map((path) => displayResultPath(target, path));
       if (run.exitCode === 2 && paths.length === 0) {
         throw new Error(`The search failed: ${run.stderr || "ripgrep exited with an error"}. Check the glob pattern.`);
       }
       if (paths.length === 0) {
         return {
-          content: [{ type: "text", text: `No files match ${JSON.stringify(args.pattern)} in ${target.displayPath}.` }],
+          content: [
+            {
+              type: "text",
+              text: `No files match ${JSON.stringify(args.pattern)} in ${target.displayPath}.${hidden > 0 ? ` ${DENIED_NOTICE}` : ""}`,
+            },
+          ],
           details: { totalFound: 0, shown: 0, truncated: false },
         };
       }
@@ -76,6 +87,7 @@ export function createFindTool(options: FindToolOptions): AgentTool<typeof findP
       }
       if (truncation.truncated)
         notices.push(`[output cut at ${formatSize(DEFAULT_MAX_BYTES)}; narrow the pattern or path]`);
+      if (hidden > 0) notices.push(`[${DENIED_NOTICE}]`);
       const text = notices.length > 0 ? `${truncation.text}\n\n${notices.join("\n")}` : truncation.text;
       return {
         content: [{ type: "text", text }],

@@ -2,12 +2,13 @@
 import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 import { rgPath as bundledRgPath } from "@vscode/ripgrep";
+import type { ReadDenyFilter } from "../permissions/read-deny.js";
 import { hasRawBytes } from "./file-names.js";
 import { isNameGlob } from "./glob-match.js";
 import { COMMON_RG_ARGS, listFiles } from "./list-files.js";
 import { type PathPolicy, resolveFileAccess } from "./path-policy.js";
 import { runRipgrep } from "./run-ripgrep.js";
-import { displayResultPath, resolveSearchTarget } from "./search-target.js";
+import { DENIED_NOTICE, displayResultPath, resolveSearchTarget, resultPath } from "./search-target.js";
 import type { ToolFileSystem } from "./tool-fs.js";
 import { cutLine, DEFAULT_MAX_BYTES, formatSize, MAX_LINE_CHARS, truncateHead } from "./truncate.js";
 
@@ -38,6 +39,8 @@ export type GrepToolOptions = {
   /** The rg binary. Default: the one @vscode/ripgrep ships. */
   rgPath?: string;
   defaultLimit?: number;
+  /** Files the `read(...)` deny rules refuse (see `permissions/read-deny.ts`): left out of the results. */
+  readDenied?: () => Promise<ReadDenyFilter | undefined>;
 };
 
 /** Creates the grep tool. The pattern and globs are passed to rg as data, never as options. */
@@ -57,6 +60,8 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
     parameters: grepParameters,
     async execute(args, { signal }) {
       const target = await resolveSearchTarget(policy, fs, args.path);
+      const denied = await options.readDenied?.();
+      let hidden = 0;
       const limit = args.limit ?? defaultLimit;
       const rgArgs = ["--no-heading", "--with-filename", "--line-number", "--null", "--color=never", ...COMMON_RG_ARGS];
       rgArgs.push("--max-columns=2000", "--max-columns-preview");
@@ -93,6 +98,10 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
           const rest = line.slice(nul + 1);
           const numbered = /^(\d+)([:-])/.exec(rest);
           if (numbered === null) return true;
+          if (denied?.(resultPath(target, path))) {
+            hidden++;
+            return true;
+          }
           const isMatch = numbered[2] === ":";
           if (isMatch && matchCount === limit) return false;
           if (isMatch) matchCount++;
@@ -106,8 +115,11 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
       });
       if (run.exitCode === 2 && matchCount === 0) throw new Error(ripgrepFailure(run.stderr));
       if (matchCount === 0) {
+        const note = hidden > 0 ? ` ${DENIED_NOTICE}` : "";
         return {
-          content: [{ type: "text", text: `No matches for ${JSON.stringify(args.pattern)} in ${target.displayPath}.` }],
+          content: [
+            { type: "text", text: `No matches for ${JSON.stringify(args.pattern)} in ${target.displayPath}.${note}` },
+          ],
           details: { matchCount: 0, limitReached: false, linesCut: false, outputTruncated: false },
         };
       }
@@ -126,6 +138,7 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
         notices.push(
           `[${files.unsearchable} matching file(s) with non-UTF-8 names were not searched; grep each by its path or drop the glob]`,
         );
+      if (hidden > 0) notices.push(`[${DENIED_NOTICE}]`);
       if (run.exitCode === 2) notices.push(`[some files could not be searched: ${run.stderr.split("\n")[0]}]`);
       const text = notices.length > 0 ? `${truncation.text}\n\n${notices.join("\n")}` : truncation.text;
       return {

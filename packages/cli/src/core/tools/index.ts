@@ -4,6 +4,7 @@
  * callers that want a single tool or their own I/O.
  */
 import type { AnyAgentTool } from "@gyre/agent";
+import type { ReadDenyFilter } from "../permissions/read-deny.js";
 import { type BashToolOptions, createBashTool } from "./bash-tool.js";
 import { createEditTool } from "./edit-tool.js";
 import { createFileQueue, type FileQueue } from "./file-queue.js";
@@ -60,6 +61,8 @@ export type CodingToolsOptions = {
   bash?: Omit<BashToolOptions, "cwd">;
   /** The rg binary for grep and find. Default: the one @vscode/ripgrep ships. */
   rgPath?: string;
+  /** Files the `read(...)` deny rules refuse: grep, find and ls leave them out. */
+  readDenied?: () => Promise<ReadDenyFilter | undefined>;
   /** write's content limit; keep it equal to the loop's `maxToolArgumentBytes`. Default 1 MiB, as the loop's. */
   maxWriteBytes?: number;
 };
@@ -92,11 +95,11 @@ export function createCodingTools(options: CodingToolsOptions): AnyAgentTool[] {
       case "bash":
         return createBashTool({ ...options.bash, cwd: options.cwd });
       case "ls":
-        return createLsTool(shared);
+        return createLsTool({ ...shared, readDenied: options.readDenied });
       case "grep":
-        return createGrepTool({ ...shared, rgPath: options.rgPath });
+        return createGrepTool({ ...shared, rgPath: options.rgPath, readDenied: options.readDenied });
       case "find":
-        return createFindTool({ ...shared, rgPath: options.rgPath });
+        return createFindTool({ ...shared, rgPath: options.rgPath, readDenied: options.readDenied });
       default: {
         const unknown: never = name;
         throw new Error(`Unknown coding tool "${String(unknown)}". Known tools: ${CODING_TOOL_NAMES.join(", ")}.`);

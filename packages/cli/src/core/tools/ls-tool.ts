@@ -1,8 +1,12 @@
 /** The ls tool: a directory's entries, sorted, directories marked with "/", dotfiles included. */
+
+import { join } from "node:path";
 import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
+import type { ReadDenyFilter } from "../permissions/read-deny.js";
 import { showPath } from "./file-names.js";
 import { type PathPolicy, resolveFileAccess } from "./path-policy.js";
+import { DENIED_NOTICE } from "./search-target.js";
 import type { ToolFileSystem } from "./tool-fs.js";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
 
@@ -19,6 +23,8 @@ export type LsToolOptions = {
   pathPolicy?: PathPolicy;
   allowedPaths?: readonly string[];
   defaultLimit?: number;
+  /** Files the `read(...)` deny rules refuse (see `permissions/read-deny.ts`): left out of the results. */
+  readDenied?: () => Promise<ReadDenyFilter | undefined>;
 };
 
 /** Creates the ls tool. */
@@ -41,7 +47,9 @@ export function createLsTool(options: LsToolOptions): AgentTool<typeof lsParamet
       if (!resolved.exists) throw new Error(`Directory not found: ${shown}. List its parent to see what exists.`);
       const stat = await fs.stat(resolved.realPath);
       if (!stat.isDirectory) throw new Error(`${shown} is a file, not a directory. Use read to see its content.`);
-      const entries = await fs.readdir(resolved.realPath);
+      const all = await fs.readdir(resolved.realPath);
+      const denied = await options.readDenied?.();
+      const entries = denied ? all.filter((entry) => !denied(join(resolved.realPath, entry.name))) : all;
       signal.throwIfAborted();
       const names = entries
         .sort((a, b) => {
@@ -62,6 +70,7 @@ export function createLsTool(options: LsToolOptions): AgentTool<typeof lsParamet
       });
       const truncated = names.length > limit || truncation.truncated;
       let text = truncation.text;
+      if (entries.length < all.length) text += `\n\n[${DENIED_NOTICE}]`;
       if (truncated) {
         const why = truncation.truncated ? ` (${formatSize(DEFAULT_MAX_BYTES)} limit)` : "";
         text += `\n\n[${truncation.keptLines} of ${names.length} entries shown${why}; pass limit=${names.length} to see all, or use find]`;

@@ -42,6 +42,15 @@ export async function resolveSearchTarget(
   };
 }
 
+/** Said where results were left out because the user's `read(...)` deny rules cover them. */
+export const DENIED_NOTICE = "some files were left out: the user's permission rules deny reading them";
+
+/** The absolute path of a result rg printed, for the deny rules (rg never follows symlinked folders). */
+export function resultPath(target: SearchTarget, rgPath: string): string {
+  if (target.inheritFile !== undefined && rgPath === INHERITED_FILE_ARGUMENT) return target.inheritFile;
+  return nodePath.join(target.cwd, rgPath);
+}
+
 /** Turns a path rg printed (relative to the target's cwd) into one the model can pass to read. */
 export function displayResultPath(target: SearchTarget, rgPath: string): string {
   if (target.inheritFile !== undefined && rgPath === INHERITED_FILE_ARGUMENT) return target.displayPath;
