@@ -472,6 +472,7 @@ function selectTools(
       sandbox: where.safety.sandbox,
       escalation: "gated",
       env: where.env,
+      passEnv: settings.sandbox?.passEnv ?? [],
       ...(settings.bashTimeoutMs ? { defaultTimeoutSeconds: settings.bashTimeoutMs / 1000 } : {}),
     },
     ...(settings.maxToolArgumentBytes ? { maxWriteBytes: settings.maxToolArgumentBytes } : {}),

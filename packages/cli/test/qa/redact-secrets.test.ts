@@ -21,3 +21,22 @@ describe("session redaction of key shapes", () => {
     expect(redact(JSON.stringify({ text }))).toBe(JSON.stringify({ text }));
   });
 });
+
+describe("session redaction of URL passwords (D19)", () => {
+  const redact = createRedactor();
+  it.each([
+    ["postgres://u:pa55-word@db.internal:5432/app", "postgres://u:[REDACTED]@db.internal:5432/app"],
+    ["DATABASE_URL=mysql://admin:hunter2@127.0.0.1/x", "DATABASE_URL=mysql://admin:[REDACTED]@127.0.0.1/x"],
+    ["git clone https://bot:ghs%2Fsecret@github.com/o/r", "git clone https://bot:[REDACTED]@github.com/o/r"],
+    ["redis://:only-pass@cache:6379", "redis://:[REDACTED]@cache:6379"],
+  ])("redacts the password of %s", (text, expected) => {
+    const line = redact(JSON.stringify({ text }));
+    expect(JSON.parse(line).text).toBe(expected);
+  });
+
+  it("keeps URLs without a password, and stays valid JSON around quotes", () => {
+    const text = 'see https://user@host/x and http://host:8080/p and "amqp://a:b@q"';
+    const line = redact(JSON.stringify({ text }));
+    expect(JSON.parse(line).text).toBe('see https://user@host/x and http://host:8080/p and "amqp://a:[REDACTED]@q"');
+  });
+});

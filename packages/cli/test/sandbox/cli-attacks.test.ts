@@ -145,4 +145,25 @@ describe("gyre -p under the default sandbox, attacked through bash", () => {
     expect(grep).toContain("permission rules deny reading them");
     expect(read).toContain("Denied by the permission rules");
   });
+
+  it("keeps a URL's password out of the model's view, stdout and the session; bash inherits only the allowlist (D19)", async () => {
+    const workspace = await createWorkspace();
+    const password = "pa55-d19-word";
+    await writeFile(join(workspace.cwd, "app.env"), `DATABASE_URL=postgres://app:${password}@db.internal/app\n`);
+    const { results, sessionText, stdout } = await attack(
+      workspace,
+      [{ name: "bash", arguments: { command: "cat app.env; env | sort" } }],
+      {
+        settings: { sandbox: { passEnv: ["MY_TOOL_FLAGS"] } },
+        env: { DATABASE_URL: `postgres://app:${password}@db.internal/app`, MY_TOOL_FLAGS: "-v", OTHER_THING: "x1" },
+      },
+    );
+    expect(results[0]).toContain("DATABASE_URL=postgres://app:[REDACTED]@db.internal/app");
+    expect(results[0]).toContain("MY_TOOL_FLAGS=-v");
+    expect(results[0]).toContain("PATH=");
+    expect(results[0]).not.toContain("OTHER_THING");
+    expect(results[0]?.match(/DATABASE_URL/g)).toHaveLength(1);
+    expect(sessionText).not.toContain(password);
+    expect(stdout).not.toContain(password);
+  });
 });

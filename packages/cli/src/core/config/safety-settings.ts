@@ -18,6 +18,8 @@ export const sandboxSettingsSchema = Type.Object(
     writableRoots: Type.Optional(stringList),
     protectedPaths: Type.Optional(stringList),
     denyRead: Type.Optional(stringList),
+    /** Names of more environment variables bash inherits, beyond the built-in allowlist. */
+    passEnv: Type.Optional(Type.Array(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }))),
   },
   { additionalProperties: false },
 );

@@ -21,6 +21,16 @@ const keyPatterns: RegExp[] = [
   /xox[abprs]-[A-Za-z0-9-]{10,}/, // Slack
 ].map((pattern) => new RegExp(start + pattern.source, "g"));
 const bearer = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{16,}/g;
+/**
+ * The password of a URL's user info (`postgres://user:pass@host`): a connection string carries
+ * credentials under a name no rule predicts. The user name stays, so the text still says who.
+ */
+const urlPassword = /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/:@"\\]*:)(?!\[REDACTED\]@)[^\s/@"\\]+(@)/g;
+
+/** Replaces the password of every `scheme://user:password@` in `text`; nothing else changes. */
+export function redactUrlPasswords(text: string): string {
+  return text.replace(urlPassword, `$1${REDACTED}$2`);
+}
 
 /** Env var names whose values are secrets. */
 const secretEnvName = /(?:API_KEY|APIKEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY|PASSWORD)$/i;
@@ -69,7 +79,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     }
     let result = literal ? text.replace(literal, REDACTED) : text;
     for (const pattern of keyPatterns) result = result.replace(pattern, REDACTED);
-    return result.replace(bearer, `$1${REDACTED}`);
+    return redactUrlPasswords(result.replace(bearer, `$1${REDACTED}`));
   };
 }
 

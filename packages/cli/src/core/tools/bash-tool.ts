@@ -8,8 +8,9 @@
 import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 import type { BashSandbox } from "../sandbox/bash-sandbox.js";
+import { redactUrlPasswords } from "../session/redact-secrets.js";
 import { formatBashOutput, type Launcher, launchOnHost, runCommand } from "./run-command.js";
-import { createSafeEnv } from "./safe-env.js";
+import { createSafeEnv, pickEnv } from "./safe-env.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "./truncate.js";
 
 const bashParameters = Type.Object({
@@ -42,6 +43,8 @@ export type BashToolOptions = {
   shell?: string;
   /** Base environment before secret filtering. Default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** More variable names bash inherits from `env` beyond the allowlist (`sandbox.passEnv`). */
+  passEnv?: readonly string[];
   defaultTimeoutSeconds?: number;
   /** Time between SIGTERM and SIGKILL. Default 2000 ms. */
   killGraceMs?: number;
@@ -65,7 +68,7 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
   const defaultTimeout = options.defaultTimeoutSeconds ?? 120;
   const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const env = createSafeEnv(options.env ?? process.env);
+  const env = createSafeEnv(options.env ?? process.env, pickEnv(options.env ?? process.env, options.passEnv ?? []));
 
   return {
     name: "bash",
@@ -102,6 +105,8 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
         onOutput: onUpdate === undefined ? undefined : (text) => onUpdate({ content: [{ type: "text", text }] }),
       });
       const formatted = formatBashOutput(outcome, { maxLines, maxBytes });
+      // A connection string's password is never needed to do the task; it would be kept in the session.
+      formatted.text = redactUrlPasswords(formatted.text);
       const hints = [where.explain(outcome.output.tail), await where.afterCommand?.()];
       for (const hint of hints) if (hint !== undefined) formatted.text += `\n\n${hint}`;
       const details: BashToolDetails = {

@@ -43,6 +43,13 @@ export function isAllowedEnvName(name: string): boolean {
   return ALLOWED_NAMES.has(name) || ALLOWED_PATTERNS.some((pattern) => pattern.test(name));
 }
 
+/** The variables of `env` named in `names` (the user's `sandbox.passEnv`), present ones only. */
+export function pickEnv(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
+  const picked: NodeJS.ProcessEnv = {};
+  for (const name of names) if (env[name] !== undefined) picked[name] = env[name];
+  return picked;
+}
+
 /**
  * A new environment holding only the allowlisted variables of `env` (plus `extra`, which the
  * caller vouches for); never mutates its argument.
