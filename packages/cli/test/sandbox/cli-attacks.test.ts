@@ -166,4 +166,16 @@ describe("gyre -p under the default sandbox, attacked through bash", () => {
     expect(sessionText).not.toContain(password);
     expect(stdout).not.toContain(password);
   });
+
+  it("names a saved full output that the model's next bash call can read (A2)", async () => {
+    const workspace = await createWorkspace();
+    const { results } = await attack(workspace, [
+      { name: "bash", arguments: { command: "seq 1 200000" } },
+      { name: "bash", arguments: { command: "tail -n 1 /tmp/gyre-bash-output-*/gyre-bash-*.log" } },
+    ]);
+    expect(results[0]).toMatch(
+      /saved to \/tmp\/gyre-bash-output-\d+-[0-9a-f]+\/gyre-bash-[0-9a-f]+\.log; read or grep it/,
+    );
+    expect(results[1]).toBe("200000");
+  });
 });

@@ -6,6 +6,7 @@
 import { lstat, mkdir, readdir, realpath, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { createReadDenyFilter } from "../permissions/read-deny.js";
+import { ensureBashOutputDir } from "../tools/bash-output-dir.js";
 import { findGitEntries } from "./git-guard.js";
 import { BASE_BWRAP_FLAGS } from "./probe-sandbox.js";
 import type { SandboxPolicy } from "./types.js";
@@ -105,6 +106,9 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
   // temp dir) would vanish behind the private /tmp, so its install folder stays in view, read-only.
   const runtime = dirname(dirname(await canonical(process.execPath)));
   if (isInside(runtime, "/tmp")) args.push("--ro-bind", runtime, runtime);
+  // The bash tool's saved full outputs, so the path a result names can be read from here too.
+  const outputs = await ensureBashOutputDir().catch(() => undefined);
+  if (outputs) args.push("--ro-bind", outputs, outputs);
 
   const writableRoots: string[] = [];
   if (policy.mode === "workspace-write") {

@@ -68,6 +68,7 @@ export function createSessionSandbox(options: { policy: SandboxPolicy; bwrapPath
     running ??= startSupervisor(options).then((state) => {
       state.child.once("exit", () => {
         running = undefined;
+        void state.cgroup?.remove();
         // A sandbox that died on its own takes its proxy with it; the next command starts both anew.
         void state.proxy?.server.close();
         for (const pending of state.pending.values()) {
@@ -232,6 +233,12 @@ async function startSupervisor(options: { policy: SandboxPolicy; bwrapPath: stri
   const child = spawn(file, args, { stdio: ["pipe", "pipe", "pipe"], env: { PATH: policy.hostEnv.PATH ?? "" } });
   const onProcessExit = () => {
     removeMountPointsSync(plan);
+    // gyre exits without having disposed the sandbox: end it now (bwrap would only follow gyre
+    // once gyre is gone), so that its cgroup is empty and can go too.
+    if (cgroup) {
+      child.kill("SIGKILL");
+      cgroup.removeSync(300);
+    }
     if (proxy) rmSync(proxy.dir, { recursive: true, force: true });
   };
   process.once("exit", onProcessExit);

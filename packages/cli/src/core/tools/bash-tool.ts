@@ -9,6 +9,7 @@ import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 import type { BashSandbox } from "../sandbox/bash-sandbox.js";
 import { redactUrlPasswords } from "../session/redact-secrets.js";
+import { BASH_OUTPUT_DIR, ensureBashOutputDir } from "./bash-output-dir.js";
 import { formatBashOutput, type Launcher, launchOnHost, runCommand } from "./run-command.js";
 import { createSafeEnv, pickEnv } from "./safe-env.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "./truncate.js";
@@ -48,7 +49,7 @@ export type BashToolOptions = {
   defaultTimeoutSeconds?: number;
   /** Time between SIGTERM and SIGKILL. Default 2000 ms. */
   killGraceMs?: number;
-  /** Where full-output files go. Default the OS temp directory. */
+  /** Where full-output files go. Default a private folder the sandbox and the read tool can see (`bash-output-dir.ts`). */
   tempDir?: string;
   maxLines?: number;
   maxBytes?: number;
@@ -89,6 +90,8 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
       signal.throwIfAborted();
       const timeoutSeconds = args.timeout ?? defaultTimeout;
       const where = await chooseLauncher(args.escalate === true, options);
+      // A folder that cannot be made only costs the full-output file; the result then says so.
+      const tempDir = options.tempDir ?? (await ensureBashOutputDir().catch(() => BASH_OUTPUT_DIR));
       const outcome = await runCommand({
         launch: where.launch,
         command: args.command,
@@ -98,7 +101,7 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
         signal,
         timeoutMs: Math.round(timeoutSeconds * 1000),
         killGraceMs: options.killGraceMs ?? 2000,
-        tempDir: options.tempDir,
+        tempDir,
         maxLines,
         maxBytes,
         updateIntervalMs: options.updateIntervalMs ?? 100,

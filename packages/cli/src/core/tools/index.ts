@@ -5,6 +5,7 @@
  */
 import type { AnyAgentTool } from "@gyre/agent";
 import type { ReadDenyFilter } from "../permissions/read-deny.js";
+import { BASH_OUTPUT_DIR } from "./bash-output-dir.js";
 import { type BashToolOptions, createBashTool } from "./bash-tool.js";
 import { createEditTool } from "./edit-tool.js";
 import { createFileQueue, type FileQueue } from "./file-queue.js";
@@ -70,9 +71,11 @@ export type CodingToolsOptions = {
 /** Creates the coding tools sharing one path policy, read-state and per-file write queue. */
 export function createCodingTools(options: CodingToolsOptions): AnyAgentTool[] {
   const fs = options.fs ?? createNodeFileSystem();
+  const tools = options.tools ?? CODING_TOOL_NAMES;
   const pathPolicy = createPathPolicy({
     cwd: options.cwd,
-    allowedPaths: options.allowedPaths,
+    // The bash tool's saved full outputs are for the model to read.
+    allowedPaths: [...(options.allowedPaths ?? []), ...(tools.includes("bash") ? [BASH_OUTPUT_DIR] : [])],
     fs,
     homeDir: options.homeDir,
   });
@@ -106,5 +109,5 @@ export function createCodingTools(options: CodingToolsOptions): AnyAgentTool[] {
       }
     }
   };
-  return (options.tools ?? CODING_TOOL_NAMES).map(create);
+  return tools.map(create);
 }
