@@ -65,6 +65,8 @@ Other:
 
 Fleet (BullMQ on Redis; --redis or GYRE_REDIS_URL):
   gyre worker [--concurrency N] [--queue name]      run jobs from the queue (keys stay with the worker)
+      [--allow-root DIR]...                          folders cwd jobs may work in (none: cwd jobs refused)
+      [--allow-sandbox-off] [--allow-mcp-config] [--allow-faux-script]   let jobs ask for these
   gyre submit --cwd DIR|--git URL[@ref] [--follow] "prompt"
   gyre jobs                                          list jobs
   gyre job <id> [--follow|--cancel|--session]       one job: state, live events, cancel, its session as JSONL

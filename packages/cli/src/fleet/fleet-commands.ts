@@ -45,8 +45,8 @@ export async function runFleetCommand(argv: readonly string[], io: Io): Promise<
   }
 }
 
-type FlagSpec = Record<string, { type: "string" | "boolean" }>;
-type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+type FlagSpec = Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
+type Parsed = { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
 
 function parse(command: string, argv: readonly string[], options: FlagSpec): Parsed {
   try {
@@ -82,8 +82,20 @@ function positiveInteger(value: unknown, name: string): number | undefined {
 }
 
 async function runWorkerCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values } = parse("worker", argv, { concurrency: { type: "string" }, "lock-ms": { type: "string" } });
+  const { values } = parse("worker", argv, {
+    concurrency: { type: "string" },
+    "lock-ms": { type: "string" },
+    "allow-root": { type: "string", multiple: true },
+    "allow-sandbox-off": { type: "boolean" },
+    "allow-mcp-config": { type: "boolean" },
+    "allow-faux-script": { type: "boolean" },
+  });
   const { startWorker } = await import("./worker.js");
+  const { resolveAllowRoots } = await import("./worker-policy.js");
+  const roots = ((values["allow-root"] as string[] | undefined) ?? []).map((root) => nodePath.resolve(io.cwd, root));
+  const allowRoots = await resolveAllowRoots(roots, io.env.HOME).catch((error: Error) => {
+    throw new CliError("bad_usage", `gyre worker: ${error.message}`);
+  });
   const gyreBin = realpathSync(process.argv[1] ?? "");
   const worker = await startWorker({
     redisUrl: redisUrlOf(values, io, "worker"),
@@ -92,6 +104,12 @@ async function runWorkerCommand(argv: readonly string[], io: Io): Promise<number
     gyreHome: getGyreHome(io.env),
     gyreBin,
     env: io.env,
+    policy: {
+      allowRoots,
+      allowSandboxOff: values["allow-sandbox-off"] === true,
+      allowMcpConfig: values["allow-mcp-config"] === true,
+      allowFauxScript: values["allow-faux-script"] === true,
+    },
     ...(values["lock-ms"] === undefined ? {} : { lockDurationMs: positiveInteger(values["lock-ms"], "--lock-ms") }),
     onReady: () =>
       io.stderr.write(`gyre worker: ready on queue ${(values.queue as string | undefined) ?? DEFAULT_QUEUE}\n`),

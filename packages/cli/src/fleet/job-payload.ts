@@ -40,12 +40,27 @@ const FIELDS = new Set([
 ]);
 const SECRET_LIKE = /key|token|secret|password|auth/i;
 
+/** A job's prompt travels through Redis and a pipe; a longer one belongs in a file in the job's folder. */
+export const MAX_JOB_PROMPT_BYTES = 1024 * 1024;
+
+/** The first key at any depth that looks like it holds a secret (`git.token`), as a dotted path. */
+function findSecretKey(value: unknown, path: string, depth = 0): string | undefined {
+  if (value === null || typeof value !== "object" || depth > 20) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const here = Array.isArray(value) ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`;
+    if (!Array.isArray(value) && SECRET_LIKE.test(key)) return here;
+    const nested = findSecretKey(child, here, depth + 1);
+    if (nested !== undefined) return nested;
+  }
+  return undefined;
+}
+
 /** Checks a payload; `error` is one sentence saying what is wrong (a poisoned job fails with it, unretried). */
 export function parseJobPayload(value: unknown): { ok: true; value: JobPayload } | { ok: false; error: string } {
   if (value === null || typeof value !== "object" || Array.isArray(value))
     return { ok: false, error: "The job payload is not an object." };
   const record = value as Record<string, unknown>;
-  const secret = Object.keys(record).find((key) => SECRET_LIKE.test(key));
+  const secret = findSecretKey(record, "");
   if (secret !== undefined) {
     return {
       ok: false,
@@ -56,6 +71,12 @@ export function parseJobPayload(value: unknown): { ok: true; value: JobPayload }
   if (unknown.length > 0) return { ok: false, error: `The job has unknown fields ${unknown.join(", ")}.` };
   if (typeof record.prompt !== "string" || record.prompt.trim() === "")
     return { ok: false, error: "The job has no prompt." };
+  const promptBytes = Buffer.byteLength(record.prompt, "utf8");
+  if (promptBytes > MAX_JOB_PROMPT_BYTES)
+    return {
+      ok: false,
+      error: `The job's prompt is ${promptBytes} bytes, over the ${MAX_JOB_PROMPT_BYTES}-byte limit; put the material in a file in the job's folder and ask for it to be read.`,
+    };
   if ([record.cwd, record.git, record.folder].filter((source) => source !== undefined).length !== 1)
     return { ok: false, error: "The job needs exactly one of cwd, git or folder." };
   for (const key of ["cwd", "folder"] as const) {
@@ -66,10 +87,18 @@ export function parseJobPayload(value: unknown): { ok: true; value: JobPayload }
   const git = record.git as Record<string, unknown> | undefined;
   if (
     git !== undefined &&
-    (typeof git !== "object" || typeof git.url !== "string" || (git.ref !== undefined && typeof git.ref !== "string"))
+    (typeof git !== "object" ||
+      typeof git.url !== "string" ||
+      (git.ref !== undefined && typeof git.ref !== "string") ||
+      Object.keys(git).some((key) => key !== "url" && key !== "ref"))
   ) {
     return { ok: false, error: "The job's git must be {url, ref?} with strings." };
   }
+  if (git !== undefined && /^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(git.url as string))
+    return {
+      ok: false,
+      error: "The job's git url carries a password; keys never travel in jobs — give the workers a credential helper.",
+    };
   for (const key of ["provider", "model", "fauxScript", "mcpConfig", "check"] as const) {
     if (record[key] !== undefined && typeof record[key] !== "string")
       return { ok: false, error: `The job's ${key} must be a string.` };

@@ -30,11 +30,14 @@ export type ChildRunOutcome = {
 export function runGyreChild(options: ChildRunOptions): Promise<ChildRunOutcome> {
   const startedAt = Date.now();
   const args = [options.gyreBin, "--mode", "json", "-p", "--session", options.sessionFile, ...options.args];
-  const child = spawn(process.execPath, [...args, "--", options.prompt], {
+  // The prompt goes on stdin: on argv a long one fails (E2BIG) and anyone can read it in `ps`.
+  const child = spawn(process.execPath, args, {
     cwd: options.cwd,
     env: { ...options.env, GYRE_EXIT_WITH_PARENT: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  child.stdin.on("error", () => {}); // a child that exits early closes the pipe: its exit says why
+  child.stdin.end(options.prompt);
   const events: Record<string, unknown>[] = [];
   let buffered = "";
   let stderrTail = "";

@@ -14,10 +14,12 @@ import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import * as nodePath from "node:path";
 import type { Redis } from "ioredis";
+import { createRedactor, type Redactor } from "../core/session/redact-secrets.js";
 import { eventEntryFields } from "./event-stream.js";
 import { fleetKeys } from "./fleet-keys.js";
 import { type JobPayload, payloadArguments } from "./job-payload.js";
-import { type CheckOutcome, runCheck } from "./run-check.js";
+import type { CheckOutcome } from "./run-check.js";
+import { runSandboxedCheck } from "./sandboxed-check.js";
 import { createRedisSessionStore, sessionJournalEnv } from "./session-store.js";
 import { freshWorkspace, sessionHeaderLine, type Workspace } from "./workspace-copy.js";
 
@@ -52,11 +54,35 @@ export type RunJobOptions = {
 const RESUME_PROMPT =
   "The previous attempt at this task was interrupted (its worker stopped). Continue the task from where it stopped; do not redo finished steps.";
 
-/** Runs the attempt to its end; throws (with a sentence) only when the job cannot run at all. */
+/**
+ * Runs the attempt to its end; throws (with a sentence) only when the job cannot run at all. The
+ * result (stored in Redis by the queue) has the worker's keys redacted, like every event line.
+ */
 export async function runJob(options: RunJobOptions): Promise<JobResult> {
-  const dir = nodePath.join(options.gyreHome, "fleet", "sessions");
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = nodePath.join(dir, `${options.queue}-${options.jobId}.jsonl`);
+  const redact = createRedactor({ env: options.env });
+  return redactJson(await runAttempt({ ...options, redact }), redact);
+}
+
+/** `value` with every secret the redactor knows replaced, at any depth. */
+export function redactJson<T>(value: T, redact: Redactor): T {
+  return JSON.parse(redact(JSON.stringify(value))) as T;
+}
+
+/** The session file an attempt at job `jobId` keeps on the worker (it stays after the job). */
+export function jobSessionFile(gyreHome: string, queue: string, jobId: string): string {
+  return nodePath.join(gyreHome, "fleet", "sessions", `${queue}-${jobId}.jsonl`);
+}
+
+async function runAttempt(options: RunJobOptions & { redact: Redactor }): Promise<JobResult> {
+  const file = jobSessionFile(options.gyreHome, options.queue, options.jobId);
+  await mkdir(nodePath.dirname(file), { recursive: true, mode: 0o700 });
+  const check = (cwd: string) =>
+    runSandboxedCheck(options.payload.check as string, {
+      cwd,
+      env: options.env,
+      gyreHome: options.gyreHome,
+      mode: options.payload.sandbox ?? "workspace-write",
+    });
   const store = createRedisSessionStore(options.redis, (id) => fleetKeys.journal(options.queue, id));
   const lines = await store.readAll(options.jobId);
   const workspace = await prepareWorkspace(options.payload);
@@ -78,12 +104,12 @@ export async function runJob(options: RunJobOptions): Promise<JobResult> {
       // A fresh copy holds none of the files the earlier attempt changed: checking it would lie.
       if (options.payload.check === undefined) return result;
       if (options.payload.cwd === undefined) return { ...result, check: { code: null, output: LOST_FILES } };
-      return { ...result, check: await runCheck(options.payload.check, workspace.cwd, options.env) };
+      return { ...result, check: await check(workspace.cwd) };
     }
     const prompt = lines.length > 1 ? RESUME_PROMPT : options.payload.prompt;
     const result = await runChild({ ...options, file, cwd: workspace.cwd, prompt });
     if (options.payload.check === undefined || result.reason === "cancelled") return result;
-    return { ...result, check: await runCheck(options.payload.check, workspace.cwd, options.env) };
+    return { ...result, check: await check(workspace.cwd) };
   } finally {
     await workspace.cleanup();
   }
@@ -98,20 +124,10 @@ async function prepareWorkspace(payload: JobPayload): Promise<Workspace> {
   return freshWorkspace({ git: payload.git as { url: string; ref?: string } }, "gyre-job-");
 }
 
-type ChildRun = RunJobOptions & { file: string; cwd: string; prompt: string };
+type ChildRun = RunJobOptions & { file: string; cwd: string; prompt: string; redact: Redactor };
 
 async function runChild(run: ChildRun): Promise<JobResult> {
-  const args = [
-    run.gyreBin,
-    "--mode",
-    "json",
-    "-p",
-    "--session",
-    run.file,
-    ...payloadArguments(run.payload),
-    "--",
-    run.prompt,
-  ];
+  const args = [run.gyreBin, "--mode", "json", "-p", "--session", run.file, ...payloadArguments(run.payload)];
   const child = spawn(process.execPath, args, {
     cwd: run.cwd,
     env: {
@@ -120,8 +136,11 @@ async function runChild(run: ChildRun): Promise<JobResult> {
       GYRE_EXIT_WITH_PARENT: "1",
       ...sessionJournalEnv({ redisUrl: run.redisUrl, key: fleetKeys.journal(run.queue, run.jobId), file: run.file }),
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  // The prompt goes on stdin: on argv a long one fails (E2BIG) and anyone can read it in `ps`.
+  child.stdin?.on("error", () => {}); // a child that exits early closes the pipe: its exit says why
+  child.stdin?.end(run.prompt);
   const stopChild = () => child.kill("SIGTERM");
   run.signal.addEventListener("abort", stopChild, { once: true });
   let result: Record<string, unknown> | undefined;
@@ -174,7 +193,7 @@ async function copyEvents(
       } catch {
         // Not JSON: still kept in the stream for whoever follows the job.
       }
-      const fields = eventEntryFields(line, runId, ++seq);
+      const fields = eventEntryFields(run.redact(line), runId, ++seq);
       chain = chain.then(() => run.redis.xadd(key, "MAXLEN", "~", "100000", "*", ...fields).then(() => {}));
     }
   }

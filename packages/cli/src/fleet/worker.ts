@@ -4,9 +4,11 @@
  * backoff, concurrency, priorities and stalled-job recovery (a worker that dies leaves its job
  * to another, which resumes from the journal). bullmq and ioredis load only here (start-up).
  */
+import { createRedactor } from "../core/session/redact-secrets.js";
 import { fleetKeys } from "./fleet-keys.js";
 import { parseJobPayload } from "./job-payload.js";
-import { type JobResult, runJob } from "./run-job.js";
+import { type JobResult, jobSessionFile, runJob } from "./run-job.js";
+import { refuseJob, type WorkerPolicy } from "./worker-policy.js";
 
 export type WorkerOptions = {
   redisUrl: string;
@@ -15,6 +17,8 @@ export type WorkerOptions = {
   gyreHome: string;
   gyreBin: string;
   env: NodeJS.ProcessEnv;
+  /** What jobs may do here (`--allow-root`, `--allow-…` flags); default: nothing beyond the defaults. */
+  policy?: WorkerPolicy;
   /** How long a job's lock lasts without renewal: a dead worker's job is taken over after it. Default 30 s. */
   lockDurationMs?: number;
   /** Called once the worker listens. */
@@ -46,6 +50,23 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const [{ Worker, UnrecoverableError }, { Redis }] = await Promise.all([import("bullmq"), import("ioredis")]);
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   const controllers = new Map<string, AbortController>();
+  const policy: WorkerPolicy = options.policy ?? {
+    allowRoots: [],
+    allowSandboxOff: false,
+    allowMcpConfig: false,
+    allowFauxScript: false,
+  };
+  // Whatever the queue stores (results, failure reasons) passes through this first.
+  const redact = createRedactor({ env: options.env });
+  const lost = new Set<string>();
+  const reportLost = (jobId: string) => {
+    if (lost.has(jobId)) return;
+    lost.add(jobId);
+    options.log?.(
+      `job ${jobId} lost: Redis lost its data (restarted without persistence?); its session is kept in ${jobSessionFile(options.gyreHome, options.queue, jobId)}`,
+    );
+  };
+  const jobGone = async (jobId: string) => (await redis.exists(`bull:${options.queue}:${jobId}`).catch(() => 1)) === 0;
   const subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   reportOutages(redis, options.log);
   subscriber.on("error", () => {}); // the same outage, reported once through `redis`
@@ -56,6 +77,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     async (job) => {
       const parsed = parseJobPayload(job.data);
       if (!parsed.ok) throw new UnrecoverableError(parsed.error);
+      const refused = await refuseJob(parsed.value, policy, options.env.HOME);
+      if (refused !== undefined) throw new UnrecoverableError(refused);
       const jobId = job.id as string;
       if ((await redis.exists(fleetKeys.cancel(options.queue, jobId))) === 1)
         throw new UnrecoverableError("The job was cancelled.");
@@ -76,8 +99,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           signal: controller.signal,
         });
         if (result.reason === "cancelled") throw new UnrecoverableError("The job was cancelled.");
-        options.log?.(`job ${jobId} ended: ${result.reason}`);
+        if (await jobGone(jobId)) reportLost(jobId);
+        else options.log?.(`job ${jobId} ended: ${result.reason}`);
         return result;
+      } catch (error) {
+        if (await jobGone(jobId)) reportLost(jobId);
+        const message = redact((error as Error).message);
+        throw error instanceof UnrecoverableError ? new UnrecoverableError(message) : new Error(message);
       } finally {
         controllers.delete(jobId);
       }
@@ -92,7 +120,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   );
   // Connection errors are reported once per outage by reportOutages; anything else is logged.
   worker.on("error", (error: Error) => {
-    if (!/ECONNREFUSED|ECONNRESET|Connection is closed|EPIPE/.test(error.message))
+    // BullMQ's words when a job's keys vanished under it (Redis restarted empty).
+    const missing = /Missing key for job (\S+?)\.? /.exec(`${error.message} `);
+    if (missing?.[1]) reportLost(missing[1]);
+    else if (!/ECONNREFUSED|ECONNRESET|Connection is closed|EPIPE/.test(error.message))
       options.log?.(`queue error: ${error.message}`);
   });
   await worker.waitUntilReady();

@@ -47,7 +47,11 @@ describe("fleet across a Redis restart", () => {
     });
     const env = { OPENAI_API_KEY: "sk-restart-0000000000000000", OPENAI_BASE_URL: `${server.url}/v1` };
     const queue = "restart";
-    await Promise.all([0, 1].map(() => pool.start(home, ["--queue", queue, "--concurrency", "4"], env)));
+    await Promise.all(
+      [0, 1].map(() =>
+        pool.start(home, ["--allow-root", root, "--allow-faux-script", "--queue", queue, "--concurrency", "4"], env),
+      ),
+    );
     const client = await createFleetClient({ redisUrl: redis.url, queue });
     try {
       const count = 24;
@@ -107,7 +111,7 @@ describe("fleet across a Redis restart", () => {
     });
     const env = { OPENAI_API_KEY: "sk-follow-00000000000000000", OPENAI_BASE_URL: `${server.url}/v1` };
     const queue = "follow";
-    await pool.start(home, ["--queue", queue], env);
+    await pool.start(home, ["--allow-root", root, "--allow-faux-script", "--queue", queue], env);
     const client = await createFleetClient({ redisUrl: redis.url, queue });
     const key = fleetKeys.events(queue, "1");
     try {

@@ -39,7 +39,11 @@ describe("fleet on a real redis-server", () => {
     const script = join(home, "script.json");
     await writeFile(script, JSON.stringify([{ content: [{ type: "text", text: "done" }] }]));
     const queue = "drain";
-    await Promise.all([0, 1, 2].map(() => startWorker(home, ["--queue", queue, "--concurrency", "4"])));
+    await Promise.all(
+      [0, 1, 2].map(() =>
+        startWorker(home, ["--allow-root", root, "--allow-faux-script", "--queue", queue, "--concurrency", "4"]),
+      ),
+    );
     const client = await createFleetClient({ redisUrl, queue });
     try {
       const ids = await Promise.all(
@@ -80,7 +84,11 @@ describe("fleet on a real redis-server", () => {
     });
     const env = { OPENAI_API_KEY: "sk-worker-held-key-0000000000", OPENAI_BASE_URL: `${server.url}/v1` };
     const queue = "kill";
-    const first = await startWorker(home, ["--queue", queue, "--lock-ms", "2000"], env);
+    const first = await startWorker(
+      home,
+      ["--allow-root", root, "--allow-faux-script", "--queue", queue, "--lock-ms", "2000"],
+      env,
+    );
     const client = await createFleetClient({ redisUrl, queue });
     try {
       const id = await submitBashJob(client, "run the slow step", cwd);
@@ -92,7 +100,11 @@ describe("fleet on a real redis-server", () => {
       // The child journals the call to Redis before the tool may run: it is there already.
       expect(await client.sessionJsonl(id)).toContain('"toolCall"');
       first.kill("SIGKILL");
-      await startWorker(home, ["--queue", queue, "--lock-ms", "2000"], env);
+      await startWorker(
+        home,
+        ["--allow-root", root, "--allow-faux-script", "--queue", queue, "--lock-ms", "2000"],
+        env,
+      );
       const job = await waitFor(
         async () => {
           const found = await client.get(id);
@@ -143,14 +155,22 @@ describe("fleet on a real redis-server", () => {
       },
     });
     const env = { OPENAI_API_KEY: "sk-worker-held-key-0000000000", OPENAI_BASE_URL: `${server.url}/v1` };
-    first = await startWorker(home, ["--queue", queue, "--lock-ms", "2000"], env);
+    first = await startWorker(
+      home,
+      ["--allow-root", root, "--allow-faux-script", "--queue", queue, "--lock-ms", "2000"],
+      env,
+    );
     try {
       const id = await submitBashJob(client, "count once", cwd);
       expect(id).toBe("1");
       await waitFor(async () => (first?.exitCode !== null || first?.signalCode ? true : undefined), 60_000, "the kill");
       expect(journalAtKill).toContain('"role":"toolResult"');
       expect(journalAtKill).toContain("counted");
-      await startWorker(home, ["--queue", queue, "--lock-ms", "2000"], env);
+      await startWorker(
+        home,
+        ["--allow-root", root, "--allow-faux-script", "--queue", queue, "--lock-ms", "2000"],
+        env,
+      );
       const [job] = await waitForJobs(client, [id], 90_000);
       expect(job?.state).toBe("completed");
       expect(job?.result?.text).toBe("answered once");
@@ -175,7 +195,7 @@ describe("fleet on a real redis-server", () => {
     });
     const env = { OPENAI_API_KEY: "sk-x-0000000000000000000", OPENAI_BASE_URL: `${server.url}/v1` };
     const queue = "cancel";
-    await startWorker(home, ["--queue", queue], env);
+    await startWorker(home, ["--allow-root", root, "--allow-faux-script", "--queue", queue], env);
     const client = await createFleetClient({ redisUrl, queue });
     const raw = new Queue(queue, { connection: { url: redisUrl } });
     try {

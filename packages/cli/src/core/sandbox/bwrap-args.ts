@@ -3,7 +3,7 @@
  * checks: protected paths are bind-mounted read-only over the writable workspace, so a symlink or
  * a rename cannot get around them, and masked paths are replaced by empty ones.
  */
-import { lstat, mkdir, readdir, realpath, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { createReadDenyFilter } from "../permissions/read-deny.js";
 import { ensureBashOutputDir } from "../tools/bash-output-dir.js";
@@ -144,11 +144,19 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
       args.push("--tmpfs", path, "--remount-ro", path);
       continue;
     }
-    if (candidate.maskIfMissing && missing) {
+    const placeholder = candidate.maskIfMissing;
+    if (placeholder && (missing || (kind === "file" && (await hasContent(path, placeholder))))) {
       // A file bwrap mounts /dev/null on; made first with content that means "nothing here", so a
-      // gyre or an editor reading it on the host meanwhile sees a valid, empty configuration.
-      await writeFile(path, candidate.maskIfMissing, { flag: "wx" });
-      createdMountFiles.push({ path, content: candidate.maskIfMissing });
+      // gyre or an editor reading it on the host meanwhile sees a valid, empty configuration. One
+      // another session in this folder made is masked the same way (it may go before this ends).
+      if (
+        missing &&
+        (await writeFile(path, placeholder, { flag: "wx" }).then(
+          () => true,
+          () => false,
+        ))
+      )
+        createdMountFiles.push({ path, content: placeholder });
       protectedPaths.push(path);
       args.push("--ro-bind", "/dev/null", path);
       continue;
@@ -223,6 +231,10 @@ function socketsFromEnv(env: NodeJS.ProcessEnv): string[] {
   if (env.DOCKER_HOST?.startsWith("unix://")) sockets.push(env.DOCKER_HOST.slice("unix://".length));
   if (env.XDG_RUNTIME_DIR) sockets.push(env.XDG_RUNTIME_DIR);
   return sockets;
+}
+
+async function hasContent(path: string, content: string): Promise<boolean> {
+  return (await readFile(path, "utf8").catch(() => undefined)) === content;
 }
 
 async function isEmptyDir(path: string): Promise<boolean> {
