@@ -1,0 +1,108 @@
+/**
+ * Slow layer (`*.slow.test.ts`): a fleet stress test. A few hundred jobs (GYRE_STRESS_JOBS,
+ * default 200) on three real workers over a real redis-server, while workers are killed with
+ * SIGKILL at random moments and replaced. Every job must complete with its own answer, its journal
+ * must hold exactly one final answer and at most one tool result, and its tool must have run once,
+ * or never when its call was interrupted (at most once: a journalled call whose worker died before
+ * it ran gets the "interrupted" result). A job is read only once its state is final, and read
+ * again then, so a probe never pairs a final state with data from before it.
+ */
+import type { ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFleetClient } from "../../src/fleet/fleet-client.js";
+import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
+import { createWorkerPool, journalOf, waitForJobs, workspace } from "./fleet-harness.js";
+import { type RedisServer, requireRedisServer, startRedisServer } from "./redis-server.js";
+
+requireRedisServer();
+
+const JOBS = Number(process.env.GYRE_STRESS_JOBS ?? 200);
+const KILLS = 4;
+let root: string;
+let redis: RedisServer;
+let server: FakeModelServer;
+const pool = createWorkerPool(() => redis.url);
+
+beforeAll(async () => {
+  root = await mkdtemp(join("/var/tmp", "gyre-fleet-stress-"));
+  redis = await startRedisServer(join(root, "redis"));
+  server = await startFakeModelServer({
+    respond: ({ body }) => {
+      const first = body.messages?.find((message) => message.role === "user")?.content;
+      const tag = /tag-(\d+)/.exec(typeof first === "string" ? first : JSON.stringify(first))?.[1] ?? "?";
+      const answered = (body.messages ?? []).some((message) => message.role === "tool");
+      if (!answered) return { toolCalls: [{ name: "bash", arguments: { command: `echo run-${tag} >> runs.txt` } }] };
+      return { text: `answer-${tag}` };
+    },
+  });
+});
+
+afterAll(async () => {
+  pool.killAll();
+  await server?.close();
+  await redis?.stop();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A seeded generator, so a failing run can be repeated (GYRE_STRESS_SEED). */
+function random(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+describe(`a fleet of ${JOBS} jobs with workers killed at random`, () => {
+  it("completes every job once, with its own answer, journal and tool-run count", async () => {
+    const seed = Number(process.env.GYRE_STRESS_SEED ?? Date.now() % 100_000);
+    const next = random(seed);
+    const { cwd, home } = await workspace(root, "stress");
+    const env = { OPENAI_API_KEY: "sk-stress-0000000000000000", OPENAI_BASE_URL: `${server.url}/v1` };
+    const args = ["--queue", "stress", "--allow-root", root, "--concurrency", "3", "--lock-ms", "2000"];
+    const workers: ChildProcess[] = await Promise.all([0, 1, 2].map(() => pool.start(home, args, env)));
+    const client = await createFleetClient({ redisUrl: redis.url, queue: "stress" });
+    const folderOf = (n: number) => join(cwd, `job-${n}`);
+    try {
+      await Promise.all(Array.from({ length: JOBS }, (_, n) => mkdir(folderOf(n))));
+      const ids = await Promise.all(
+        Array.from({ length: JOBS }, (_, n) =>
+          client.submit({ prompt: `tag-${n}`, cwd: folderOf(n), provider: "openai", model: "gpt-4o", tools: ["bash"] }),
+        ),
+      );
+      // Kills at random moments while the queue drains: each takes a random live worker.
+      for (let kill = 0; kill < KILLS; kill++) {
+        await new Promise((resolve) => setTimeout(resolve, 1500 + next() * 4000));
+        const index = Math.floor(next() * workers.length);
+        workers[index]?.kill("SIGKILL");
+        workers[index] = await pool.start(home, args, env);
+      }
+      const states = await waitForJobs(client, ids, 600_000);
+      expect(states.map((job) => job?.state)).toEqual(ids.map(() => "completed"));
+      const problems: string[] = [];
+      let interrupted = 0;
+      for (const [n, id] of ids.entries()) {
+        const job = await client.get(id);
+        const { messages, answers } = await journalOf(client, id);
+        const results = messages.filter((message) => message.role === "toolResult");
+        const runs = (await readFile(join(folderOf(n), "runs.txt"), "utf8").catch(() => ""))
+          .split("\n")
+          .filter((line) => line !== "");
+        const wasInterrupted = JSON.stringify(results).includes("interrupted");
+        if (wasInterrupted) interrupted++;
+        const expectedRuns = wasInterrupted ? [[], [`run-${n}`]] : [[`run-${n}`]];
+        if (job?.result?.text !== `answer-${n}`)
+          problems.push(`job ${id}: answer ${JSON.stringify(job?.result?.text)}`);
+        if (answers.length !== 1) problems.push(`job ${id}: ${answers.length} final answers in the journal`);
+        if (results.length !== 1) problems.push(`job ${id}: ${results.length} tool results in the journal`);
+        if (!expectedRuns.some((runsWanted) => JSON.stringify(runsWanted) === JSON.stringify(runs)))
+          problems.push(`job ${id}: tool ran ${JSON.stringify(runs)} (interrupted: ${wasInterrupted})`);
+      }
+      expect(problems, `seed ${seed}, ${interrupted} interrupted`).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  }, 660_000);
+});
