@@ -157,22 +157,23 @@ describe("the sandbox and .git", () => {
     expect(await exists(marker)).toBe(false);
   });
 
-  it("masks a missing .mcp.json as a read-only config that starts nothing, removed at the end (S9)", async () => {
+  it("masks a missing .mcp.json as an empty read-only folder, removed at the end (S9)", async () => {
     const { cwd, sh } = await setUp();
-    const result = await sh(`echo '{"mcpServers":{"x":{"command":"touch"}}}' > .mcp.json; echo "rc=$?"; cat .mcp.json`);
+    const result = await sh(
+      `echo '{"mcpServers":{"x":{"command":"touch"}}}' > .mcp.json; echo "rc=$?"; rm -rf .mcp.json; mv .mcp.json x; ls -A .mcp.json | wc -l`,
+    );
     expect(result.output).toContain("rc=1");
-    expect(result.output).toContain(".mcp.json: Permission denied");
-    expect(JSON.parse(await readFile(join(cwd, ".mcp.json"), "utf8"))).toEqual({ mcpServers: {} });
+    expect(result.output).toContain(".mcp.json: Is a directory");
+    expect(result.output.trim().endsWith("0")).toBe(true);
+    expect(await readdir(join(cwd, ".mcp.json"))).toEqual([]);
     await sandbox!.dispose();
     expect(await exists(join(cwd, ".mcp.json"))).toBe(false);
   });
 
-  it("keeps a user's own .mcp.json written on the host during the session", async () => {
-    const { cwd } = await setUp();
-    await runIn(sandbox!, "true", { cwd });
-    // The host (the user, not the sandbox) replaces the placeholder: it stays after the session.
-    await writeFile(join(cwd, ".mcp.json"), '{"mcpServers":{"mine":{"command":"true"}}}\n');
-    await sandbox!.dispose();
-    expect(await readFile(join(cwd, ".mcp.json"), "utf8")).toContain("mine");
+  it("keeps an existing .mcp.json read-only", async () => {
+    const { cwd, sh } = await setUp(async (dir) => writeFile(join(dir, ".mcp.json"), "{}\n"));
+    const result = await sh(`echo '{"mcpServers":{"x":{"command":"touch"}}}' > .mcp.json; mv .mcp.json gone; echo end`);
+    expect(result.output).toMatch(/Read-only file system|Device or resource busy/);
+    expect(await readFile(join(cwd, ".mcp.json"), "utf8")).toBe("{}\n");
   });
 });

@@ -53,7 +53,7 @@ describe("buildBwrapArgs", () => {
 
   it("creates missing protected directories as mount points and says so", async () => {
     const plan = await buildBwrapArgs(policy);
-    expect(plan.createdMountPoints).toEqual([join(root, "proj", ".gyre")]);
+    expect(plan.createdMountPoints).toEqual([join(root, "proj", ".gyre"), join(root, "proj", ".mcp.json")]);
     expect(await readdir(join(root, "proj"))).toContain(".gyre");
   });
 

@@ -3,7 +3,7 @@
  * checks: protected paths are bind-mounted read-only over the writable workspace, so a symlink or
  * a rename cannot get around them, and masked paths are replaced by empty ones.
  */
-import { lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { createReadDenyFilter } from "../permissions/read-deny.js";
 import { ensureBashOutputDir } from "../tools/bash-output-dir.js";
@@ -21,14 +21,9 @@ export type BwrapPlan = {
   protectedPaths: string[];
   /** Directories created only to be mount points (absent before); the caller removes them at teardown. */
   createdMountPoints: string[];
-  /** Files created only to be mount points, with the content written; removed at teardown if unchanged. */
-  createdMountFiles?: Array<{ path: string; content: string }>;
   /** Every `.git` under the writable roots at start (each mounted read-only); the git guard's baseline. */
   gitEntries?: string[];
 };
-
-/** What a missing `.mcp.json` is made as on the host while it is masked: a config that starts nothing. */
-export const EMPTY_MCP_CONFIG = '{ "mcpServers": {} }\n';
 
 /** Files in the home directory that run code or grant access when something later reads them. */
 const HOME_PROTECTED = [
@@ -126,7 +121,6 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
 
   const protectedPaths: string[] = [];
   const createdMountPoints: string[] = [];
-  const createdMountFiles: Array<{ path: string; content: string }> = [];
   const gitEntries = writableRoots.length === 0 ? [] : (await findGitEntries(writableRoots)).found;
   for (const candidate of protectedCandidates(policy, writableRoots, gitEntries)) {
     const path = await canonical(candidate.path);
@@ -142,23 +136,6 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
       }
       protectedPaths.push(path);
       args.push("--tmpfs", path, "--remount-ro", path);
-      continue;
-    }
-    const placeholder = candidate.maskIfMissing;
-    if (placeholder && (missing || (kind === "file" && (await hasContent(path, placeholder))))) {
-      // A file bwrap mounts /dev/null on; made first with content that means "nothing here", so a
-      // gyre or an editor reading it on the host meanwhile sees a valid, empty configuration. One
-      // another session in this folder made is masked the same way (it may go before this ends).
-      if (
-        missing &&
-        (await writeFile(path, placeholder, { flag: "wx" }).then(
-          () => true,
-          () => false,
-        ))
-      )
-        createdMountFiles.push({ path, content: placeholder });
-      protectedPaths.push(path);
-      args.push("--ro-bind", "/dev/null", path);
       continue;
     }
     if (kind === "missing") continue;
@@ -180,10 +157,10 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
   args.push("--chdir", await canonical(policy.cwd));
   // The guard's baseline: the `.git` entries found, plus the empty ones just made as mount points.
   for (const path of protectedPaths) if (basename(path) === ".git" && !gitEntries.includes(path)) gitEntries.push(path);
-  return { args, writableRoots, protectedPaths, createdMountPoints, createdMountFiles, gitEntries };
+  return { args, writableRoots, protectedPaths, createdMountPoints, gitEntries };
 }
 
-type Candidate = { path: string; createIfMissing: boolean; maskIfMissing?: string };
+type Candidate = { path: string; createIfMissing: boolean };
 
 function protectedCandidates(policy: SandboxPolicy, writableRoots: string[], gitEntries: string[]): Candidate[] {
   const candidates: Candidate[] = [];
@@ -194,7 +171,9 @@ function protectedCandidates(policy: SandboxPolicy, writableRoots: string[], git
       // read-only directory, so none can be created (git on the host ignores an empty `.git`).
       { path: join(root, ".git"), createIfMissing: true },
       { path: join(root, ".gyre"), createIfMissing: true },
-      { path: join(root, ".mcp.json"), createIfMissing: false, maskIfMissing: EMPTY_MCP_CONFIG },
+      // Missing, an empty read-only directory: nothing can be written there, and unlike a file it
+      // never shows in the user's checkpoints or diffs (git does not track an empty folder).
+      { path: join(root, ".mcp.json"), createIfMissing: true },
     );
   }
   // Nested repositories (and submodules' `.git` files) present at the start, read-only the same way.
@@ -231,10 +210,6 @@ function socketsFromEnv(env: NodeJS.ProcessEnv): string[] {
   if (env.DOCKER_HOST?.startsWith("unix://")) sockets.push(env.DOCKER_HOST.slice("unix://".length));
   if (env.XDG_RUNTIME_DIR) sockets.push(env.XDG_RUNTIME_DIR);
   return sockets;
-}
-
-async function hasContent(path: string, content: string): Promise<boolean> {
-  return (await readFile(path, "utf8").catch(() => undefined)) === content;
 }
 
 async function isEmptyDir(path: string): Promise<boolean> {

@@ -5,8 +5,8 @@
  * process group, cwd and environment. Ending the session (or gyre) ends every process inside.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
-import { readFile, rmdir, unlink } from "node:fs/promises";
+import { rmdirSync, rmSync } from "node:fs";
+import { rmdir } from "node:fs/promises";
 import { PassThrough } from "node:stream";
 import type { LaunchedCommand, LaunchRequest } from "../tools/run-command.js";
 import { type BwrapPlan, buildBwrapArgs } from "./bwrap-args.js";
@@ -161,11 +161,6 @@ async function stopSupervisor(state: Running): Promise<void> {
   await state.proxy?.server.close();
   // Only the empty directories made as mount points; anything the user put there stays.
   for (const dir of state.plan.createdMountPoints.reverse()) await rmdir(dir).catch(() => undefined);
-  for (const file of state.plan.createdMountFiles ?? []) {
-    if ((await readFile(file.path, "utf8").catch(() => undefined)) === file.content) {
-      await unlink(file.path).catch(() => undefined);
-    }
-  }
 }
 
 /** The synchronous teardown for process exit: the same removals as `stopSupervisor`. */
@@ -175,13 +170,6 @@ function removeMountPointsSync(plan: BwrapPlan): void {
       rmdirSync(dir);
     } catch {
       // Not empty or already gone: leave it.
-    }
-  }
-  for (const file of plan.createdMountFiles ?? []) {
-    try {
-      if (readFileSync(file.path, "utf8") === file.content) unlinkSync(file.path);
-    } catch {
-      // Already gone.
     }
   }
 }
