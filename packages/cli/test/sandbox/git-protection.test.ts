@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BLOCKED_GIT_NAME } from "../../src/core/sandbox/git-guard.js";
+import { BLOCKED_GIT_NAME, BLOCKED_HEAD_NAME } from "../../src/core/sandbox/git-guard.js";
 import type { SessionSandbox } from "../../src/core/sandbox/session-sandbox.js";
 import { createWorkspace, policyFor, runIn, startSandbox, type Workspace } from "./helpers.js";
 
@@ -96,11 +96,11 @@ describe("the sandbox and .git", () => {
   it("refuses to create .git in a workspace without one, and leaves no trace after (S5)", async () => {
     const { cwd, marker, sh } = await setUp();
     const result = await sh(
-      `git init -q . ; echo "init=$?"; mkdir -p .git/hooks; ${plant(marker)} > .git/config; ls -A .git | wc -l`,
+      `git init -q . ; echo "init=$?"; mkdir -p .git/hooks; ${plant(marker)} > .git/config; echo "count=$(ls -A .git | wc -l)"`,
     );
     expect(result.output).toContain("init=1");
     expect(result.output).toContain("Read-only file system");
-    expect(result.output.trim().endsWith("0")).toBe(true);
+    expect(result.output).toContain("count=0");
     // While the sandbox runs the host sees an empty .git, which git ignores.
     expect(await readdir(join(cwd, ".git"))).toEqual([]);
     expect(hostGitStatus(cwd, workspace!.home)).toContain("not a git repository");
@@ -122,6 +122,21 @@ describe("the sandbox and .git", () => {
     expect(await exists(join(cwd, "deep", "er", ".git"))).toBe(false);
     expect((await stat(join(cwd, "sub", BLOCKED_GIT_NAME))).isDirectory()).toBe(true);
     for (const dir of [join(cwd, "sub"), join(cwd, "deep", "er"), cwd]) hostGitStatus(dir, workspace!.home);
+    expect(await exists(marker)).toBe(false);
+  });
+
+  it("makes a bare repository created in the workspace no repository, and keeps an existing one read-only", async () => {
+    const { cwd, marker, sh } = await setUp(async (dir) => {
+      execFileSync("git", ["init", "-q", "--bare", join(dir, "kept.git")]);
+    });
+    const worktreeConfig = `printf '[core]\\n\\tbare = false\\n\\tworktree = ..\\n\\tfsmonitor = "touch ${marker}; false"\\n'`;
+    const result = await sh(
+      `git init -q --bare evil && ${worktreeConfig} >> evil/config && echo planted; ${worktreeConfig} >> kept.git/config; echo "kept=$?"`,
+    );
+    expect(result.output).toContain("planted");
+    expect(result.output).toContain("kept=1");
+    expect(result.note).toContain(`${join(cwd, "evil")}/HEAD → ${BLOCKED_HEAD_NAME} (a bare repository)`);
+    for (const dir of [join(cwd, "evil"), join(cwd, "kept.git")]) hostGitStatus(dir, workspace!.home);
     expect(await exists(marker)).toBe(false);
   });
 
@@ -160,11 +175,11 @@ describe("the sandbox and .git", () => {
   it("masks a missing .mcp.json as an empty read-only folder, removed at the end (S9)", async () => {
     const { cwd, sh } = await setUp();
     const result = await sh(
-      `echo '{"mcpServers":{"x":{"command":"touch"}}}' > .mcp.json; echo "rc=$?"; rm -rf .mcp.json; mv .mcp.json x; ls -A .mcp.json | wc -l`,
+      `echo '{"mcpServers":{"x":{"command":"touch"}}}' > .mcp.json; echo "rc=$?"; rm -rf .mcp.json; mv .mcp.json x; echo "count=$(ls -A .mcp.json | wc -l)"`,
     );
     expect(result.output).toContain("rc=1");
     expect(result.output).toContain(".mcp.json: Is a directory");
-    expect(result.output.trim().endsWith("0")).toBe(true);
+    expect(result.output).toContain("count=0");
     expect(await readdir(join(cwd, ".mcp.json"))).toEqual([]);
     await sandbox!.dispose();
     expect(await exists(join(cwd, ".mcp.json"))).toBe(false);

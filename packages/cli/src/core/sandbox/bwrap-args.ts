@@ -21,7 +21,7 @@ export type BwrapPlan = {
   protectedPaths: string[];
   /** Directories created only to be mount points (absent before); the caller removes them at teardown. */
   createdMountPoints: string[];
-  /** Every `.git` under the writable roots at start (each mounted read-only); the git guard's baseline. */
+  /** Every `.git` and bare repository under the writable roots at start (each mounted read-only); the git guard's baseline. */
   gitEntries?: string[];
 };
 
@@ -121,7 +121,8 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
 
   const protectedPaths: string[] = [];
   const createdMountPoints: string[] = [];
-  const gitEntries = writableRoots.length === 0 ? [] : (await findGitEntries(writableRoots)).found;
+  const git = writableRoots.length === 0 ? undefined : await findGitEntries(writableRoots);
+  const gitEntries = git === undefined ? [] : [...git.found, ...git.bare];
   for (const candidate of protectedCandidates(policy, writableRoots, gitEntries)) {
     const path = await canonical(candidate.path);
     if (protectedPaths.includes(path) || !writableRoots.some((root) => isInside(path, root))) continue;
@@ -176,7 +177,7 @@ function protectedCandidates(policy: SandboxPolicy, writableRoots: string[], git
       { path: join(root, ".mcp.json"), createIfMissing: true },
     );
   }
-  // Nested repositories (and submodules' `.git` files) present at the start, read-only the same way.
+  // Nested repositories (submodules' `.git` files, bare repositories) present at the start, read-only the same way.
   for (const path of gitEntries) candidates.push({ path, createIfMissing: false });
   candidates.push({ path: policy.gyreHome, createIfMissing: false });
   for (const name of HOME_PROTECTED) candidates.push({ path: join(policy.homeDir, name), createIfMissing: false });

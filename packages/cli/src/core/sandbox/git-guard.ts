@@ -3,16 +3,22 @@
  * "Git folders"). Every `.git` present when the sandbox starts is mounted read-only (see
  * `bwrap-args.ts`); a mount cannot stop `mkdir sub/.git`, so after every command, and when the
  * sandbox ends, the writable roots are searched for a `.git` that was not there at the start and
- * each one is renamed out of git's sight. The rename keeps the files: nothing the model made is lost.
+ * each one is renamed out of git's sight. A bare repository (a folder holding `HEAD`, `objects/`
+ * and `refs/`, which git uses when run inside it) is the same danger under another name: a new one
+ * has its `HEAD` renamed, which makes it no repository. The renames keep the files: nothing the
+ * model made is lost.
  */
 import { lstat, rename } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { WALK_DIRECTORY_LIMIT, walkTree } from "./walk-tree.js";
 
 /** The name a planted `.git` is given (plus a number when taken); git never looks for it. */
 export const BLOCKED_GIT_NAME = ".git-blocked-by-gyre";
+/** The name a new bare repository's `HEAD` is given. */
+export const BLOCKED_HEAD_NAME = "HEAD-blocked-by-gyre";
 
-export type GitSearch = { found: string[]; complete: boolean };
+/** `.git` entries and bare repositories (folders) found; `complete` is false when the walk was cut short. */
+export type GitSearch = { found: string[]; bare: string[]; complete: boolean };
 
 /**
  * Every entry named `.git` (directory, file or symlink) under `roots`, without descending into
@@ -20,15 +26,26 @@ export type GitSearch = { found: string[]; complete: boolean };
  */
 export async function findGitEntries(roots: readonly string[], limit = WALK_DIRECTORY_LIMIT): Promise<GitSearch> {
   const found: string[] = [];
+  const heads: string[] = [];
   const complete = await walkTree(
     roots,
     (path, entry) => {
       if (entry.name === ".git") found.push(path);
+      else if (entry.name === "HEAD" && !entry.isDirectory()) heads.push(dirname(path));
       return true;
     },
     limit,
   );
-  return { found, complete };
+  const bare: string[] = [];
+  for (const dir of heads) if ((await isDir(join(dir, "objects"))) && (await isDir(join(dir, "refs")))) bare.push(dir);
+  return { found, bare, complete };
+}
+
+function isDir(path: string): Promise<boolean> {
+  return lstat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
 }
 
 export type GitGuard = {
@@ -50,6 +67,18 @@ export function createGitGuard(options: {
   const check = async (): Promise<string | undefined> => {
     const search = await findGitEntries(options.roots, options.limit);
     const moved: string[] = [];
+    for (const dir of search.bare) {
+      if (allowed.has(dir)) continue;
+      const ok = await rename(join(dir, "HEAD"), join(dir, BLOCKED_HEAD_NAME)).then(
+        () => true,
+        () => false,
+      );
+      moved.push(
+        ok
+          ? `${dir}/HEAD → ${BLOCKED_HEAD_NAME} (a bare repository)`
+          : `${dir} (a bare repository; do not run git there)`,
+      );
+    }
     for (const path of search.found) {
       if (allowed.has(path)) continue;
       const target = await freeName(path);

@@ -278,13 +278,23 @@ function dispatch(state: Running, message: Exclude<SupervisorMessage, { t: "read
   const pending = state.pending.get(message.id);
   if (!pending) return;
   switch (message.t) {
-    case "out":
+    case "out": {
+      // Output for a command whose reader has gone (it stopped reading after the shell exited).
+      if (pending.output.destroyed || pending.output.writableEnded) return;
       // Backpressure end to end: a slow reader here pauses the supervisor's pipe, which pauses the command.
       if (!pending.output.write(Buffer.from(message.d, "base64"))) {
         state.child.stdout?.pause();
-        pending.output.once("drain", () => state.child.stdout?.resume());
+        // Every command shares the pipe: a reader that goes away without draining must not stall the rest.
+        const resume = () => {
+          pending.output.off("drain", resume);
+          pending.output.off("close", resume);
+          state.child.stdout?.resume();
+        };
+        pending.output.once("drain", resume);
+        pending.output.once("close", resume);
       }
       return;
+    }
     case "eof":
       pending.output.end();
       return;
