@@ -96,12 +96,12 @@ async function main(argv: string[]): Promise<number> {
   if (args.listModels) return (await import("./modes/list-models.js")).runListModels(process.stdout);
   if (args.resume && args.mode !== "interactive") return failResumeHeadless(process.cwd());
 
-  let piped = "";
-  if (args.mode !== "rpc" && args.rewind === undefined && !process.stdin.isTTY) {
-    const read = await readPipedPrompt(process.stdin, process.stderr);
-    if (!read.ok) throw new CliError("bad_usage", read.error);
-    piped = read.text;
-    if (piped.trim() && args.mode === "interactive") args.mode = "print";
+  const piped = await readStdinPrompt(args);
+  if (args.mode === "interactive" && !(process.stdin.isTTY && process.stdout.isTTY)) {
+    // The full-screen UI needs a terminal on both ends (docs/cli.md, "Standard input").
+    if (args.resume) return failResumeHeadless(process.cwd());
+    if (!hasPromptArgument(args) && !piped.trim()) throw new CliError("bad_usage", noTerminalMessage);
+    args.mode = "print";
   }
   if (args.rewind === undefined && lacksPrompt(args, joinPrompt(args.prompt.join(" "), piped)))
     throw new CliError("bad_usage", noPromptMessage);
@@ -113,7 +113,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`gyre: ${message}\n`);
   };
   const deferredUi = args.mode === "interactive" ? createDeferredUserInterface(notify) : undefined;
-  if (deferredUi && process.stdin.isTTY) {
+  if (deferredUi) {
     // Until the screen UI is up, questions (the folder-trust prompt) are asked on plain lines.
     const { createLineUserInterface } = await import("./modes/interactive/line-user-interface.js");
     deferredUi.attach(createLineUserInterface(process.stdin, process.stdout));
@@ -255,6 +255,29 @@ function writeNotice(event: SessionEvent, loud: boolean): void {
   if (event.type !== "notice" || (event.level === "info" && !loud)) return;
   process.stderr.write(`gyre: ${event.message}\n`);
 }
+
+/**
+ * The prompt piped on stdin ("" when stdin is a terminal, or RPC's command stream, or ignored).
+ * With a prompt argument a silent pipe is waited on for a second only: a caller that holds
+ * stdin open and never writes (CI runners, other agents) is not hung (docs/cli.md).
+ */
+async function readStdinPrompt(args: CliArgs): Promise<string> {
+  if (args.mode === "rpc" || args.rewind !== undefined || process.stdin.isTTY) return "";
+  const wait = hasPromptArgument(args) ? { firstByteTimeoutMs: STDIN_FIRST_BYTE_MS } : {};
+  const read = await readPipedPrompt(process.stdin, process.stderr, wait);
+  if (!read.ok) throw new CliError("bad_usage", read.error);
+  return read.text;
+}
+
+const STDIN_FIRST_BYTE_MS = 1_000;
+
+/** Whether the command line itself carries a prompt (words or @file arguments). */
+function hasPromptArgument(args: CliArgs): boolean {
+  return args.prompt.join(" ").trim() !== "" || args.fileArguments.length > 0;
+}
+
+const noTerminalMessage =
+  'The full-screen UI needs stdin and stdout to be a terminal; pass a prompt (gyre -p "fix the failing test") or pipe one on stdin.';
 
 const noPromptMessage =
   'No prompt given; pass one as an argument (gyre -p "fix the failing test") or pipe it on stdin.';
