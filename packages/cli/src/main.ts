@@ -4,6 +4,7 @@
 import { defaultModelRegistry, describeError, type ImageContent } from "@gyre/ai";
 import { BUILT_IN_FLAG_NAMES, type CliArgs, helpText, parseArgs } from "./args.js";
 import { toRuntimeConfig } from "./cli-config.js";
+import { findSubcommand, runSubcommand } from "./commands/index.js";
 import type { SessionEvent } from "./core/agent-session.js";
 import { getGyreHome, getSessionsDir } from "./core/config/paths.js";
 import { createRuntime, loadRuntimeBase, type Runtime, type RuntimeIo } from "./core/create-runtime.js";
@@ -37,42 +38,11 @@ async function main(argv: string[]): Promise<number> {
   // A fleet worker's child journals its session to Redis before the file (fleet/session-store.ts).
   if (process.env.GYRE_SESSION_JOURNAL_KEY !== undefined)
     await (await import("./fleet/session-store.js")).installSessionJournalFromEnv(process.env);
-  // The fleet's subcommands load their module (and bullmq) only when named: start-up.
-  if (["worker", "submit", "jobs", "job", "eval", "replay"].includes(argv[0] ?? "")) {
-    const { runFleetCommand } = await import("./fleet/fleet-commands.js");
-    return runFleetCommand(argv, {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      env: process.env,
-      cwd: process.cwd(),
-    });
-  }
-  if (argv[0] === "doctor") {
-    // `gyre doctor [session]` checks and repairs session files; loaded only for it.
-    const { runDoctorMode } = await import("./modes/doctor-mode.js");
-    const context = { cwd: process.cwd(), gyreHome: getGyreHome(process.env), stdout: process.stdout };
-    return runDoctorMode({ argv: argv.slice(1), ...context, stderr: process.stderr });
-  }
-  if (["install", "list", "remove", "update"].includes(argv[0] ?? "")) {
-    // Package management (packages/cli/src/commands/packages); loaded only for it.
-    const { runPackageCommand } = await import("./commands/packages/package-commands.js");
-    return await runPackageCommand(argv[0] ?? "", argv.slice(1), {
-      cwd: process.cwd(),
-      env: process.env,
-      gyreHome: getGyreHome(process.env),
-      stdout: process.stdout,
-      stderr: process.stderr,
-    });
-  }
-  if (argv[0] === "mcp") {
-    // `gyre mcp …` manages MCP servers (packages/cli/src/commands/mcp); loaded only for it.
-    const { runMcpCommand } = await import("./commands/mcp/run-mcp-command.js");
-    return await runMcpCommand(argv.slice(1), {
-      cwd: process.cwd(),
-      env: process.env,
-      stdout: process.stdout,
-      stderr: process.stderr,
-    });
+  // A subcommand (commands/index.ts) loads its module only when named: start-up.
+  const subcommand = findSubcommand(argv[0]);
+  if (subcommand) {
+    const io = { cwd: process.cwd(), env: process.env, gyreHome: getGyreHome(process.env) };
+    return await runSubcommand(subcommand, argv.slice(1), { ...io, ...standardStreams() });
   }
   // Unknown --flags may belong to extensions; they are checked again once extensions loaded.
   const parsed = parseArgs(argv, { allowUnknownFlags: true });
@@ -376,6 +346,10 @@ async function failResumeHeadless(cwd: string): Promise<number> {
     "bad_usage",
     "--resume needs the interactive mode; pass --session <id> (or -c for the newest) instead.",
   );
+}
+
+function standardStreams() {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 }
 
 function fail(message: string, code: 1 | 2): number {
