@@ -50,4 +50,25 @@ describe("rpc commands checked against their schemas", () => {
     expect(server.requests).toHaveLength(1);
     expect(stdout).toContain("served after the bad lines");
   });
+
+  it("names an unknown field in warnings even when the command fails for a missing one (N15)", async () => {
+    const { cwd, home } = await createWorkspace();
+    server = await startFakeModelServer({ respond: () => ({ text: "unused" }) });
+    const rpc = startRawRpc({ cwd, home, serverUrl: server.url, args: ["--no-session"] });
+    rpc.child.stdin.write(`${JSON.stringify({ id: "typo", type: "prompt", mesage: "x" })}\n`);
+    await rpc.waitFor('"id":"typo"');
+    expect(await rpc.close()).toBe(0);
+    const response = rpc
+      .stdout()
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Line)
+      .find((line) => line.type === "response" && line.id === "typo");
+    expect(response).toMatchObject({
+      success: false,
+      problems: ["/message is missing; it must be a string"],
+      warnings: ['/mesage is not a field of "prompt"; it is ignored.'],
+    });
+    expect(server.requests).toHaveLength(0);
+  });
 });
