@@ -151,9 +151,11 @@ async function runJobsCommand(argv: readonly string[], io: Io): Promise<number> 
   try {
     const jobs = await client.list({ limit: positiveInteger(values.limit, "--limit") ?? 50 });
     if (values.json) io.stdout.write(`${JSON.stringify(jobs)}\n`);
-    else
+    else {
+      io.stdout.write("id\tstate\tattempts\tprompt\n");
       for (const job of jobs)
         io.stdout.write(`${job.id}\t${job.state}\t${job.attempts}\t${job.prompt.slice(0, 60).replace(/\s+/g, " ")}\n`);
+    }
     return 0;
   } finally {
     await client.close();
