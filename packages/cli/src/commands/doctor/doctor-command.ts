@@ -5,11 +5,10 @@
  * repairs the session after a backup. Exit 0 when nothing failed (or all was repaired), 1 when
  * something failed, 2 for bad usage.
  */
-import { parseArgs } from "node:util";
 import { getSessionsDir } from "../../core/config/paths.js";
 import { findNewestSession, resolveSessionArgument } from "../../core/session/session-store.js";
 import type { CommandIo } from "../index.js";
-import { describeUsageError } from "../usage-error.js";
+import { parseCommandWords } from "../usage-error.js";
 import {
   checkGit,
   checkNode,
@@ -54,14 +53,16 @@ type SessionReport = {
 };
 
 export async function runDoctorCommand(args: string[], io: CommandIo): Promise<number> {
-  let parsed: ReturnType<typeof parseDoctorArgs>;
-  try {
-    parsed = parseDoctorArgs(args);
-  } catch (error) {
-    io.stderr.write(`gyre: ${describeUsageError("doctor", error)}\n`);
+  const parsed = parseCommandWords("doctor", args, {
+    fix: { type: "boolean" },
+    json: { type: "boolean" },
+    "mcp-timeout": { type: "string" },
+  });
+  if (!parsed.ok) {
+    io.stderr.write(`gyre: ${parsed.error}\n`);
     return 2;
   }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parsed.value;
   if (positionals.length > 1) {
     io.stderr.write(`gyre: doctor checks one session (a path or id prefix); got ${positionals.join(" ")}.\n`);
     return 2;
@@ -93,15 +94,6 @@ export async function runDoctorCommand(args: string[], io: CommandIo): Promise<n
   if (values.json) io.stdout.write(`${JSON.stringify({ ok: !failed, checks, session })}\n`);
   else writeReport(io, checks, session, values.fix === true);
   return failed ? 1 : 0;
-}
-
-function parseDoctorArgs(args: string[]) {
-  return parseArgs({
-    args,
-    options: { fix: { type: "boolean" }, json: { type: "boolean" }, "mcp-timeout": { type: "string" } },
-    allowPositionals: true,
-    strict: true,
-  });
 }
 
 async function checkInstallation(io: CommandIo, timeoutMs: number): Promise<DoctorCheck[]> {

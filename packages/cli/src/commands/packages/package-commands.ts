@@ -3,7 +3,6 @@
  * packages in `$GYRE_HOME/packages/` or, with `--project`, the trusted project's
  * `.gyre/packages/` (core/packages). Loaded only when one of these words starts the command line.
  */
-import { parseArgs } from "node:util";
 import { loadSettings } from "../../core/config/settings.js";
 import { describePackage } from "../../core/packages/package-resources.js";
 import { parsePackageSource } from "../../core/packages/package-source.js";
@@ -17,7 +16,7 @@ import {
   updatePackages,
 } from "../../core/packages/package-store.js";
 import { getProjectTrustState } from "../../core/trust.js";
-import { describeUsageError } from "../usage-error.js";
+import { parseCommandWords } from "../usage-error.js";
 
 export type PackageCommandIo = {
   cwd: string;
@@ -44,17 +43,13 @@ type Parsed = { words: string[]; project: boolean; allowScripts: boolean };
 
 /** The words after the verb (node:util parseArgs, strict); a string is the one-sentence error. */
 function parseWords(words: string[], verb: string): Parsed | string {
-  try {
-    const { values, positionals } = parseArgs({
-      args: words,
-      options: { project: { type: "boolean", short: "l" }, "allow-scripts": { type: "boolean" } },
-      allowPositionals: true,
-      strict: true,
-    });
-    return { words: positionals, project: values.project === true, allowScripts: values["allow-scripts"] === true };
-  } catch (error) {
-    return describeUsageError(verb, error);
-  }
+  const parsed = parseCommandWords(verb, words, {
+    project: { type: "boolean", short: "l" },
+    "allow-scripts": { type: "boolean" },
+  });
+  if (!parsed.ok) return parsed.error;
+  const { values, positionals } = parsed.value;
+  return { words: positionals, project: values.project === true, allowScripts: values["allow-scripts"] === true };
 }
 
 /** Runs one package command; the exit code (0 ok, 1 failed, 2 bad usage). */
