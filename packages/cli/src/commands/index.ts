@@ -43,7 +43,7 @@ function fleetCommand(name: string): () => Promise<CommandModule> {
 export const subcommands: readonly Subcommand[] = [
   {
     name: "doctor",
-    summary: "check the installation (Node, sandbox, git, ripgrep, keys, MCP) and a session; --fix repairs the session",
+    summary: "check the installation (Node, sandbox, git, ripgrep, keys, MCP) and a session",
     load: async () => {
       const { doctorUsage, runDoctorCommand } = await import("./doctor/doctor-command.js");
       return { usage: doctorUsage, run: runDoctorCommand };
