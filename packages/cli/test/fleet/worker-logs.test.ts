@@ -38,7 +38,7 @@ describe("worker logs and gyre jobs", () => {
     const { cwd, home } = await makeWorkspace(state.root, "takeover");
     const env = { OPENAI_BASE_URL: `${state.server.url}/v1`, OPENAI_API_KEY: "sk-test" };
     const queue = "takeover";
-    const first = await pool.start(home, ["--queue", queue, "--lock-ms", "2000"], env);
+    const first = await pool.start(home, ["--queue", queue, "--lock-ms", "2000", "--allow-root", state.root], env);
     const firstLog = captureStderr(first);
     const client = await createFleetClient({ redisUrl: state.redis.url, queue });
     try {
@@ -53,7 +53,7 @@ describe("worker logs and gyre jobs", () => {
 
       first.kill("SIGKILL");
       await exited(first);
-      const second = await pool.start(home, ["--queue", queue, "--lock-ms", "2000"], env);
+      const second = await pool.start(home, ["--queue", queue, "--lock-ms", "2000", "--allow-root", state.root], env);
       const secondLog = captureStderr(second);
       const [job] = await waitForJobs(client, [id], 90_000);
       expect(job, `${JSON.stringify(job)}\n${firstLog()}\n${secondLog()}`).toMatchObject({
