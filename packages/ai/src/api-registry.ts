@@ -1,7 +1,8 @@
 import { createAssistantMessage } from "./create-assistant-message.js";
+import type { StreamFunction } from "./event-stream.js";
 import { AssistantMessageEventStream } from "./event-stream.js";
 import { processSlot } from "./process-state.js";
-import type { Api, AssistantMessage, Context, Model, StreamFunction, StreamOptions } from "./types.js";
+import type { Api, AssistantMessage, Context, Model, StreamOptions } from "./types.js";
 
 /** One per process: an API registered through any copy of @gyre/ai is known to every copy. */
 const registry = processSlot("apis", () => new Map<string, StreamFunction>());

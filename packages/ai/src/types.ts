@@ -4,8 +4,6 @@
  * (except in options that never cross a process boundary).
  */
 
-import type { AssistantMessageEventStream } from "./event-stream.js";
-
 export type TextContent = {
   type: "text";
   text: string;
@@ -264,9 +262,3 @@ export type AssistantMessageEvent =
   | { type: "server_tool_result_end"; contentIndex: number; content: ServerToolResult }
   | { type: "done"; reason: "stop" | "length" | "toolUse"; message: AssistantMessage }
   | { type: "error"; reason: "error" | "aborted"; message: AssistantMessage };
-
-/**
- * A provider's stream function. Contract: returns at once and never throws or rejects;
- * every failure (HTTP, bad SSE, abort, timeout) ends the stream with an `error` event.
- */
-export type StreamFunction = (model: Model, context: Context, options: StreamOptions) => AssistantMessageEventStream;
