@@ -1,5 +1,5 @@
 /**
- * The spine of @gyre/ai: message, content, model and stream-event types (DESIGN §2–3).
+ * The spine of @gyre/ai: message, content, model and stream-event types (docs/design/messages-and-events.md#messages, docs/design/messages-and-events.md#provider-stream-events).
  * Everything here is plain JSON: no class instances, no Error objects, no functions
  * (except in options that never cross a process boundary).
  */
@@ -244,7 +244,7 @@ export type WebSearchOptions = {
   allowedDomains?: string[];
 };
 
-/** Provider stream events (DESIGN §3). Deltas carry only the delta; see `applyAssistantMessageEvent`. */
+/** Provider stream events (docs/design/messages-and-events.md#provider-stream-events). Deltas carry only the delta; see `applyAssistantMessageEvent`. */
 export type AssistantMessageEvent =
   | { type: "start"; message: AssistantMessage }
   | { type: "text_start"; contentIndex: number }
