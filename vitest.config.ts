@@ -1,7 +1,49 @@
+/**
+ * The test suite in three layers (CONTRIBUTING.md#tests):
+ * - `unit`: tests beside the code and the in-process tests (no CLI bundle, short timeouts); what a
+ *   developer runs while editing, `npm run test:unit`.
+ * - `e2e`: every other test: the spawned CLI, tmux, MCP servers, bubblewrap, git. The global setup
+ *   that bundles the CLI belongs to this layer and `slow`.
+ * - `slow`: Redis fleets, packing and installing the tarballs; run after the other two.
+ * `npm test` runs all three. A test file is in `e2e` unless it is listed in `unit` or `slow`, so
+ * none is left out.
+ */
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * The files of packages/cli/test that start no process (the code under test may run ripgrep).
+ * core/long-sessions starts none either, but its 6 s of long runs belong with the e2e layer.
+ */
+const inProcessCliTests = [
+  "core/agent-session-door",
+  "core/agent-session",
+  "interactive/components",
+  "interactive/sanitize-text",
+  "interactive/streaming-markdown",
+  "qa/redact-secrets",
+  "sdk/create-agent-session",
+  "sdk/model-registry",
+  "tools/non-utf8-names",
+  "tools/read-large",
+  "tools/search-tools",
+].map((name) => `packages/cli/test/${name}.test.ts`);
+
+const unit = [
+  "packages/*/src/**/*.test.ts",
+  "packages/ai/test/**/*.test.ts",
+  // All but demo.test.ts, which runs the demo script as a child.
+  "packages/agent/test/[!d]*.test.ts",
+  "packages/agent/test/demo-*.test.ts",
+  ...inProcessCliTests,
+  "scripts/doc-blocks.test.ts",
+  "scripts/vitest-global-setup.test.ts",
+];
+/** The fleet and packaging folders, and any file named `*.slow.test.ts`. */
+const slow = ["packages/cli/test/fleet/**/*.test.ts", "packages/cli/test/package/**/*.test.ts", "**/*.slow.test.ts"];
+const every = ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "scripts/**/*.test.ts"];
 
 export default defineConfig({
   resolve: {
@@ -12,10 +54,41 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "scripts/**/*.test.ts"],
     reporters: ["default", "./scripts/summary-reporter.ts"],
-    globalSetup: ["./scripts/vitest-global-setup.ts"],
-    testTimeout: 20_000,
     pool: "forks",
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: unit,
+          exclude: ["**/*.slow.test.ts", "**/node_modules/**"],
+          setupFiles: ["./scripts/vitest-unit-setup.ts"],
+          testTimeout: 10_000,
+          hookTimeout: 10_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: every,
+          exclude: [...unit, ...slow, "**/node_modules/**"],
+          globalSetup: ["./scripts/vitest-global-setup.ts"],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "slow",
+          include: slow,
+          globalSetup: ["./scripts/vitest-global-setup.ts"],
+          testTimeout: 20_000,
+          // After unit and e2e: the packaging tests rebuild the bundle the e2e tests run.
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -77,7 +77,7 @@ function markerArrivals(chunks, count) {
     for (const line of lines) {
       if (!line.includes('"text_delta"')) continue;
       const event = JSON.parse(line);
-      // gyre: message_update.event (DESIGN §4); Pi: message_update.assistantMessageEvent.
+      // gyre: message_update.event (docs/design/messages-and-events.md#agent-events); Pi: message_update.assistantMessageEvent.
       const delta = (event.event ?? event.assistantMessageEvent)?.delta ?? "";
       for (const match of delta.matchAll(/k(\d+)/g)) {
         const index = Number(match[1]);

@@ -11,9 +11,6 @@ if (existsSync(entry)) entryPoints.gyre = entry;
 const libraryEntry = at("../packages/cli/src/index.ts");
 if (existsSync(libraryEntry)) entryPoints.index = libraryEntry;
 
-// Chunk names carry content hashes: old ones would pile up and ship with `npm pack`.
-await rm(at("../packages/cli/dist/chunks"), { recursive: true, force: true });
-
 const result = await build({
   entryPoints,
   outdir: at("../packages/cli/dist"),
@@ -40,7 +37,21 @@ const result = await build({
   logLevel: "warning",
 });
 
+await removeStaleChunks(result.metafile);
 await writeThirdPartyNotices(result.metafile);
+
+/**
+ * Chunk names carry content hashes: old ones would pile up and ship with `npm pack`. They are
+ * removed after the build, not before, so a gyre started from the previous bundle while this
+ * one builds (a test, a running session) keeps finding its chunks while the new ones are written;
+ * a rebuild of unchanged sources writes the same names and removes nothing.
+ */
+async function removeStaleChunks(metafile) {
+  const dir = at("../packages/cli/dist/chunks");
+  const fresh = new Set(Object.keys(metafile.outputs).map((output) => output.split("/").pop()));
+  const present = existsSync(dir) ? await readdir(dir) : [];
+  await Promise.all(present.filter((name) => !fresh.has(name)).map((name) => rm(`${dir}/${name}`, { force: true })));
+}
 
 /** MIT and ISC ask that their notice travel with copies: one file naming every bundled package. */
 async function writeThirdPartyNotices(metafile) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extractDocBlocks } from "./doc-blocks.js";
+import { extractDocBlocks } from "./doc-blocks.mjs";
 
 describe("extractDocBlocks", () => {
   it("takes ts, js and sh blocks with their annotations and leaves other fences out", () => {

@@ -1,44 +1,25 @@
 /**
- * Every ```ts, ```js and ```sh block of README.md, docs/*.md and packages/*\/README.md is run (or,
- * marked `<!-- doc-test: typecheck: why -->`, type-checked), so a documented example that stops
- * working fails CI. A block that cannot run offline is marked `<!-- doc-test: skip: why -->` on
- * the line before its fence; each appears below as a skipped test naming the reason.
+ * Every ```ts, ```js and ```sh block of README.md, docs/*.md and packages/*\/README.md is run, so a
+ * documented example that stops working fails CI. A block that cannot run offline is marked
+ * `<!-- doc-test: skip: why -->` on the line before its fence; each appears below as a skipped
+ * test naming the reason. The TypeScript examples (and blocks marked `<!-- doc-test: typecheck:
+ * why -->`) are type-checked by `npm run check:docs` (scripts/check-doc-examples.mjs).
  */
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeModelServer, startFakeModelServer } from "../packages/cli/test/helpers/fake-model-server.mjs";
-import { extractDocBlocks } from "./doc-blocks.js";
+import { documentationBlocks, exampleSources } from "./doc-blocks.mjs";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../", import.meta.url));
 const at = (path: string) => join(root, path);
-const documents = [
-  "README.md",
-  ...readdirSync(at("docs"))
-    .filter((name) => name.endsWith(".md"))
-    .map((name) => `docs/${name}`),
-  ...readdirSync(at("packages")).map((name) => `packages/${name}/README.md`),
-].filter((path) => {
-  try {
-    readFileSync(at(path));
-    return true;
-  } catch {
-    return false;
-  }
-});
-const blocks = documents.flatMap((path) => extractDocBlocks(readFileSync(at(path), "utf8"), path));
-const sources = {
-  "@gyre/ai/testing": at("packages/ai/src/testing.ts"),
-  "@gyre/ai": at("packages/ai/src/index.ts"),
-  "@gyre/agent": at("packages/agent/src/index.ts"),
-  gyre: at("packages/cli/src/index.ts"),
-};
+const blocks = documentationBlocks(root);
+const sources = Object.fromEntries(Object.entries(exampleSources).map(([name, path]) => [name, at(path)]));
 
 let server: FakeModelServer | undefined;
 let dir = "";
@@ -102,28 +83,4 @@ describe("documentation examples", () => {
       expect(result.stderr).toBe("");
     }, 90_000);
   }
-
-  // Runnable TypeScript examples are type-checked too: esbuild only strips the types.
-  const typed = blocks.filter(
-    (block) => block.action === "typecheck" || (block.action === "run" && block.language === "ts"),
-  );
-  it(`type-checks the TypeScript examples (${typed.map((block) => block.where).join(", ")})`, async () => {
-    const files = await Promise.all(
-      typed.map(async (block, index) => {
-        const name = `fragment-${index}.ts`;
-        await writeFile(join(dir, name), `// ${block.where}\n${block.code}`);
-        return name;
-      }),
-    );
-    const paths = Object.fromEntries(Object.entries(sources).map(([name, path]) => [name, [relative(dir, path)]]));
-    const config = {
-      extends: relative(dir, at("tsconfig.base.json")),
-      compilerOptions: { noEmit: true, paths },
-      files,
-    };
-    await writeFile(join(dir, "tsconfig.json"), JSON.stringify(config));
-    const tsc = at("node_modules/typescript/bin/tsc");
-    const result = await run(process.execPath, [tsc, "-p", dir]).catch((error: { stdout: string }) => error);
-    expect("stdout" in result ? result.stdout : "").toBe("");
-  }, 240_000);
 });

@@ -31,7 +31,7 @@ type Run = {
 };
 
 /**
- * Runs the agent loop as an async generator of events (DESIGN §4): model call → tool calls →
+ * Runs the agent loop as an async generator of events (docs/design/messages-and-events.md#agent-events): model call → tool calls →
  * results → model call, until the model requests no tool (or a stop condition). Returns the
  * messages the run added and why it ended. Never throws and never prints. The loop waits for the
  * consumer to take each event; breaking out of `for await` aborts the run.

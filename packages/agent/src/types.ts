@@ -1,5 +1,5 @@
 /**
- * The spine of @gyre/agent: the tool contract, agent messages, loop options and events (DESIGN §4).
+ * The spine of @gyre/agent: the tool contract, agent messages, loop options and events (docs/design/messages-and-events.md#agent-events).
  */
 import type {
   AssistantMessage,
@@ -94,7 +94,7 @@ export type AgentEndReason =
   | "stop_after_turn"; /* `shouldStopAfterTurn` said so */
 
 /**
- * Events of one agent run (DESIGN §4) plus harness events. Plain JSON.
+ * Events of one agent run (docs/design/messages-and-events.md#agent-events) plus harness events. Plain JSON.
  * `message_update.event` is one provider delta; the provider's `start` and terminal events are
  * not repeated there: `message_start` and `message_end` carry those messages. Every tool call
  * gets one `tool_execution_start`/`tool_execution_end` pair, also calls that were never run.

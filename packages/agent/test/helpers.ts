@@ -64,7 +64,7 @@ export function resultsOf(messages: AgentMessage[]): ToolResultMessage[] {
 }
 
 /**
- * The invariants of every run (DESIGN §4): one agent_start/agent_end; turns, messages and tool
+ * The invariants of every run (docs/design/messages-and-events.md#agent-events): one agent_start/agent_end; turns, messages and tool
  * executions paired; every tool call has exactly one result; agent_end carries what was appended;
  * everything survives a JSON round trip.
  */

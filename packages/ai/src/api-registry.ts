@@ -1,12 +1,23 @@
 import { createAssistantMessage } from "./create-assistant-message.js";
+import type { StreamFunction } from "./event-stream.js";
 import { AssistantMessageEventStream } from "./event-stream.js";
-import type { Api, AssistantMessage, Context, Model, StreamFunction, StreamOptions } from "./types.js";
+import { processSlot } from "./process-state.js";
+import type { Api, AssistantMessage, Context, Model, StreamOptions } from "./types.js";
 
-const registry = new Map<string, StreamFunction>();
+/** One per process: an API registered through any copy of @gyre/ai is known to every copy. */
+const registry = processSlot("apis", () => new Map<string, StreamFunction>());
 
 /** Registers (or replaces) the stream function for a wire API. */
 export function registerApi(api: Api, streamFunction: StreamFunction): void {
   registry.set(api, streamFunction);
+}
+
+/**
+ * Registers `streamFunction` unless the API already has one: how each copy of the package adds
+ * the built-in APIs, so a second copy loaded later does not replace what a program registered.
+ */
+export function registerApiIfAbsent(api: Api, streamFunction: StreamFunction): void {
+  if (!registry.has(api)) registry.set(api, streamFunction);
 }
 
 /** The wire APIs with a registered stream function. */

@@ -9,7 +9,7 @@ export type EnsureToolResultsOptions = {
 };
 
 /**
- * The one home of the rule "every tool call gets a result" (DESIGN §2). A call counts as
+ * The one home of the rule "every tool call gets a result" (docs/design/messages-and-events.md#messages). A call counts as
  * answered when a result with its id follows it before the next assistant message; each other
  * call gets an error result with `options.text` (the call is never run), placed after the
  * results that directly follow its message, in call order. Returns the input array itself when

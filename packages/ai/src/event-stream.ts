@@ -1,4 +1,4 @@
-import type { AssistantMessage, AssistantMessageEvent } from "./types.js";
+import type { AssistantMessage, AssistantMessageEvent, Context, Model, StreamOptions } from "./types.js";
 
 /**
  * An async-iterable stream of provider events with `.result()`.
@@ -70,3 +70,9 @@ export class AssistantMessageEventStream implements AsyncIterable<AssistantMessa
     }
   }
 }
+
+/**
+ * A provider's stream function (here beside the stream it returns, so types.ts imports nothing). Contract: returns at once and never throws or rejects;
+ * every failure (HTTP, bad SSE, abort, timeout) ends the stream with an `error` event.
+ */
+export type StreamFunction = (model: Model, context: Context, options: StreamOptions) => AssistantMessageEventStream;

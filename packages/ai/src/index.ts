@@ -22,7 +22,7 @@ export {
 } from "./dropped-arguments.js";
 export { type EnsureToolResultsOptions, ensureToolResults } from "./ensure-tool-results.js";
 export { describeError, GyreError, type GyreErrorCode, isAbortError } from "./errors.js";
-export { AssistantMessageEventStream } from "./event-stream.js";
+export { AssistantMessageEventStream, type StreamFunction } from "./event-stream.js";
 export {
   createModelRegistry,
   defaultModelLimits,
@@ -64,7 +64,6 @@ export type {
   ServerToolCall,
   ServerToolResult,
   StopReason,
-  StreamFunction,
   StreamOptions,
   TextContent,
   ThinkingContent,

@@ -1,3 +1,4 @@
+import { processSlot } from "./process-state.js";
 import type { Api, Model, ModelCompat, ModelCost } from "./types.js";
 
 /** A provider's connection data: which wire API, where, and which env var holds its key. */
@@ -337,8 +338,12 @@ function unlistedModel(info: ProviderInfo, id: string): Model {
   };
 }
 
-/** The process-wide registry the module-level functions use (kept for existing callers). */
-export const defaultModelRegistry: ModelRegistry = createModelRegistry();
+/**
+ * The process-wide registry the module-level functions use (kept for existing callers): one per
+ * process, shared by every copy of @gyre/ai, so a provider registered through `@gyre/ai` is known
+ * inside `gyre`'s bundled copy.
+ */
+export const defaultModelRegistry: ModelRegistry = processSlot("models", createModelRegistry);
 
 /** `defaultModelRegistry.registerProvider`. */
 export function registerProvider(provider: ProviderInfo, providerModels: Model[] = []): void {

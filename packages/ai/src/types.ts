@@ -1,10 +1,8 @@
 /**
- * The spine of @gyre/ai: message, content, model and stream-event types (DESIGN §2–3).
+ * The spine of @gyre/ai: message, content, model and stream-event types (docs/design/messages-and-events.md#messages, docs/design/messages-and-events.md#provider-stream-events).
  * Everything here is plain JSON: no class instances, no Error objects, no functions
  * (except in options that never cross a process boundary).
  */
-
-import type { AssistantMessageEventStream } from "./event-stream.js";
 
 export type TextContent = {
   type: "text";
@@ -246,7 +244,7 @@ export type WebSearchOptions = {
   allowedDomains?: string[];
 };
 
-/** Provider stream events (DESIGN §3). Deltas carry only the delta; see `applyAssistantMessageEvent`. */
+/** Provider stream events (docs/design/messages-and-events.md#provider-stream-events). Deltas carry only the delta; see `applyAssistantMessageEvent`. */
 export type AssistantMessageEvent =
   | { type: "start"; message: AssistantMessage }
   | { type: "text_start"; contentIndex: number }
@@ -264,9 +262,3 @@ export type AssistantMessageEvent =
   | { type: "server_tool_result_end"; contentIndex: number; content: ServerToolResult }
   | { type: "done"; reason: "stop" | "length" | "toolUse"; message: AssistantMessage }
   | { type: "error"; reason: "error" | "aborted"; message: AssistantMessage };
-
-/**
- * A provider's stream function. Contract: returns at once and never throws or rejects;
- * every failure (HTTP, bad SSE, abort, timeout) ends the stream with an `error` event.
- */
-export type StreamFunction = (model: Model, context: Context, options: StreamOptions) => AssistantMessageEventStream;

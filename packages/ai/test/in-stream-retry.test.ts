@@ -1,5 +1,5 @@
 /**
- * Faults after the response headers (issue 13, audit F19, B12/B15): an in-stream overloaded or
+ * Faults after the response headers (issue 13, docs/design/messages-and-events.md#retrying-a-failed-stream, B12/B15): an in-stream overloaded or
  * rate-limit error, or an idle timeout, is retried like a 529 before the headers when nothing
  * was emitted yet, with the same backoff; once output was kept, it ends as an error with the
  * partial, never as an answer.

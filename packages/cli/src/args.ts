@@ -1,5 +1,5 @@
 /**
- * Command-line parsing for `gyre` (DESIGN §5). Pure: no I/O. Bad usage is returned as an
+ * Command-line parsing for `gyre` (docs/design/layers.md). Pure: no I/O. Bad usage is returned as an
  * error sentence that says what to do; the caller prints it and exits 2.
  */
 
@@ -41,7 +41,7 @@ export type CliArgs = {
   /** `--output-schema`: a JSON Schema file the final answer must match (print and JSON modes). */
   outputSchema?: string;
   allowPaths: string[];
-  /** `--sandbox`: what the OS lets a bash command touch (DESIGN §8); default from settings, else workspace-write. */
+  /** `--sandbox`: what the OS lets a bash command touch (docs/design/safety.md); default from settings, else workspace-write. */
   sandbox?: "workspace-write" | "read-only" | "off";
   /** `--allow-network`: network inside the sandbox. */
   allowNetwork: boolean;

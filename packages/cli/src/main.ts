@@ -119,7 +119,7 @@ async function main(argv: string[]): Promise<number> {
   if (args.mode === "print" || args.mode === "json") writeNotices();
   // After the notice listener: a server that fails while we wait reports through it.
   if (runtime.mcp && args.mode !== "interactive") {
-    // A scripted run sees the same tools every time: it waits for every server, bounded (DESIGN §9).
+    // A scripted run sees the same tools every time: it waits for every server, bounded (docs/design/mcp.md).
     const { messages } = await runtime.mcp.waitForStartup(runtime.settings.mcpStartupTimeoutMs);
     for (const message of messages) process.stderr.write(`gyre: ${message}\n`);
   }

@@ -1,6 +1,7 @@
 import { createAssistantMessage } from "../create-assistant-message.js";
+import type { StreamFunction } from "../event-stream.js";
 import { AssistantMessageEventStream } from "../event-stream.js";
-import type { AssistantMessageEvent, Model, StreamFunction } from "../types.js";
+import type { AssistantMessageEvent, Model } from "../types.js";
 
 /**
  * A `StreamFunction` that loads the real one on its first call (`load`, an `await import()`).

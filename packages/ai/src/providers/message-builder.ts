@@ -50,7 +50,7 @@ export type MessageBuilderOptions = {
 };
 
 /**
- * Builds an assistant message while emitting the matching DESIGN §3 events. Providers call
+ * Builds an assistant message while emitting the matching docs/design/messages-and-events.md#provider-stream-events events. Providers call
  * `text*`/`thinking*`/`toolCall*` as wire data arrives and `finish`/`fail` once; the builder
  * closes any block left open, parses tool arguments and computes cost. Blocks are addressed by
  * a provider-chosen key (wire index, item id…) so interleaved streams work.

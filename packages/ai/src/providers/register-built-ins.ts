@@ -1,4 +1,4 @@
-import { registerApi } from "../api-registry.js";
+import { registerApiIfAbsent } from "../api-registry.js";
 import { createLazyStreamFunction } from "./create-lazy-stream-function.js";
 import { streamFaux } from "./faux/stream.js";
 
@@ -29,11 +29,14 @@ export const streamOpenAIResponses = createLazyStreamFunction(
   async () => (await import("./openai-responses/stream.js")).streamOpenAIResponses,
 );
 
-/** Registers the stream functions of the built-in wire APIs. Called once by the package entry. */
+/**
+ * Registers the stream functions of the built-in wire APIs that have none yet. Called once by the
+ * package entry; a program's own registration, or an earlier copy's, is kept.
+ */
 export function registerBuiltInApis(): void {
-  registerApi("faux", streamFaux);
-  registerApi("anthropic-messages", streamAnthropicMessages);
-  registerApi("google-gemini", streamGoogleGemini);
-  registerApi("openai-completions", streamOpenAICompletions);
-  registerApi("openai-responses", streamOpenAIResponses);
+  registerApiIfAbsent("faux", streamFaux);
+  registerApiIfAbsent("anthropic-messages", streamAnthropicMessages);
+  registerApiIfAbsent("google-gemini", streamGoogleGemini);
+  registerApiIfAbsent("openai-completions", streamOpenAICompletions);
+  registerApiIfAbsent("openai-responses", streamOpenAIResponses);
 }

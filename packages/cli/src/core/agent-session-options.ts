@@ -43,7 +43,7 @@ export type AgentSessionOptions = {
   /** Replaces @gyre/ai `stream` for every model call, summaries included (proxies, tests). */
   streamFn?: StreamFunction;
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
-  /** Workspace checkpoints (DESIGN §10): taken before file-changing runs; `rewind` uses them. */
+  /** Workspace checkpoints (docs/design/rewind.md): taken before file-changing runs; `rewind` uses them. */
   checkpoints?: WorkspaceCheckpoints;
   /** Extensions: their hooks run in the loop and every `SessionEvent` reaches their handlers. */
   extensions?: ExtensionRunner;

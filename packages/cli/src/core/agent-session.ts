@@ -247,7 +247,7 @@ export class AgentSession {
 
   /**
    * Back to before a user message (or to a checkpoint entry): files, conversation or both
-   * (DESIGN §10). Not while running; throws when the session has no checkpoints.
+   * (docs/design/rewind.md). Not while running; throws when the session has no checkpoints.
    */
   async rewind(request: RewindRequest): Promise<RewindResult> {
     this.assertIdle("rewind");

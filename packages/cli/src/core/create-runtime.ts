@@ -370,7 +370,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     ...opened.notices,
     ...(model.warnings ?? []).map((text): RuntimeNotice => ({ level: "problem", text })),
   ];
-  // A problem, not a warning: quiet headless runs must hear it too (DESIGN §8: say so once at start-up).
+  // A problem, not a warning: quiet headless runs must hear it too (docs/design/safety.md: say so once at start-up).
   const unavailable = await sandboxNotice;
   if (unavailable) notices.push({ level: "problem", text: unavailable });
   const invalidDomains = createHostAllowlist(settings.sandbox?.allowedDomains ?? []).invalid;

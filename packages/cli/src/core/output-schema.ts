@@ -1,5 +1,5 @@
 /**
- * `--output-schema <file.json>` (DESIGN §11): the final answer of a print or JSON run must be JSON
+ * `--output-schema <file.json>` (docs/design/delegation.md): the final answer of a print or JSON run must be JSON
  * that matches a JSON Schema. The model is told so up front; an answer that fails is sent back
  * once with the problems, and a second failure fails the run. Validation reuses the agent's
  * tool-argument validator (ajv, loaded on first use).

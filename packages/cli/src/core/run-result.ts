@@ -1,5 +1,5 @@
 /**
- * The summary of one headless request (DESIGN §11): the JSON mode's last line
+ * The summary of one headless request (docs/design/delegation.md): the JSON mode's last line
  * `{"type":"result", reason, turns, usage, cost, durationMs, sessionId, sessionFile, text}`, plus
  * which budget or loop ended it and what each agent of the tree spent. Also what the fleet and
  * `gyre mcp serve` report.

@@ -52,7 +52,7 @@ export type RuntimeConfig = {
   mcp?: { configFiles: readonly string[]; enabled: boolean };
   /** The faux provider's script (tests and demos). */
   fauxScript?: string;
-  /** What bash may touch (DESIGN §8); default: settings, then workspace-write. */
+  /** What bash may touch (docs/design/safety.md); default: settings, then workspace-write. */
   sandbox?: SandboxMode;
   /** Network inside the sandbox. */
   allowNetwork?: boolean;

@@ -18,7 +18,7 @@ export type UserInterface = {
   approve?(request: ApprovalRequest & { signal?: AbortSignal }): Promise<ApprovalAnswer>;
 };
 
-/** A tool call that needs the user's decision (DESIGN §8 `approval_request`). */
+/** A tool call that needs the user's decision (docs/design/safety.md `approval_request`). */
 export type ApprovalRequest = { toolCallId: string; toolName: string; args: Record<string, unknown>; reason: string };
 
 /** The user's decision; `reason` (with a deny) is passed on to the model. */

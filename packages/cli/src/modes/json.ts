@@ -9,7 +9,7 @@ import { describeRunFailure } from "./run-outcome.js";
 
 /**
  * JSON mode: the session header first, then every agent and harness event as one JSON line,
- * written as it happens, and last one `result` line (DESIGN §11). Events carry deltas, not snapshots, so output stays linear in size.
+ * written as it happens, and last one `result` line (docs/design/delegation.md). Events carry deltas, not snapshots, so output stays linear in size.
  * Lines are redacted like session lines (keys held in the environment, `--api-key`, known key
  * shapes): this output is typically piped to a log.
  */

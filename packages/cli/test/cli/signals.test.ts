@@ -70,7 +70,7 @@ describe("signals", () => {
         .slice(1)
         .flatMap((line) => (JSON.parse(line) as { message?: { role: string } }).message?.role ?? []);
       expect(roles.slice(0, 2)).toEqual(["user", "assistant"]);
-      // The run's end checkpoint (DESIGN §10) may follow the result.
+      // The run's end checkpoint (docs/design/rewind.md) may follow the result.
       expect(lines.filter((line) => !line.startsWith('{"type":"checkpoint"')).at(-1)).toContain('"toolResult"');
     },
   );

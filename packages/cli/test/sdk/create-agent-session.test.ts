@@ -50,7 +50,7 @@ describe("createAgentSession", () => {
     expect(session.getLastAssistantText()).toBe("Replaced beta with gamma.");
     expect(stdout).not.toHaveBeenCalled();
     expect(stderr).not.toHaveBeenCalled();
-    // "memory" is the default: no session file; the edit's checkpoint (DESIGN §10) is all the home holds.
+    // "memory" is the default: no session file; the edit's checkpoint (docs/design/rewind.md) is all the home holds.
     expect(await readdir(dirs.home)).toEqual(["checkpoints"]);
   });
 

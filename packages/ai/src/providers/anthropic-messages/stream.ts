@@ -1,15 +1,7 @@
 import { GyreError } from "../../errors.js";
-import type { AssistantMessageEventStream } from "../../event-stream.js";
+import type { AssistantMessageEventStream, StreamFunction } from "../../event-stream.js";
 import { parseJsonData, readSse } from "../../transport/sse.js";
-import type {
-  AssistantMessage,
-  Context,
-  Model,
-  ServerToolResult,
-  StreamFunction,
-  StreamOptions,
-  Usage,
-} from "../../types.js";
+import type { AssistantMessage, Context, Model, ServerToolResult, StreamOptions, Usage } from "../../types.js";
 import { throwIfRetryableStreamError } from "../in-stream-error.js";
 import type { MessageBuilder } from "../message-builder.js";
 import { postProviderRequest } from "../post-provider-request.js";

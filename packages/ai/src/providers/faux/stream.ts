@@ -1,5 +1,6 @@
 import { GyreError } from "../../errors.js";
 import type { AssistantMessageEventStream } from "../../event-stream.js";
+import { processSlot } from "../../process-state.js";
 import { sleep } from "../../transport/http.js";
 import type { Context, Message, Model, StreamOptions } from "../../types.js";
 import { runProvider } from "../run-provider.js";
@@ -54,13 +55,17 @@ type FauxState = { script: FauxScriptItem[]; options: FauxOptions; contexts: Con
  * the key finds the script, but neither the map nor a copy keeps it alive. The FauxModel handle
  * and the model object it returned do; once both are gone the entry is freed.
  */
-const states = new Map<string, WeakRef<FauxState>>();
+const states = processSlot("faux.states", () => new Map<string, WeakRef<FauxState>>());
 const forget = new FinalizationRegistry<string>((key) => {
   if (states.get(key)?.deref() === undefined) states.delete(key);
 });
-/** The strong link from the model object `createFauxModel` returned to its script. */
-const SCRIPT = Symbol("gyre.fauxScript");
-let counter = 0;
+/**
+ * The strong link from the model object `createFauxModel` returned to its script. From the global
+ * symbol registry, like the map above, so every copy of the package finds it.
+ */
+const SCRIPT = Symbol.for("gyre.fauxScript");
+/** Script numbers are one sequence per process: two copies must not both make `faux://script-1`. */
+const counter = processSlot("faux.counter", () => ({ next: 0 }));
 
 /**
  * Creates a deterministic scripted model for tests, demos and users' own tests. Each call to
@@ -68,7 +73,7 @@ let counter = 0;
  * between tokens; usage is estimated at 4 characters per token.
  */
 export function createFauxModel(script: FauxScriptItem[], options: FauxOptions = {}): FauxModel {
-  const key = `faux://script-${++counter}`;
+  const key = `faux://script-${++counter.next}`;
   const state: FauxState = { script: [...script], options, contexts: [] };
   states.set(key, new WeakRef(state));
   forget.register(state, key);
@@ -136,7 +141,7 @@ export function streamFaux(model: Model, context: Context, options: StreamOption
         outputChars += text.length;
       } else {
         hasToolCall = true;
-        const id = block.id ?? `call_${(++counter).toString(36)}_${index}`;
+        const id = block.id ?? `call_${(++counter.next).toString(36)}_${index}`;
         const raw = typeof block.arguments === "string" ? block.arguments : JSON.stringify(block.arguments);
         builder.toolCallStart(key, id, block.name);
         for (let at = 0; at < raw.length; at += size * 4) {

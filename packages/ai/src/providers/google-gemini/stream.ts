@@ -1,7 +1,7 @@
 import { GyreError } from "../../errors.js";
-import type { AssistantMessageEventStream } from "../../event-stream.js";
+import type { AssistantMessageEventStream, StreamFunction } from "../../event-stream.js";
 import { createSseDecoder, parseJsonData, readTextChunks, type SseEvent } from "../../transport/sse.js";
-import type { Context, Model, StreamFunction, StreamOptions } from "../../types.js";
+import type { Context, Model, StreamOptions } from "../../types.js";
 import { postProviderRequest } from "../post-provider-request.js";
 import { runProvider } from "../run-provider.js";
 import { buildGeminiRequest } from "./build-request.js";

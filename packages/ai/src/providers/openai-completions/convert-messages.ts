@@ -4,9 +4,8 @@ import { transformMessages } from "../../transform-messages.js";
 import { stringifyRequest } from "../../transport/request-json.js";
 import type { AssistantMessage, Context, ImageContent, Message, Model, TextContent } from "../../types.js";
 import { convertToolResultText } from "../openai-shared.js";
-import type { ResolvedCompat } from "./request.js";
 import { normalizeCompletionsToolCallId } from "./tool-call-ids.js";
-import type { ChatContentPart, ChatMessage, ChatToolCall } from "./wire.js";
+import type { ChatContentPart, ChatMessage, ChatToolCall, ResolvedCompat } from "./wire.js";
 
 /**
  * Converts a gyre context into Chat Completions messages for `model`: the history is first made

@@ -1,14 +1,8 @@
 import { stringifyRequest } from "../../transport/request-json.js";
-import type { Context, Model, ModelCompat, StreamOptions, Tool } from "../../types.js";
+import type { Context, Model, StreamOptions, Tool } from "../../types.js";
 import { toStrictSchema } from "../strict-schema.js";
 import { cachedMessageJson, convertCompletionsMessages } from "./convert-messages.js";
-import type { ChatRequest, ChatTool } from "./wire.js";
-
-/** `ModelCompat` with every switch decided, plus derived ones the type does not expose. */
-export type ResolvedCompat = Required<ModelCompat> & {
-  /** Send same-model thinking back as `reasoning_content` (servers that stream it). */
-  sendsReasoningContent: boolean;
-};
+import type { ChatRequest, ChatTool, ResolvedCompat } from "./wire.js";
 
 /** Whether `baseUrl` is OpenAI's own API or Azure OpenAI (which share its strictness). */
 export function isOpenAIHost(baseUrl: string): boolean {

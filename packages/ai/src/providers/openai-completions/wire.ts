@@ -3,6 +3,13 @@
  * far as gyre reads or writes them. Every received field is optional: OpenAI-compatible servers
  * omit, null or rename fields freely (see the recorded fixtures).
  */
+import type { ModelCompat } from "../../types.js";
+
+/** `ModelCompat` with every switch decided, plus derived ones the type does not expose. */
+export type ResolvedCompat = Required<ModelCompat> & {
+  /** Send same-model thinking back as `reasoning_content` (servers that stream it). */
+  sendsReasoningContent: boolean;
+};
 
 export type ChatContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
 

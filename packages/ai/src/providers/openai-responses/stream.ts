@@ -1,6 +1,6 @@
-import type { AssistantMessageEventStream } from "../../event-stream.js";
+import type { AssistantMessageEventStream, StreamFunction } from "../../event-stream.js";
 import { parseJsonData, readSse } from "../../transport/sse.js";
-import type { Context, Model, StreamFunction, StreamOptions } from "../../types.js";
+import type { Context, Model, StreamOptions } from "../../types.js";
 import { createOpenAIHeaders } from "../openai-completions/request.js";
 import { collectStrictSchemas } from "../openai-shared.js";
 import { postProviderRequest } from "../post-provider-request.js";

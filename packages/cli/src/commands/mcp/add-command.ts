@@ -1,6 +1,6 @@
 /**
  * `gyre mcp add <name> [--scope user|project] [-e KEY=VALUE]… -- <command> [args…]` and
- * `gyre mcp add --transport http|sse <name> <url> [-H "Name: value"]…` (DESIGN §9).
+ * `gyre mcp add --transport http|sse <name> <url> [-H "Name: value"]…` (docs/design/mcp.md).
  */
 import { projectMcpConfigPath, userMcpConfigPath } from "../../core/mcp/mcp-config.js";
 import { parseCommandWords } from "../usage-error.js";

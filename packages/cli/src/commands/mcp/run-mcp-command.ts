@@ -1,5 +1,5 @@
 /**
- * `gyre mcp <subcommand>`: list, get, add, remove, serve (DESIGN §9). main.ts hands over the words
+ * `gyre mcp <subcommand>`: list, get, add, remove, serve (docs/design/mcp.md). main.ts hands over the words
  * after `mcp`; each subcommand lives in its own file and loads only when asked for.
  */
 import { getGyreHome } from "../../core/config/paths.js";

@@ -1,5 +1,5 @@
 /**
- * `gyre mcp serve [gyre flags…]`: gyre as an MCP server on stdio (DESIGN §9), so another agent
+ * `gyre mcp serve [gyre flags…]`: gyre as an MCP server on stdio (docs/design/mcp.md), so another agent
  * (Claude Code, Codex, a second gyre) can delegate a task. Tools: `gyre` runs a prompt in a folder
  * with budgets and returns the final answer; `gyre_reply` continues that session. Progress
  * notifications carry gyre's events. Flags after `serve` (provider, model, sandbox…) apply to

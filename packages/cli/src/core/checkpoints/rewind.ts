@@ -1,5 +1,5 @@
 /**
- * Rewind (DESIGN §10): back to the state before a chosen user message — its files from the
+ * Rewind (docs/design/rewind.md): back to the state before a chosen user message — its files from the
  * checkpoint that holds them, the conversation by moving the session's leaf — or to a checkpoint
  * entry itself (how a rewind is undone). The state a rewind replaces is recorded first as a
  * "rewind" checkpoint. Files changed outside gyre since the checkpoint are conflicts: kept unless

@@ -1,5 +1,5 @@
 /**
- * Checkpoints (DESIGN §10): snapshots of the workspace in a shadow git repository, so that what a
+ * Checkpoints (docs/design/rewind.md): snapshots of the workspace in a shadow git repository, so that what a
  * turn changed can be put back. Every type here is plain JSON.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The `sandbox` and `permissions` settings blocks (DESIGN §8) as schemas. Both are closed: a typo
+ * The `sandbox` and `permissions` settings blocks (docs/design/safety.md) as schemas. Both are closed: a typo
  * there is an error at start-up, never a silently weaker sandbox (elsewhere unknown keys only warn).
  */
 import { type Static, Type } from "@sinclair/typebox";

@@ -65,7 +65,7 @@ describe("settings.json checked against its schema", () => {
     ]);
   });
 
-  it("accepts the DESIGN §8 sandbox and permissions example without warnings", async () => {
+  it("accepts the docs/design/safety.md sandbox and permissions example without warnings", async () => {
     await settingsFile({
       sandbox: {
         mode: "workspace-write",

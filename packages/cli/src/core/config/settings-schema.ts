@@ -63,15 +63,15 @@ export const settingsSchema = Type.Object({
   maxToolArgumentBytes: byteCap(),
   /** A model stream that sends nothing for this long fails (default 120000). */
   idleTimeoutMs: timerMs(),
-  /** What bash commands may touch (DESIGN §8). */
+  /** What bash commands may touch (docs/design/safety.md). */
   sandbox: Type.Optional(sandboxSettingsSchema),
-  /** allow / ask / deny rules for tool calls (DESIGN §8). */
+  /** allow / ask / deny rules for tool calls (docs/design/safety.md). */
   permissions: Type.Optional(permissionSettingsSchema),
   /** How long headless runs wait for MCP servers to connect (default 10000). */
   mcpStartupTimeoutMs: timerMs(),
   /** Let the model search the web with the provider's server-side tool (as `--web-search`). */
   webSearch: Type.Optional(Type.Boolean()),
-  /** Size caps of rewind's workspace snapshots, in bytes (DESIGN §10); closed: a typo would keep a default cap. */
+  /** Size caps of rewind's workspace snapshots, in bytes (docs/design/rewind.md); closed: a typo would keep a default cap. */
   checkpoints: Type.Optional(
     Type.Object(
       { maxFileBytes: byteCap(), maxSnapshotBytes: byteCap(), maxRepositoryBytes: byteCap() },

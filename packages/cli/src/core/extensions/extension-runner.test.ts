@@ -54,7 +54,7 @@ describe("ExtensionRunner", () => {
     expect(verdict?.reason).toContain("/a.ts rewrote the echo arguments into invalid ones: /count: must be number");
   });
 
-  it("blocks the call when a tool_call gate throws, rejects or hangs (fails closed, audit F3)", async () => {
+  it("blocks the call when a tool_call gate throws, rejects or hangs (fails closed, docs/design/safety.md#approvals)", async () => {
     for (const gate of [
       () => {
         throw new Error("gate broke");

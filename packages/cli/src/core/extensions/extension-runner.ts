@@ -189,7 +189,7 @@ export class ExtensionRunner {
         args: structuredClone(args ?? input.args),
       };
       const outcome = await this.invoke(extension, "tool_call", (context) => handler(event, context));
-      // A gate that cannot answer blocks (audit F3): letting the call through would fail open.
+      // A gate that cannot answer blocks (docs/design/safety.md#approvals): letting the call through would fail open.
       if (!outcome.ok) {
         return {
           block: true,

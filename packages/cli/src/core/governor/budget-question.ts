@@ -1,5 +1,5 @@
 /**
- * The interactive pause at a reached budget (DESIGN §11): instead of ending the run, gyre asks
+ * The interactive pause at a reached budget (docs/design/delegation.md): instead of ending the run, gyre asks
  * the user whether to raise the limit (to double, or by an amount typed) or stop. Headless modes
  * never ask: their run ends with reason `budget`.
  */

@@ -1,5 +1,5 @@
 /**
- * The governor of a session (DESIGN §11): one budget for the whole tree of agents (the main agent
+ * The governor of a session (docs/design/delegation.md): one budget for the whole tree of agents (the main agent
  * and every subagent charge the same `TreeBudget`) and the loop detector. The session feeds it
  * the main agent's events; it answers with what to do: tell the model about a loop (a steering
  * message), end the run after this turn (`shouldStopAfterTurn`), and why the run ended.

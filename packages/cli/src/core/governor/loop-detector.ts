@@ -1,5 +1,5 @@
 /**
- * The convergence check of the governor (DESIGN §11): watches each completed turn for the patterns
+ * The convergence check of the governor (docs/design/delegation.md): watches each completed turn for the patterns
  * of a run that has stopped making progress, and says first "warn" (the session tells the model
  * which pattern it is in) and, if the same pattern goes on after that, "stop" (the run ends with
  * reason `loop`).

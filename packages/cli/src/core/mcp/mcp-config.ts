@@ -1,5 +1,5 @@
 /**
- * Reading MCP server configurations (DESIGN §9): `$GYRE_HOME/mcp.json`, the project's `.mcp.json`
+ * Reading MCP server configurations (docs/design/mcp.md): `$GYRE_HOME/mcp.json`, the project's `.mcp.json`
  * (only when the project is trusted) and `--mcp-config <file>` files, in that order, a later one
  * replacing an earlier server of the same name. The format is Claude Code's, so a user's existing
  * `.mcp.json` works unchanged. No SDK import: this runs on every start-up that has servers.

@@ -1,6 +1,6 @@
 /**
  * An MCP server's tool as a gyre AgentTool named `mcp__<server>__<tool>` (the name permission
- * rules use, DESIGN §8/§9). The server's JSON Schema is passed through, normalised only where
+ * rules use, docs/design/safety.md, docs/design/mcp.md). The server's JSON Schema is passed through, normalised only where
  * providers or the validator need it; the result is converted and capped; a server's `isError`,
  * a JSON-RPC error or a timeout becomes an error result the model can act on.
  */

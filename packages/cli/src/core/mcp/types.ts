@@ -1,5 +1,5 @@
 /**
- * The spine of gyre's MCP client (DESIGN §9): server configurations as read from `.mcp.json`
+ * The spine of gyre's MCP client (docs/design/mcp.md): server configurations as read from `.mcp.json`
  * files (the format Claude Code reads) and the state of a connection as the UI and
  * `gyre mcp list` show it. Plain JSON only; nothing here imports the MCP SDK.
  */

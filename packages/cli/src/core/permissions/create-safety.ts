@@ -1,5 +1,5 @@
 /**
- * Puts the safety pieces together for a run (DESIGN §8): the bash sandbox from `--sandbox`,
+ * Puts the safety pieces together for a run (docs/design/safety.md): the bash sandbox from `--sandbox`,
  * `--allow-network` and the `sandbox` settings; the permission rules; and the approval gate with
  * the right way to ask for the mode. Plan mode switches both the gate and the sandbox.
  */

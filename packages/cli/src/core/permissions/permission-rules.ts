@@ -1,5 +1,5 @@
 /**
- * Permission rules (DESIGN §8): `tool(pattern)` or a bare tool name, in `allow`, `ask` and `deny`
+ * Permission rules (docs/design/safety.md): `tool(pattern)` or a bare tool name, in `allow`, `ask` and `deny`
  * lists. `deny` beats `ask` beats `allow`. A bash rule is matched against each simple command of a
  * compound command, and the command is allowed only if every part is; file rules match the
  * canonical path.

@@ -1,5 +1,5 @@
 /**
- * What plan mode takes away from the model (DESIGN §8): the tools that change files or the world
+ * What plan mode takes away from the model (docs/design/safety.md): the tools that change files or the world
  * are not offered at all, and the system prompt says it is planning. Bash stays, in a read-only
  * sandbox; MCP tools stay only when their server marks them read-only.
  */

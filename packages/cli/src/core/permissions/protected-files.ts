@@ -1,5 +1,5 @@
 /**
- * Files the model may not write with the file tools without approval (audit F2): what runs code
+ * Files the model may not write with the file tools without approval (docs/design/safety.md#protected-paths): what runs code
  * or changes gyre's own behaviour later (.git/, .gyre/, $GYRE_HOME, shell rc files, .mcp.json,
  * ~/.ssh). Checked on the canonical path, so a symlink or a missing parent does not help.
  */

@@ -1,5 +1,5 @@
 /**
- * The sandbox contract (DESIGN §8): what a bash command may touch. Plain JSON throughout so the
+ * The sandbox contract (docs/design/safety.md): what a bash command may touch. Plain JSON throughout so the
  * level can go into the JSON header and RPC state.
  */
 

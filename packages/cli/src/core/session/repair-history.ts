@@ -1,6 +1,6 @@
 /**
  * History repair before the next model call: every tool call must have exactly one result
- * (DESIGN §2). A call whose result was never recorded (crash or kill mid-tool) gets a synthetic
+ * (docs/design/messages-and-events.md#messages). A call whose result was never recorded (crash or kill mid-tool) gets a synthetic
  * error result that says so (by `ensureToolResults` of @gyre/ai, the rule's one home); the call
  * itself is never re-run.
  */

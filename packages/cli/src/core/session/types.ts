@@ -1,5 +1,5 @@
 /**
- * The session file format, version 1 (DESIGN §6): one header line, then one entry per line.
+ * The session file format, version 1 (docs/design/sessions-on-disk.md): one header line, then one entry per line.
  * Entries form a tree by `id`/`parentId`; every type here is plain JSON.
  */
 
@@ -76,7 +76,7 @@ export type CustomEntry = EntryBase & { type: "custom"; customType: string; data
 export type CheckpointReason = "turn" | "turn_end" | "rewind";
 
 /**
- * A snapshot of the workspace in its shadow repository (DESIGN §10). "turn": before the first
+ * A snapshot of the workspace in its shadow repository (docs/design/rewind.md). "turn": before the first
  * file-changing tool of a run; "turn_end": when that run ended; "rewind": the state a rewind
  * replaced, so the rewind can be undone.
  */

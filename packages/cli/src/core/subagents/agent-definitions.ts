@@ -1,5 +1,5 @@
 /**
- * Subagent definitions (DESIGN §11): Markdown files with front-matter (`name`, `description`,
+ * Subagent definitions (docs/design/delegation.md): Markdown files with front-matter (`name`, `description`,
  * `tools`, `model`, `thinking`) whose body is the subagent's system prompt, from
  * `$GYRE_HOME/agents/` and, in a trusted project, `.gyre/agents/` (the project's override the
  * user's of the same name). Two built-ins: `general` and `explore` (read-only tools).

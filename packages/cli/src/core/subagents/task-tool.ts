@@ -1,5 +1,5 @@
 /**
- * The task tool (DESIGN §11): the model hands a self-contained task to a subagent and gets its
+ * The task tool (docs/design/delegation.md): the model hands a self-contained task to a subagent and gets its
  * final answer back as the tool result, with a one-line account of what it did and cost.
  * Several task calls of one turn run in parallel up to `maxParallel`; depth and the number of
  * spawns per tree are capped; the tree's budget covers every subagent.
@@ -47,7 +47,7 @@ export type SubagentTree = {
   limits: { maxDepth: number; maxSpawns: number; maxParallel: number };
 };
 
-/** A subagent's event as the wire modes send it (DESIGN §11). */
+/** A subagent's event as the wire modes send it (docs/design/delegation.md). */
 export type SubagentEvent = { parentToolCallId: string; agent: string; event: AgentEvent };
 
 export type TaskToolOptions = {

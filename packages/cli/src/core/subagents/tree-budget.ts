@@ -1,5 +1,5 @@
 /**
- * One budget for a whole tree of agents (DESIGN §11): every model call of the parent and of each
+ * One budget for a whole tree of agents (docs/design/delegation.md): every model call of the parent and of each
  * subagent is charged here, so `--max-cost` and the others bound what the tree spends together,
  * with a breakdown per agent for `/cost`, `get_session_stats` and the JSON `result` line.
  * Limits can be raised while running (interactive mode pauses and asks).

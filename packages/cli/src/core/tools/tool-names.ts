@@ -4,7 +4,7 @@ export const CODING_TOOL_NAMES = ["read", "write", "edit", "bash", "ls", "grep",
 /** Names of the built-in coding tools. */
 export type CodingToolName = (typeof CODING_TOOL_NAMES)[number];
 
-/** The coding tools enabled when the user names none (DESIGN §5); `DEFAULT_HARNESS_TOOL_NAMES` join them. */
+/** The coding tools enabled when the user names none (docs/design/layers.md); `DEFAULT_HARNESS_TOOL_NAMES` join them. */
 export const DEFAULT_TOOL_NAMES: readonly CodingToolName[] = ["read", "write", "edit", "bash"];
 
 /** One line per tool for the default system prompt. */

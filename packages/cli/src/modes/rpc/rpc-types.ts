@@ -1,5 +1,5 @@
 /**
- * The RPC wire (DESIGN §5): JSONL commands on stdin; one `response` per command (with its `id`)
+ * The RPC wire (docs/design/layers.md): JSONL commands on stdin; one `response` per command (with its `id`)
  * and every event on stdout. Plain JSON only.
  */
 import { THINKING_LEVELS } from "@gyre/ai";
@@ -55,7 +55,7 @@ export const rpcCommandSchemas = {
     value: Type.Optional(Type.Unknown()),
     cancelled: Type.Optional(Type.Boolean()),
   }),
-  /** DESIGN §8: answers the `approval_request` with this `id`; `reason` (with deny) reaches the model. */
+  /** docs/design/safety.md: answers the `approval_request` with this `id`; `reason` (with deny) reaches the model. */
   approval_response: Type.Object({
     id: Type.String(),
     type: Type.Literal("approval_response"),
@@ -103,7 +103,7 @@ export type RpcUiNotice =
   | { type: "notify"; message: string; level: "info" | "warning" | "error" }
   | { type: "status"; key: string; text: string | null };
 
-/** DESIGN §8: a tool call waiting for the client's decision; answer with `approval_response` and this `id`. */
+/** docs/design/safety.md: a tool call waiting for the client's decision; answer with `approval_response` and this `id`. */
 export type RpcApprovalRequest = { type: "approval_request"; id: string } & ApprovalRequest;
 
 /**

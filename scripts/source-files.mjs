@@ -1,0 +1,34 @@
+// The repository's own source files (TypeScript and JavaScript under packages/*/src,
+// packages/*/test, scripts and bench), for the checks and scripts that read them all.
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+
+const skipped = new Set(["node_modules", "dist", ".cache", "results", "fixtures"]);
+
+async function* walk(dir) {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!skipped.has(entry.name) && !entry.name.startsWith(".gyre-test-")) yield* walk(path);
+    } else if (/\.(ts|mts|js|mjs)$/.test(entry.name)) yield path;
+  }
+}
+
+/** Absolute paths of the source files under `root`, in a stable order. */
+export async function sourceFiles(root) {
+  const files = [];
+  const packages = await readdir(join(root, "packages"));
+  const dirs = [
+    ...packages.flatMap((name) => ["src", "test"].map((sub) => join(root, "packages", name, sub))),
+    join(root, "scripts"),
+    join(root, "bench"),
+  ];
+  for (const dir of dirs) for await (const file of walk(dir)) files.push(file);
+  return files.sort();
+}
