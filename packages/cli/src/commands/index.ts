@@ -4,17 +4,9 @@
  * runs, so start-up loads none of them. `main.ts` dispatches through `runSubcommand`; a first word
  * that is no row here is the start of a prompt.
  */
-import type { Readable, Writable } from "node:stream";
+import type { CommandIo } from "./command-io.js";
 
-/** What a subcommand may use: the folder, the environment, gyre's home and the standard streams. */
-export type CommandIo = {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  gyreHome: string;
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-};
+export type { CommandIo } from "./command-io.js";
 
 /** A subcommand's module: its usage (what `gyre <name> --help` prints) and its run (the exit code). */
 export type CommandModule = { usage: string; run(args: string[], io: CommandIo): Promise<number> };

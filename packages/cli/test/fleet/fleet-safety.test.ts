@@ -1,5 +1,5 @@
 /**
- * A fleet job may only narrow its worker's policy (audit F2–F5), against a real redis-server, real
+ * A fleet job may only narrow its worker's policy (docs/design/safety.md#protected-paths–F5), against a real redis-server, real
  * workers and real bubblewrap: a job's check cannot read the worker's key, nothing in Redis holds
  * it, jobs work only under the worker's allowed roots, poisoned payloads fail once with a sentence,
  * and a job whose data Redis lost is reported with its session file.

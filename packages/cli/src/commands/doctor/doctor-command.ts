@@ -7,7 +7,7 @@
  */
 import { getSessionsDir } from "../../core/config/paths.js";
 import { findNewestSession, resolveSessionArgument } from "../../core/session/session-store.js";
-import type { CommandIo } from "../index.js";
+import type { CommandIo } from "../command-io.js";
 import { parseCommandWords } from "../usage-error.js";
 import {
   checkGit,

@@ -43,6 +43,40 @@ export type GrepToolOptions = {
   readDenied?: () => Promise<ReadDenyFilter | undefined>;
 };
 
+/** The lines under a grep result that say what was left out and how to get it. */
+function searchNotices(found: {
+  run: { stopped: boolean; exitCode: number | null; stderr: string };
+  limit: number;
+  truncated: boolean;
+  linesCut: boolean;
+  files: { kind: string; unsearchable?: number };
+  hidden: number;
+}): string[] {
+  const { run, limit, linesCut, files, hidden } = found;
+  const notices: string[] = [];
+  if (run.stopped)
+    notices.push(`[stopped at ${limit} matches; pass a larger limit or narrow the pattern, path or glob]`);
+  if (found.truncated) notices.push(`[output cut at ${formatSize(DEFAULT_MAX_BYTES)}; narrow the search]`);
+  if (linesCut) notices.push(`[lines longer than ${MAX_LINE_CHARS} characters were cut; use read to see them whole]`);
+  if (files.kind === "list" && (files.unsearchable ?? 0) > 0)
+    notices.push(
+      `[${files.unsearchable} matching file(s) with non-UTF-8 names were not searched; grep each by its path or drop the glob]`,
+    );
+  if (hidden > 0) notices.push(`[${DENIED_NOTICE}]`);
+  if (run.exitCode === 2) notices.push(`[some files could not be searched: ${run.stderr.split("\n")[0]}]`);
+  return notices;
+}
+
+/** rg's flags for a search: records as `path\0line:text`, long lines previewed, the call's options. */
+function ripgrepFlags(args: { ignoreCase?: boolean; literal?: boolean; context?: number }): string[] {
+  const flags = ["--no-heading", "--with-filename", "--line-number", "--null", "--color=never", ...COMMON_RG_ARGS];
+  flags.push("--max-columns=2000", "--max-columns-preview");
+  if (args.ignoreCase === true) flags.push("--ignore-case");
+  if (args.literal === true) flags.push("--fixed-strings");
+  if (args.context !== undefined && args.context > 0) flags.push("--context", String(args.context));
+  return flags;
+}
+
 /** Creates the grep tool. The pattern and globs are passed to rg as data, never as options. */
 export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepParameters, GrepToolDetails> {
   const { fs, policy } = resolveFileAccess(options);
@@ -63,11 +97,7 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
       const denied = await options.readDenied?.();
       let hidden = 0;
       const limit = args.limit ?? defaultLimit;
-      const rgArgs = ["--no-heading", "--with-filename", "--line-number", "--null", "--color=never", ...COMMON_RG_ARGS];
-      rgArgs.push("--max-columns=2000", "--max-columns-preview");
-      if (args.ignoreCase === true) rgArgs.push("--ignore-case");
-      if (args.literal === true) rgArgs.push("--fixed-strings");
-      if (args.context !== undefined && args.context > 0) rgArgs.push("--context", String(args.context));
+      const rgArgs = ripgrepFlags(args);
       const files = await selectFiles(args.glob, target.argument, { rgPath: rg, cwd: target.cwd, signal });
       if (files.kind === "type") rgArgs.push("--type-add", `gyre:${files.glob}`, "--type", "gyre");
       rgArgs.push("-e", args.pattern, "--", ...(files.kind === "list" ? files.paths : [target.argument]));
@@ -128,18 +158,7 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
         maxLines: Number.POSITIVE_INFINITY,
         maxBytes: DEFAULT_MAX_BYTES,
       });
-      const notices: string[] = [];
-      if (run.stopped)
-        notices.push(`[stopped at ${limit} matches; pass a larger limit or narrow the pattern, path or glob]`);
-      if (truncation.truncated) notices.push(`[output cut at ${formatSize(DEFAULT_MAX_BYTES)}; narrow the search]`);
-      if (linesCut)
-        notices.push(`[lines longer than ${MAX_LINE_CHARS} characters were cut; use read to see them whole]`);
-      if (files.kind === "list" && files.unsearchable > 0)
-        notices.push(
-          `[${files.unsearchable} matching file(s) with non-UTF-8 names were not searched; grep each by its path or drop the glob]`,
-        );
-      if (hidden > 0) notices.push(`[${DENIED_NOTICE}]`);
-      if (run.exitCode === 2) notices.push(`[some files could not be searched: ${run.stderr.split("\n")[0]}]`);
+      const notices = searchNotices({ run, limit, truncated: truncation.truncated, linesCut, files, hidden });
       const text = notices.length > 0 ? `${truncation.text}\n\n${notices.join("\n")}` : truncation.text;
       return {
         content: [{ type: "text", text }],
