@@ -182,7 +182,6 @@ async function main(argv: string[]): Promise<number> {
     return code;
   } finally {
     await session.dispose();
-    await runtime.mcp?.close();
   }
 }
 
@@ -211,7 +210,7 @@ async function runRewind(runtime: Runtime, args: CliArgs, entryId: string): Prom
   const { runRewindMode } = await import("./modes/rewind-mode.js");
   const options = { entryId, restore: args.restore ?? "both", force: args.force };
   try {
-    return await runRewindMode(runtime, { ...options, stdout: process.stdout, stderr: process.stderr });
+    return await runRewindMode(runtime.session, { ...options, stdout: process.stdout, stderr: process.stderr });
   } finally {
     await runtime.session.dispose();
   }
@@ -305,30 +304,24 @@ async function runMode(
         stderr: process.stderr,
         redact: createRedactor({ env: process.env, secrets: args.apiKey ? [args.apiKey] : [] }),
         ...(options.outputSchema ? { outputSchema: options.outputSchema } : {}),
-        describeSandbox: () => runtime.safety.describeSandbox(),
+        describeSandbox: () => session.describeSandbox(),
       });
     case "rpc":
       return await (await import("./modes/rpc/rpc-mode.js")).runRpcMode({
         session,
-        cwd: runtime.cwd,
-        sessionsDir: getSessionsDir(runtime.gyreHome),
         env: process.env,
         stdin: process.stdin,
         stdout: process.stdout,
-        checkpoints: runtime.checkpoints,
-        models: runtime.models,
         ...(options.modelScope ? { modelScope: options.modelScope } : {}),
         ...(rpcUi ? { ui: rpcUi } : {}),
-        safety: runtime.safety,
       });
     case "interactive":
       // Loaded only here so the TUI stays off the print/json/rpc start-up path.
-      return await (await import("./modes/interactive/interactive-mode.js")).runInteractiveMode(runtime, {
+      return await (await import("./modes/interactive/interactive-mode.js")).runInteractiveMode(session, {
         initialPrompt: prompt,
         resume: args.resume,
         ...(args.models ? { models: args.models } : {}),
         version,
-        extensions: runtime.extensions?.extensions.map((extension) => extension.path) ?? [],
         ...(deferredUi ? { onUserInterface: deferredUi.attach } : {}),
       });
     default: {
@@ -383,10 +376,7 @@ function installSignalHandlers(runtime: Runtime): void {
     if (signalExitCode !== undefined) process.exit(signalExitCode);
     signalExitCode = signalExitCodes[signal] ?? 143;
     process.stderr.write(`gyre: ${signal} received; stopping the run and saving the session.\n`);
-    void runtime.session
-      .dispose()
-      .then(() => runtime.mcp?.close())
-      .finally(() => exitAfterOutput(signalExitCode ?? 1));
+    void runtime.session.dispose().finally(() => exitAfterOutput(signalExitCode ?? 1));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -28,7 +28,7 @@ import { attachMcpTools, createMcpPromptExpander, startMcp, withOptionalMentions
 import { openSessionStore } from "./open-session.js";
 import { installSettingsPackages } from "./packages/startup-install.js";
 import { createSafety, type Safety } from "./permissions/create-safety.js";
-import { isWithheldInPlanMode, PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
+import { isWithheldInPlanMode } from "./permissions/plan-mode.js";
 import { reloadRuntime } from "./reload-runtime.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { createHostAllowlist } from "./sandbox/host-allowlist.js";
@@ -304,6 +304,9 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     workspace: io.cwd,
     ...(settings.checkpoints ? { limits: settings.checkpoints } : {}),
   });
+  // The session's info holds this array: the notices gathered below are added to it in place.
+  const notices: RuntimeNotice[] = [];
+  const runtimeNotices = notices;
   session = new AgentSession({
     checkpoints,
     model: model.model,
@@ -338,6 +341,31 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     },
     // `!cmd` from the editor: the bash tool's sandbox and environment, whichever tools are on.
     userShell: createUserShell({ cwd: io.cwd, env: io.env, sandbox: safety.sandbox }),
+    safety,
+    ...(mcp.manager ? { mcp: mcp.manager } : {}),
+    todos: harness.todos,
+    reload: () => reload(),
+    ...(io.ui?.answerApproval ? { answerApproval: io.ui.answerApproval.bind(io.ui) } : {}),
+    info: {
+      cwd: io.cwd,
+      gyreHome: home,
+      sessionsDir,
+      trusted: project.trusted,
+      contextFiles: project.contextFiles.map((file) => file.path),
+      notices: runtimeNotices,
+      settings,
+      skills: resources.skills,
+      templates: resources.templates,
+      themeFiles: resources.themeFiles,
+      startupModel: model.model,
+      models,
+      extensionPaths: extensions?.extensions.map((extension) => extension.path) ?? [],
+    },
+    // In order of creation; dispose closes them last first.
+    owned: [
+      ...(mcp.manager ? [{ name: "the MCP servers", close: () => mcp.manager?.close() }] : []),
+      { name: "the bash sandbox", close: () => safety.sandbox.dispose() },
+    ],
     resolveInput: withOptionalMentions(
       createInputResolver({
         ...(extensions ? { extensions } : {}),
@@ -348,28 +376,18 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       mcp.manager,
     ),
   });
-  // Plan mode withholds tools and adds its note through the session, so switching it works mid-session.
-  const current = session;
-  const applyMode = () =>
-    current.setRestriction(safety.permissionMode() === "plan" ? PLAN_MODE_RESTRICTION : undefined);
-  safety.onModeChange(applyMode);
-  applyMode();
-  // Another session opened (/resume, /new, /tree): its own todo list, not the last one's.
-  current.subscribe((event) => {
-    if (event.type === "session_changed") harness.todos.set(restoreTodos(current.messages, current.entries()));
-  });
   if (mcp.manager) {
     attachMcpTools(session, tools, mcp.manager);
     reportMcp = (text, level = "warning") => session.notice("mcp", text, level);
   }
   const { sessionId, sessionFile } = session.state;
   await extensions?.emit({ type: "session_start", sessionId, sessionFile, cwd: io.cwd });
-  const notices = [
+  notices.push(
     ...base.notices,
     ...harness.notices,
     ...opened.notices,
     ...(model.warnings ?? []).map((text): RuntimeNotice => ({ level: "problem", text })),
-  ];
+  );
   // A problem, not a warning: quiet headless runs must hear it too (DESIGN §8: say so once at start-up).
   const unavailable = await sandboxNotice;
   if (unavailable) notices.push({ level: "problem", text: unavailable });
@@ -380,6 +398,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       text: `sandbox.allowedDomains entries that are not host names are ignored: ${invalidDomains.join("; ")}.`,
     });
   }
+  notices.push(...thinkingNotices, ...mcpNotices);
   const reload = () =>
     reloadRuntime({
       session,
@@ -415,7 +434,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     settings,
     trusted: project.trusted,
     contextFiles: project.contextFiles.map((file) => file.path),
-    notices: [...notices, ...thinkingNotices, ...mcpNotices],
+    notices,
     extensions,
     skills: resources.skills,
     templates: resources.templates,
