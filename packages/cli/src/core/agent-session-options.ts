@@ -66,6 +66,10 @@ export type AgentSessionOptions = {
   safety?: Safety;
   /** The MCP servers the session started (statuses, resources); closed by `dispose`. */
   mcp?: McpManager;
+  /** The first prompt waits (bounded) for the MCP servers, as headless runs do; failures become notices. */
+  waitForMcp?: boolean;
+  /** How long `waitForMcp` waits at most (default: the MCP manager's start-up timeout). */
+  mcpStartupTimeoutMs?: number;
   /** The todo list the todo tool writes. */
   todos?: TodoStore;
   /** `reload`: settings, skills, templates, context files and extensions read again; one line per change. */

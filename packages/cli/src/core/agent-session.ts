@@ -14,6 +14,7 @@ import type { McpResourceCatalog } from "./mcp/mcp-resource-catalog.js";
 import type { McpServerStatus } from "./mcp/types.js";
 import type { PermissionMode } from "./permissions/create-safety.js";
 import { PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
+import { QueuedMessages } from "./queued-messages.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
 import {
@@ -57,9 +58,6 @@ export type { SessionSnapshot } from "./session-snapshot.js";
 /** What `setRestriction` takes: which tools the model is not offered, and a system prompt note. */
 export type { SessionRestriction } from "./session-toolset.js";
 
-/** A message in the agent's queue, with the order it was sent in. */
-type Queued = QueuedMessage & { order: number };
-
 /** How `submit` reports on an op: `onQueued` is called when it waits for its turn (not when it runs at once). */
 export type SubmitOptions = { onQueued?: () => void };
 
@@ -81,10 +79,8 @@ export class AgentSession {
   private lastEndReason: SessionEndReason | undefined;
   private budgetReason: string | undefined;
   private loopReason: string | undefined;
-  /** Messages handed to the agent's queues and not yet delivered, from whoever queued them, in delivery order. */
-  private queued: { steer: Queued[]; follow_up: Queued[] } = { steer: [], follow_up: [] };
-  /** Counts queued messages, so `takeQueued` gives them back in the order they were sent. */
-  private queuedCount = 0;
+  /** Messages handed to the agent's queues and not yet delivered, from whoever queued them. */
+  private readonly queued = new QueuedMessages();
   /** Ops that arrived while busy (`queue`, or `reject` while the run is being written away), in order. */
   private readonly waiting = new SessionOpQueue(() => this.emitQueue());
   /** The run has given its final answer; what is left is writing it away (or delivering what was queued). */
@@ -96,6 +92,7 @@ export class AgentSession {
   private controller: AbortController | undefined;
   private active: Promise<unknown> | undefined;
   private disposed: Promise<void> | undefined;
+  private mcpStartup: Promise<string[]> | undefined;
   /** Set when the last turn stopped the run so that it can compact before its next model call. */
   private compactBeforeNextTurn = false;
   /** Tools and system prompt, minus what plan mode withholds; `/reload` rebuilds them. */
@@ -292,6 +289,9 @@ export class AgentSession {
   }
 
   private async runPrompt(input: string, images: ImageContent[], signal: AbortSignal): Promise<SessionRunResult> {
+    // A scripted run sees the same tools every time: the first prompt waits for the servers.
+    if (this.options.waitForMcp && !this.mcpStartup)
+      for (const message of await this.waitForMcp()) this.events.notice("mcp", message);
     this.options.governor?.startRequest();
     const resolved = this.options.resolveInput
       ? await this.options.resolveInput(input)
@@ -331,7 +331,7 @@ export class AgentSession {
   /** Every queued message goes through here, whoever sent it: its text is known for `before_agent_start`. */
   private queueMessage(kind: "steer" | "follow_up", message: string | AgentMessage, source: QueuedMessage["source"]) {
     const text = typeof message === "string" ? message : messageText(message);
-    this.queued[kind].push({ text, source, order: this.queuedCount++ });
+    this.queued.add(kind, text, source);
     if (kind === "steer") this.agent.steer(message);
     else this.agent.followUp(message);
     this.emitQueue();
@@ -340,14 +340,10 @@ export class AgentSession {
   /** Removes and returns the user's queued, not yet delivered texts (Esc puts them back in the editor). */
   takeQueued(): string[] {
     this.agent.clearQueues();
-    const texts = [...this.queued.steer, ...this.queued.follow_up]
-      .filter((item) => item.source === "user")
-      .sort((a, b) => a.order - b.order)
-      .map((item) => item.text);
+    const texts = this.queued.takeAll();
     const prompts = this.waiting
       .dropAll("Dropped: the run was stopped.")
       .flatMap((op) => (op.type === "prompt" ? [op.text] : []));
-    this.queued = { steer: [], follow_up: [] };
     this.emitQueue();
     return [...texts, ...prompts];
   }
@@ -491,6 +487,18 @@ export class AgentSession {
     return this.options.mcp?.statuses() ?? [];
   }
 
+  /**
+   * Waits, once and bounded, until every configured MCP server connected or failed; servers still
+   * connecting then are left out. Resolves with one sentence per problem (empty without servers).
+   */
+  waitForMcp(): Promise<string[]> {
+    const mcp = this.options.mcp;
+    this.mcpStartup ??= mcp
+      ? mcp.waitForStartup(this.options.mcpStartupTimeoutMs).then((startup) => startup.messages)
+      : Promise.resolve([]);
+    return this.mcpStartup;
+  }
+
   /** The MCP servers' resources for `@server:` completion; undefined without servers. */
   get mcpResources(): McpResourceCatalog | undefined {
     return this.options.mcp?.resources;
@@ -627,8 +635,7 @@ export class AgentSession {
   private emitQueue(): void {
     this.events.emit({
       type: "queue_update",
-      steering: this.queued.steer.map(({ text, source }) => ({ text, source })),
-      followUp: this.queued.follow_up.map(({ text, source }) => ({ text, source })),
+      ...this.queued.lists(),
       waiting: this.waiting.labels(),
     });
   }
@@ -640,7 +647,7 @@ export class AgentSession {
   private get windingDown(): boolean {
     if (!this.busy) return false;
     if (!this.agent.state.isRunning) return true;
-    return this.answered && this.queued.steer.length === 0 && this.queued.follow_up.length === 0;
+    return this.answered && this.queued.empty;
   }
 
   /** One run through the prompt path: threshold compaction, `before_agent_start`, the run, one overflow retry. */
@@ -692,8 +699,7 @@ export class AgentSession {
     const stopped = () => result.reason === "budget" || this.options.governor?.shouldStop() === true;
     while (this.agent.hasQueuedMessages() && !signal.aborted && !stopped()) {
       // The agent delivers steering first: the hook is told the text that is delivered next.
-      const next = this.queued.steer[0] ?? this.queued.follow_up[0];
-      result = await this.runOnce(next?.text ?? "", [], signal, () => this.agent.continue());
+      result = await this.runOnce(this.queued.next()?.text ?? "", [], signal, () => this.agent.continue());
     }
     return result;
   }
@@ -760,7 +766,12 @@ export class AgentSession {
       this.answered = false;
     }
     if (event.type === "budget_reached") this.budgetReason = event.reason;
-    if (event.type === "message_start" && event.message.role !== "assistant") this.markDelivered(event.message);
+    if (
+      event.type === "message_start" &&
+      event.message.role !== "assistant" &&
+      this.queued.delivered(messageText(event.message))
+    )
+      this.emitQueue();
     if (event.type === "message_end") {
       if (event.message.role === "assistant") this.answered = isFinalAnswer(event.message);
       this.store.appendMessage(event.message);
@@ -772,18 +783,6 @@ export class AgentSession {
     }
     if (event.type === "turn_end" || event.type === "agent_end") return this.flush();
     return undefined;
-  }
-
-  /** A queued message has reached the conversation: it no longer waits. */
-  private markDelivered(message: AgentMessage): void {
-    const text = messageText(message);
-    for (const kind of ["steer", "follow_up"] as const) {
-      const index = this.queued[kind].findIndex((item) => item.text === text);
-      if (index < 0) continue;
-      this.queued[kind].splice(index, 1);
-      this.emitQueue();
-      return;
-    }
   }
 
   private get sessionsDir(): string | undefined {

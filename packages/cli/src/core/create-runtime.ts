@@ -76,6 +76,8 @@ export type RuntimeIo = {
    * runtime's own, so two runtimes in one process never see each other's custom providers.
    */
   models?: ModelRegistry;
+  /** The session's first prompt waits for the MCP servers (the SDK; the CLI waits itself, headless only). */
+  waitForMcp?: boolean;
 };
 
 /** What start-up has settled before the model and session: home, project, settings, extensions. */
@@ -343,6 +345,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     userShell: createUserShell({ cwd: io.cwd, env: io.env, sandbox: safety.sandbox }),
     safety,
     ...(mcp.manager ? { mcp: mcp.manager } : {}),
+    ...(io.waitForMcp ? { waitForMcp: true } : {}),
+    ...(settings.mcpStartupTimeoutMs ? { mcpStartupTimeoutMs: settings.mcpStartupTimeoutMs } : {}),
     todos: harness.todos,
     reload: () => reload(),
     ...(io.ui?.answerApproval ? { answerApproval: io.ui.answerApproval.bind(io.ui) } : {}),
