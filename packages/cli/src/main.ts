@@ -35,8 +35,10 @@ async function run(argv: string[]): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   if (process.env.GYRE_EXIT_WITH_PARENT === "1") exitWithParent();
   // A fleet worker's child journals its session to Redis before the file (fleet/session-store.ts).
-  if (process.env.GYRE_SESSION_JOURNAL_KEY !== undefined)
-    await (await import("./fleet/session-store.js")).installSessionJournalFromEnv(process.env);
+  const journals =
+    process.env.GYRE_SESSION_JOURNAL_KEY !== undefined
+      ? await (await import("./fleet/session-store.js")).sessionJournalsFromEnv(process.env)
+      : undefined;
   // The fleet's subcommands load their module (and bullmq) only when named: start-up.
   if (["worker", "submit", "jobs", "job", "eval", "replay"].includes(argv[0] ?? "")) {
     const { runFleetCommand } = await import("./fleet/fleet-commands.js");
@@ -130,6 +132,7 @@ async function main(argv: string[]): Promise<number> {
     {
       config: toRuntimeConfig(args),
       reservedFlags: BUILT_IN_FLAG_NAMES,
+      ...(journals ? { journals } : {}),
       configure: (extensions) => {
         // Extension flags may have taken words the first pass read as the prompt.
         args = reparseWithExtensionFlags(argv, args, extensions);

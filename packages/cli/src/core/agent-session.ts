@@ -258,7 +258,7 @@ export class AgentSession {
         return { sessionId: this.store.id };
       case "open":
         await this.switchTo(
-          await openStore({ sessionsDir: this.sessionsDir, cwd: this.store.cwd, pathOrId: op.session }),
+          await openStore({ sessionsDir: this.sessionsDir, current: this.store, pathOrId: op.session }),
         );
         return { sessionId: this.store.id, sessionFile: this.store.path };
       case "fork":

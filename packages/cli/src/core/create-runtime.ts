@@ -33,6 +33,7 @@ import { reloadRuntime } from "./reload-runtime.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { createHostAllowlist } from "./sandbox/host-allowlist.js";
 import { addProcessSecret } from "./session/redact-secrets.js";
+import type { SessionJournals } from "./session/session-journal.js";
 import type { SessionContext, SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
 import { buildRuntimeSystemPrompt } from "./system-prompt/build-runtime-system-prompt.js";
@@ -78,6 +79,8 @@ export type RuntimeIo = {
   models?: ModelRegistry;
   /** The session's first prompt waits for the MCP servers (the SDK; the CLI waits itself, headless only). */
   waitForMcp?: boolean;
+  /** Where the session's lines go before its file (a fleet worker's Redis journal). */
+  journals?: SessionJournals;
 };
 
 /** What start-up has settled before the model and session: home, project, settings, extensions. */
@@ -179,7 +182,12 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   // The session first: `-c` without --provider/--model continues on the model it last used.
   const sessionsDir = getSessionsDir(home);
   const models = io.models ?? createModelRegistry();
-  const opened = await openSessionStore(config.session, { cwd: io.cwd, sessionsDir, mode: config.mode });
+  const opened = await openSessionStore(config.session, {
+    cwd: io.cwd,
+    sessionsDir,
+    mode: config.mode,
+    ...(io.journals ? { journals: io.journals } : {}),
+  });
   const restored = opened.store.buildContext();
   const model: RuntimeModel = io.model
     ? {

@@ -15,6 +15,7 @@ import { createRuntime, loadRuntimeBase, type RuntimeIo, type RuntimeNotice } fr
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import type { ExtensionMode } from "./extensions/types.js";
 import type { RuntimeConfig, SessionChoice } from "./runtime-config.js";
+import type { SessionJournals } from "./session/session-journal.js";
 import type { BuiltInToolName } from "./tools/tool-names.js";
 import { createHeadlessUserInterface, type UserInterface } from "./user-interface.js";
 
@@ -90,6 +91,8 @@ export type CliAssembly = {
   reservedFlags: ReadonlySet<string>;
   /** Called once extensions loaded: the config to build the session with (extension flags parsed). */
   configure?: (extensions: ExtensionRunner | undefined) => RuntimeConfig;
+  /** A fleet worker's journal for the session file (fleet/session-store.ts), read from its env by main.ts. */
+  journals?: SessionJournals;
 };
 
 /** A ready session, what start-up had to say, and the one call that ends it. */
@@ -131,6 +134,7 @@ export async function createAgentSession(
     ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     ...(options.models ? { models: options.models } : {}),
     ...(cli ? { reservedFlags: cli.reservedFlags } : { waitForMcp: true }),
+    ...(cli?.journals ? { journals: cli.journals } : {}),
   };
   const inline = typeof options.mcp === "object" ? await writeInlineMcpConfig(options.mcp) : undefined;
   try {
