@@ -17,6 +17,7 @@ import type { BudgetQuestion } from "./governor/budget-question.js";
 import type { Governor } from "./governor/governor.js";
 import type { McpManager } from "./mcp/mcp-manager.js";
 import type { Safety } from "./permissions/create-safety.js";
+import type { SecretRegistry } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
 import type { SessionInfo } from "./session-info.js";
@@ -76,6 +77,8 @@ export type AgentSessionOptions = {
   reload?: () => Promise<string[]>;
   /** Answers an `approval_request` by its id (an RPC or ACP client's); false when none waits with it. */
   answerApproval?: (id: string, answer: ApprovalAnswer) => boolean;
+  /** Keys this session learns (a model switch's) are added here; default the process's registry. */
+  secrets?: SecretRegistry;
   /** Where the session runs, for front ends (`AgentSession.info`). */
   info?: SessionInfo;
   /**

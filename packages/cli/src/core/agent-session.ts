@@ -15,7 +15,7 @@ import type { McpServerStatus } from "./mcp/types.js";
 import type { PermissionMode } from "./permissions/create-safety.js";
 import { PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
 import { QueuedMessages } from "./queued-messages.js";
-import { addProcessSecret } from "./session/redact-secrets.js";
+import { processSecretRegistry } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
 import {
   createSiblingStore,
@@ -380,7 +380,7 @@ export class AgentSession {
     // A key given at start-up (--api-key) stays with its provider; another provider resolves its own.
     if (apiKey !== undefined) this.apiKey = apiKey;
     else if (!sameProvider) this.apiKey = this.options.getApiKey?.(model.provider);
-    addProcessSecret(this.apiKey);
+    (this.options.secrets ?? processSecretRegistry()).add(this.apiKey);
     this.store.appendModelChange(model.provider, model.id, customBaseUrl(model));
   }
 

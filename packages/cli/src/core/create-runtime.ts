@@ -32,7 +32,7 @@ import { isWithheldInPlanMode } from "./permissions/plan-mode.js";
 import { reloadRuntime } from "./reload-runtime.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { createHostAllowlist } from "./sandbox/host-allowlist.js";
-import { addProcessSecret } from "./session/redact-secrets.js";
+import { createRedactor, processSecretRegistry, type SecretRegistry } from "./session/redact-secrets.js";
 import type { SessionJournals } from "./session/session-journal.js";
 import type { SessionContext, SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
@@ -81,6 +81,11 @@ export type RuntimeIo = {
   waitForMcp?: boolean;
   /** Where the session's lines go before its file (a fleet worker's Redis journal). */
   journals?: SessionJournals;
+  /**
+   * The session's own secret registry (the SDK: one per session, so two sessions share none);
+   * default the process's, which the CLI's output redactors read.
+   */
+  secrets?: SecretRegistry;
 };
 
 /** What start-up has settled before the model and session: home, project, settings, extensions. */
@@ -182,11 +187,17 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   // The session first: `-c` without --provider/--model continues on the model it last used.
   const sessionsDir = getSessionsDir(home);
   const models = io.models ?? createModelRegistry();
+  const secrets = io.secrets ?? processSecretRegistry();
+  // The session's lines (and its subagents') are redacted with its own secrets and OAuth tokens.
+  const redact = io.secrets
+    ? createRedactor({ env: io.env, registries: [io.secrets, processSecretRegistry()] })
+    : undefined;
   const opened = await openSessionStore(config.session, {
     cwd: io.cwd,
     sessionsDir,
     mode: config.mode,
     ...(io.journals ? { journals: io.journals } : {}),
+    ...(redact ? { redact } : {}),
   });
   const restored = opened.store.buildContext();
   const model: RuntimeModel = io.model
@@ -264,6 +275,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     models,
     governor,
     sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
+    ...(redact ? { redact } : {}),
     parentSessionFile: () => session?.state.sessionFile,
     webSearch: config.webSearch === true || settings.webSearch === true,
     // A subagent at the tree's budget asks the session's question; the whole tree waits for it.
@@ -298,7 +310,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     });
   const systemPrompt = await buildPrompt(tools, extensionTools);
   // The key may have come from a flag or a custom env var no redaction rule knows by name.
-  addProcessSecret(model.apiKey);
+  secrets.add(model.apiKey);
   const thinkingLevel: ThinkingLevel = config.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
   const thinkingNotices: RuntimeNotice[] =
     config.thinking && config.thinking !== "off" && !model.model.reasoning
@@ -352,6 +364,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     // `!cmd` from the editor: the bash tool's sandbox and environment, whichever tools are on.
     userShell: createUserShell({ cwd: io.cwd, env: io.env, sandbox: safety.sandbox }),
     safety,
+    secrets,
     ...(mcp.manager ? { mcp: mcp.manager } : {}),
     ...(io.waitForMcp ? { waitForMcp: true } : {}),
     ...(settings.mcpStartupTimeoutMs ? { mcpStartupTimeoutMs: settings.mcpStartupTimeoutMs } : {}),

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { CliError } from "./errors.js";
 import type { RuntimeNotice } from "./inspect-project.js";
 import type { SessionChoice } from "./runtime-config.js";
+import type { Redactor } from "./session/redact-secrets.js";
 import type { SessionJournals } from "./session/session-journal.js";
 import { SessionManager } from "./session/session-manager.js";
 import { findNewestSession, resolveSessionArgument } from "./session/session-store.js";
@@ -14,7 +15,7 @@ import { findNewestSession, resolveSessionArgument } from "./session/session-sto
  */
 export async function openSessionStore(
   choice: SessionChoice,
-  options: { cwd: string; sessionsDir: string; mode?: string; journals?: SessionJournals },
+  options: { cwd: string; sessionsDir: string; mode?: string; journals?: SessionJournals; redact?: Redactor },
 ): Promise<{ store: SessionManager; notices: RuntimeNotice[] }> {
   const notices: RuntimeNotice[] = [];
   const store = await openChoice(choice, options, (text) => notices.push({ level: "problem", text }));
@@ -31,10 +32,13 @@ export async function openSessionStore(
 
 async function openChoice(
   choice: SessionChoice,
-  options: { cwd: string; sessionsDir: string; mode?: string; journals?: SessionJournals },
+  options: { cwd: string; sessionsDir: string; mode?: string; journals?: SessionJournals; redact?: Redactor },
   onSkipped: (message: string) => void,
 ): Promise<SessionManager> {
-  const seams = options.journals ? { journals: options.journals } : {};
+  const seams = {
+    ...(options.journals ? { journals: options.journals } : {}),
+    ...(options.redact ? { redact: options.redact } : {}),
+  };
   if (choice.kind === "memory") return SessionManager.inMemory({ cwd: options.cwd });
   let path: string | undefined;
   if (choice.kind === "open") {

@@ -15,6 +15,7 @@ import { createRuntime, loadRuntimeBase, type RuntimeIo, type RuntimeNotice } fr
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import type { ExtensionMode } from "./extensions/types.js";
 import type { RuntimeConfig, SessionChoice } from "./runtime-config.js";
+import { createSecretRegistry } from "./session/redact-secrets.js";
 import type { SessionJournals } from "./session/session-journal.js";
 import type { BuiltInToolName } from "./tools/tool-names.js";
 import { createHeadlessUserInterface, type UserInterface } from "./user-interface.js";
@@ -133,7 +134,8 @@ export async function createAgentSession(
     ...(options.customTools ? { customTools: options.customTools } : {}),
     ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     ...(options.models ? { models: options.models } : {}),
-    ...(cli ? { reservedFlags: cli.reservedFlags } : { waitForMcp: true }),
+    // An integrator's session keeps its keys to itself; the CLI's one session uses the process's registry.
+    ...(cli ? { reservedFlags: cli.reservedFlags } : { waitForMcp: true, secrets: createSecretRegistry() }),
     ...(cli?.journals ? { journals: cli.journals } : {}),
   };
   const inline = typeof options.mcp === "object" ? await writeInlineMcpConfig(options.mcp) : undefined;
