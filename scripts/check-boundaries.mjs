@@ -1,7 +1,9 @@
 // Fails when an import crosses a package boundary against the arrows cli → agent → ai,
 // when packages/cli/src/core imports UI code (modes/ or a TUI library) or the CLI's own
-// front end (args, main, help text), and when modes/ go around AgentSession (the session
-// manager, or a value import of @gyre/agent such as its Agent; type imports are fine).
+// front end (args, main, help text), and when modes/ go around AgentSession: the session
+// manager, a value import of @gyre/agent such as its Agent (type imports are fine), or the
+// parts the session owns (the runtime bag, safety, checkpoints, MCP manager, extension runner,
+// todo store), imported or reached as `x.safety`, `x.checkpoints`, … (docs/design/session.md).
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 
@@ -12,7 +14,18 @@ const forbidden = {
   cli: [],
 };
 const coreForbidden = [/\/modes\//, /^@mariozechner\/pi-tui/, /^ink$/, /^react$/, /\.\.\/(args|main|help-text)\.js$/];
-const modesForbidden = [/core\/session\/session-manager(\.js)?$/];
+const modesForbidden = [
+  /core\/session\/session-manager(\.js)?$/,
+  /core\/create-runtime(\.js)?$/,
+  /core\/permissions\/create-safety(\.js)?$/,
+  /core\/checkpoints\/workspace-checkpoints(\.js)?$/,
+  /core\/mcp\/mcp-manager(\.js)?$/,
+  /core\/extensions\/extension-runner(\.js)?$/,
+  /core\/reload-runtime(\.js)?$/,
+];
+/** The session's own parts, reached from a mode through another object than the session. */
+const ownedPartAccess =
+  /\b(?:runtime\s*\??\.\s*(?:safety|checkpoints|mcp|extensions|todos|reload|settings)|(?:options|context)\s*\??\.\s*(?:safety|checkpoints|mcp|extensions|todos|reload))\b/g;
 const importPattern = /(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
 async function* walk(dir) {
@@ -37,6 +50,14 @@ for (const [pkg, rules] of Object.entries(forbidden)) {
       const text = await readFile(file, "utf8");
       const isCore = file.includes(join("packages", "cli", "src", "core"));
       const isModes = file.includes(join("packages", "cli", "src", "modes"));
+      if (isModes && !file.endsWith(".test.ts")) {
+        for (const match of text.matchAll(ownedPartAccess)) {
+          const line = text.slice(0, match.index).split("\n").length;
+          problems.push(
+            `${relative(root, file)}:${line}: modes/ reaches "${match[0]}"; use the session's ops and state instead`,
+          );
+        }
+      }
       for (const match of text.matchAll(importPattern)) {
         const specifier = match[1] ?? match[2];
         const rel = relative(root, file);

@@ -8,7 +8,14 @@
 export {
   AgentSession,
   type AgentSessionOptions,
+  SessionBusyError,
+  type SessionInfo,
+  type SessionOp,
+  type SessionOpResult,
+  type SessionOpType,
   type SessionSnapshot,
+  type SubmitOptions,
+  type WhileBusy,
 } from "./core/agent-session.js";
 export type { Settings } from "./core/config/settings.js";
 export type { RuntimeNotice } from "./core/create-runtime.js";

@@ -5,9 +5,8 @@ import { defaultModelRegistry, describeError, type ImageContent } from "@gyre/ai
 import { BUILT_IN_FLAG_NAMES, type CliArgs, helpText, parseArgs } from "./args.js";
 import { toRuntimeConfig } from "./cli-config.js";
 import { findSubcommand, runSubcommand } from "./commands/index.js";
-import type { SessionEvent } from "./core/agent-session.js";
+import type { AgentSession, SessionEvent } from "./core/agent-session.js";
 import { getGyreHome, getSessionsDir } from "./core/config/paths.js";
-import { createRuntime, loadRuntimeBase, type Runtime, type RuntimeIo } from "./core/create-runtime.js";
 import { CliError, exitCodeFor } from "./core/errors.js";
 import { createDeferredUserInterface } from "./core/extensions/deferred-user-interface.js";
 import type { ExtensionRunner } from "./core/extensions/extension-runner.js";
@@ -16,6 +15,7 @@ import { findFileMentions, loadFileArguments } from "./core/file-arguments.js";
 import { describeOutputSchema, loadOutputSchema } from "./core/output-schema.js";
 import { readPipedPrompt } from "./core/read-piped-prompt.js";
 import type { RuntimeConfig } from "./core/runtime-config.js";
+import { createAgentSession } from "./core/sdk.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
 import type { ScopedModel } from "./modes/model-cycle.js";
@@ -36,8 +36,10 @@ async function run(argv: string[]): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   if (process.env.GYRE_EXIT_WITH_PARENT === "1") exitWithParent();
   // A fleet worker's child journals its session to Redis before the file (fleet/session-store.ts).
-  if (process.env.GYRE_SESSION_JOURNAL_KEY !== undefined)
-    await (await import("./fleet/session-store.js")).installSessionJournalFromEnv(process.env);
+  const journals =
+    process.env.GYRE_SESSION_JOURNAL_KEY !== undefined
+      ? await (await import("./fleet/session-store.js")).sessionJournalsFromEnv(process.env)
+      : undefined;
   // A subcommand (commands/index.ts) loads its module only when named: start-up.
   const subcommand = findSubcommand(argv[0]);
   if (subcommand) {
@@ -91,46 +93,49 @@ async function main(argv: string[]): Promise<number> {
   const rpcUi =
     args.mode === "rpc" ? (await import("./modes/rpc/rpc-mode.js")).createRpcUserInterface(process.stdout) : undefined;
   const ui: UserInterface = deferredUi?.ui ?? rpcUi ?? createHeadlessUserInterface(notify);
-  // One runtime per process: the process-wide registry, which the TUI's model lists read.
-  const io: RuntimeIo = {
-    cwd: process.cwd(),
-    env: process.env,
-    ui,
-    reservedFlags: BUILT_IN_FLAG_NAMES,
-    models: defaultModelRegistry,
-  };
-  if (args.rewind !== undefined && args.continueSession) await assertSessionToRewind(io.cwd);
-  const base = await loadRuntimeBase(toRuntimeConfig(args), io);
-  // Extension flags may have taken words the first pass read as the prompt.
-  args = reparseWithExtensionFlags(argv, args, base.resources.extensions);
-  let prompt = joinPrompt(args.prompt.join(" "), piped);
-  if (args.rewind === undefined && lacksPrompt(args, prompt)) throw new CliError("bad_usage", noPromptMessage);
-  const runtime = await createRuntime(withSchemaPrompt(toRuntimeConfig(args), outputSchema), base, io);
-  if (args.rewind !== undefined) return runRewind(runtime, args, args.rewind);
-  const { session } = runtime;
+  const cwd = process.cwd();
+  if (args.rewind !== undefined && args.continueSession) await assertSessionToRewind(cwd);
+  let prompt = "";
+  // The same entry as any integrator's; one session per process, on the process-wide registry the TUI's model lists read.
+  const created = await createAgentSession(
+    { cwd, env: process.env, ui, models: defaultModelRegistry },
+    {
+      config: toRuntimeConfig(args),
+      reservedFlags: BUILT_IN_FLAG_NAMES,
+      ...(journals ? { journals } : {}),
+      configure: (extensions) => {
+        // Extension flags may have taken words the first pass read as the prompt.
+        args = reparseWithExtensionFlags(argv, args, extensions);
+        prompt = joinPrompt(args.prompt.join(" "), piped);
+        if (args.rewind === undefined && lacksPrompt(args, prompt)) throw new CliError("bad_usage", noPromptMessage);
+        return withSchemaPrompt(toRuntimeConfig(args), outputSchema);
+      },
+    },
+  );
+  const { session } = created;
+  if (args.rewind !== undefined) return runRewind(session, args, args.rewind);
   // The interactive screen shows notices itself; printing them first would show them twice.
   if (args.mode !== "interactive") {
-    for (const notice of runtime.notices)
+    for (const notice of created.notices)
       if (loud || notice.level === "problem") process.stderr.write(`gyre: ${notice.text}\n`);
   }
-  installSignalHandlers(runtime);
+  installSignalHandlers(session);
   // RPC sends notices as events; interactive shows them in the chat until the screen closes.
   const writeNotices = () => session.subscribe((event) => writeNotice(event, loud));
   if (args.mode === "print" || args.mode === "json") writeNotices();
   // After the notice listener: a server that fails while we wait reports through it.
-  if (runtime.mcp && args.mode !== "interactive") {
-    // A scripted run sees the same tools every time: it waits for every server, bounded (docs/design/mcp.md).
-    const { messages } = await runtime.mcp.waitForStartup(runtime.settings.mcpStartupTimeoutMs);
-    for (const message of messages) process.stderr.write(`gyre: ${message}\n`);
+  if (args.mode !== "interactive") {
+    // A scripted run sees the same tools every time: it waits for every server, bounded (docs/design/session.md).
+    for (const message of await session.waitForMcp()) process.stderr.write(`gyre: ${message}\n`);
   }
 
   let images: ImageContent[] = [];
   try {
     // Headless prompts inline `@file` words inside the prompt text too; the screen has its own editor.
-    const mentioned = args.mode === "interactive" ? [] : await findFileMentions(args.prompt.join(" "), runtime.cwd);
+    const mentioned = args.mode === "interactive" ? [] : await findFileMentions(args.prompt.join(" "), cwd);
     const fileArguments = [...args.fileArguments, ...mentioned.filter((path) => !args.fileArguments.includes(path))];
     if (fileArguments.length > 0) {
-      const inlined = await loadFileArguments(fileArguments, runtime.cwd).catch((error: unknown) => {
+      const inlined = await loadFileArguments(fileArguments, cwd).catch((error: unknown) => {
         throw new CliError("bad_usage", describeError(error));
       });
       prompt = inlined.text + prompt;
@@ -138,8 +143,8 @@ async function main(argv: string[]): Promise<number> {
     }
     // Interactive mode checks --models itself, before its screen opens.
     const modelScope =
-      args.models && args.mode !== "interactive" ? await resolveModelsFlag(args.models, runtime) : undefined;
-    const code = await runMode(runtime, {
+      args.models && args.mode !== "interactive" ? await resolveModelsFlag(args.models, session) : undefined;
+    const code = await runMode(session, {
       args,
       prompt,
       images,
@@ -152,7 +157,6 @@ async function main(argv: string[]): Promise<number> {
     return code;
   } finally {
     await session.dispose();
-    await runtime.mcp?.close();
   }
 }
 
@@ -160,9 +164,9 @@ async function main(argv: string[]): Promise<number> {
  * `--models`: the cycle list RPC's `cycle_model` goes through; print and JSON runs cycle nothing
  * but still refuse a pattern that matches no model (bad usage, exit 2), as the TUI does.
  */
-async function resolveModelsFlag(patterns: readonly string[], runtime: Runtime): Promise<ScopedModel[]> {
+async function resolveModelsFlag(patterns: readonly string[], session: AgentSession): Promise<ScopedModel[]> {
   const { listAvailableModels, resolveModelScope } = await import("./modes/model-cycle.js");
-  return resolveModelScope(patterns, listAvailableModels(runtime.model));
+  return resolveModelScope(patterns, listAvailableModels(session.info.startupModel));
 }
 
 /** `-c --rewind` in a folder without a session would open a new, empty one: say so instead. */
@@ -177,13 +181,13 @@ async function assertSessionToRewind(cwd: string): Promise<void> {
 }
 
 /** `--rewind <entryId>` for scripts: one rewind, its outcome as JSON, then exit. */
-async function runRewind(runtime: Runtime, args: CliArgs, entryId: string): Promise<number> {
+async function runRewind(session: AgentSession, args: CliArgs, entryId: string): Promise<number> {
   const { runRewindMode } = await import("./modes/rewind-mode.js");
   const options = { entryId, restore: args.restore ?? "both", force: args.force };
   try {
-    return await runRewindMode(runtime, { ...options, stdout: process.stdout, stderr: process.stderr });
+    return await runRewindMode(session, { ...options, stdout: process.stdout, stderr: process.stderr });
   } finally {
-    await runtime.session.dispose();
+    await session.dispose();
   }
 }
 
@@ -265,7 +269,7 @@ function joinPrompt(words: string, piped: string): string {
 
 /** Hands the runtime to the chosen mode; its exit code. The caller disposes of the session. */
 async function runMode(
-  runtime: Runtime,
+  session: AgentSession,
   options: {
     args: CliArgs;
     prompt: string;
@@ -277,7 +281,6 @@ async function runMode(
   },
 ): Promise<number> {
   const { args, prompt, images, rpcUi, deferredUi } = options;
-  const { session } = runtime;
   switch (args.mode) {
     case "print":
       return await (await import("./modes/print.js")).runPrintMode({
@@ -298,30 +301,24 @@ async function runMode(
         stderr: process.stderr,
         redact: createRedactor({ env: process.env, secrets: args.apiKey ? [args.apiKey] : [] }),
         ...(options.outputSchema ? { outputSchema: options.outputSchema } : {}),
-        describeSandbox: () => runtime.safety.describeSandbox(),
+        describeSandbox: () => session.describeSandbox(),
       });
     case "rpc":
       return await (await import("./modes/rpc/rpc-mode.js")).runRpcMode({
         session,
-        cwd: runtime.cwd,
-        sessionsDir: getSessionsDir(runtime.gyreHome),
         env: process.env,
         stdin: process.stdin,
         stdout: process.stdout,
-        checkpoints: runtime.checkpoints,
-        models: runtime.models,
         ...(options.modelScope ? { modelScope: options.modelScope } : {}),
         ...(rpcUi ? { ui: rpcUi } : {}),
-        safety: runtime.safety,
       });
     case "interactive":
       // Loaded only here so the TUI stays off the print/json/rpc start-up path.
-      return await (await import("./modes/interactive/interactive-mode.js")).runInteractiveMode(runtime, {
+      return await (await import("./modes/interactive/interactive-mode.js")).runInteractiveMode(session, {
         initialPrompt: prompt,
         resume: args.resume,
         ...(args.models ? { models: args.models } : {}),
         version,
-        extensions: runtime.extensions?.extensions.map((extension) => extension.path) ?? [],
         ...(deferredUi ? { onUserInterface: deferredUi.attach } : {}),
       });
     default: {
@@ -375,15 +372,12 @@ function exitWithParent(): void {
   timer.unref();
 }
 
-function installSignalHandlers(runtime: Runtime): void {
+function installSignalHandlers(session: AgentSession): void {
   const stop = (signal: NodeJS.Signals) => {
     if (signalExitCode !== undefined) process.exit(signalExitCode);
     signalExitCode = signalExitCodes[signal] ?? 143;
     process.stderr.write(`gyre: ${signal} received; stopping the run and saving the session.\n`);
-    void runtime.session
-      .dispose()
-      .then(() => runtime.mcp?.close())
-      .finally(() => exitAfterOutput(signalExitCode ?? 1));
+    void session.dispose().finally(() => exitAfterOutput(signalExitCode ?? 1));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

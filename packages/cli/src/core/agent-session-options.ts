@@ -15,8 +15,14 @@ import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import type { InputResolution } from "./extensions/resolve-input.js";
 import type { BudgetQuestion } from "./governor/budget-question.js";
 import type { Governor } from "./governor/governor.js";
+import type { McpManager } from "./mcp/mcp-manager.js";
+import type { Safety } from "./permissions/create-safety.js";
+import type { SecretRegistry } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
+import type { SessionInfo } from "./session-info.js";
+import type { TodoStore } from "./tools/todo-tool.js";
+import type { ApprovalAnswer } from "./user-interface.js";
 import type { UserShell } from "./user-shell.js";
 
 export type AgentSessionOptions = {
@@ -57,6 +63,29 @@ export type AgentSessionOptions = {
   userShell?: UserShell;
   /** Turns slash input into a prompt (templates, skills) or runs a command; default: text as it is. */
   resolveInput?: (text: string) => Promise<InputResolution>;
+  /** The sandbox, rules, approvals and plan mode (`set_mode`); without it the session has no permission modes. */
+  safety?: Safety;
+  /** The MCP servers the session started (statuses, resources); closed by `dispose`. */
+  mcp?: McpManager;
+  /** The first prompt waits (bounded) for the MCP servers, as headless runs do; failures become notices. */
+  waitForMcp?: boolean;
+  /** How long `waitForMcp` waits at most (default: the MCP manager's start-up timeout). */
+  mcpStartupTimeoutMs?: number;
+  /** The todo list the todo tool writes. */
+  todos?: TodoStore;
+  /** `reload`: settings, skills, templates, context files and extensions read again; one line per change. */
+  reload?: () => Promise<string[]>;
+  /** Answers an `approval_request` by its id (an RPC or ACP client's); false when none waits with it. */
+  answerApproval?: (id: string, answer: ApprovalAnswer) => boolean;
+  /** Keys this session learns (a model switch's) are added here; default the process's registry. */
+  secrets?: SecretRegistry;
+  /** Where the session runs, for front ends (`AgentSession.info`). */
+  info?: SessionInfo;
+  /**
+   * What start-up created for the session, in order of creation (MCP, sandbox, checkpoints…):
+   * `dispose` closes them last first, after the run is stopped and written, before the store.
+   */
+  owned?: readonly { name: string; close: () => Promise<void> | void }[];
 };
 
 /**

@@ -1,14 +1,21 @@
 import type { Agent, AgentEvent, AgentMessage, AgentRunResult, AnyAgentTool } from "@gyre/agent";
 import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
 import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
-import type { RewindResult } from "./checkpoints/rewind.js";
-import type { RewindRequest } from "./checkpoints/workspace-checkpoints.js";
+import type { RewindPlan, RewindResult } from "./checkpoints/rewind.js";
+import type { FileChange } from "./checkpoints/types.js";
+import type { RewindRequest, RewindTarget } from "./checkpoints/workspace-checkpoints.js";
 import { AutoCompaction } from "./compaction/auto-compaction.js";
 import { customBaseUrl } from "./config/resolve-model.js";
+import { restoreTodos } from "./create-harness-tools.js";
 import { systemPromptForRun } from "./extensions/extension-bridge.js";
 import type { SessionEndReason } from "./governor/governor.js";
 import { raiseBudgetIfAsked } from "./governor/raise-budget.js";
-import { addProcessSecret } from "./session/redact-secrets.js";
+import type { McpResourceCatalog } from "./mcp/mcp-resource-catalog.js";
+import type { McpServerStatus } from "./mcp/types.js";
+import type { PermissionMode } from "./permissions/create-safety.js";
+import { PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
+import { QueuedMessages } from "./queued-messages.js";
+import { processSecretRegistry } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
 import {
   createSiblingStore,
@@ -21,29 +28,45 @@ import {
 } from "./session/switch-session.js";
 import type { SessionEntry } from "./session/types.js";
 import { SessionEventHub } from "./session-event-hub.js";
-import type { CompactionReason, NoticeEvent, SessionEvent } from "./session-events.js";
+import type { CompactionReason, NoticeEvent, QueuedMessage, SessionEvent } from "./session-events.js";
+import type { SessionInfo } from "./session-info.js";
+import { SessionOpQueue } from "./session-op-queue.js";
+import {
+  type Delivered,
+  defaultWhileBusy,
+  describeOp,
+  SessionBusyError,
+  type SessionOp,
+  type SessionOpResult,
+  type SessionOpType,
+  type SessionRunResult,
+} from "./session-ops.js";
 import { type SessionSnapshot, snapshotOf } from "./session-snapshot.js";
 import { getLastAssistantText, type SessionStats } from "./session-stats.js";
 import { type SessionRestriction, SessionToolset } from "./session-toolset.js";
 import { SessionUsage, type TreeSpend, treeSpendOf } from "./session-usage.js";
+import type { TodoItem } from "./tools/todo-tool.js";
 import { runRecordedUserShell, type UserShellResult } from "./user-shell.js";
 import { wireSessionEvents } from "./wire-session-events.js";
 
 export type { AgentSessionOptions } from "./agent-session-options.js";
 export type { SessionEvent } from "./session-events.js";
+export type { SessionInfo } from "./session-info.js";
+export type { SessionOp, SessionOpResult, SessionOpType, SessionRunResult, WhileBusy } from "./session-ops.js";
+export { SessionBusyError } from "./session-ops.js";
 export type { SessionSnapshot } from "./session-snapshot.js";
-
 /** What `setRestriction` takes: which tools the model is not offered, and a system prompt note. */
 export type { SessionRestriction } from "./session-toolset.js";
 
-/** What `prompt` resolves to: the messages the request added and why it ended (the agent's reasons, or `loop`). */
-export type SessionRunResult = { messages: AgentMessage[]; reason: SessionEndReason };
+/** How `submit` reports on an op: `onQueued` is called when it waits for its turn (not when it runs at once). */
+export type SubmitOptions = { onQueued?: () => void };
 
 /**
- * The one door modes use into a conversation: an `Agent` plus persistence, compaction,
- * extensions and session switching. Events are persisted as they happen (a message when it
- * ends; a flush at every turn end). One user action at a time runs under the session's own
- * `AbortController`, so `abort()` stops a model call, a tool or a compaction alike.
+ * The one door front ends use into a conversation (docs/design/session.md): an `Agent` plus
+ * persistence, compaction, extensions, session switching, and what start-up made for it (MCP
+ * servers, the sandbox and plan mode, checkpoints, the todo list). Ops go in through `submit`,
+ * one at a time; events come out through `subscribe`, `session_idle` last once the run's writes
+ * are done. `dispose` closes everything the session owns, last created first.
  */
 export class AgentSession {
   private readonly agent: Agent;
@@ -56,13 +79,20 @@ export class AgentSession {
   private lastEndReason: SessionEndReason | undefined;
   private budgetReason: string | undefined;
   private loopReason: string | undefined;
-  /** Texts given to `steer`/`followUp` not yet delivered (for `takeQueued`). */
-  private readonly queued: string[] = [];
+  /** Messages handed to the agent's queues and not yet delivered, from whoever queued them. */
+  private readonly queued = new QueuedMessages();
+  /** Ops that arrived while busy (`queue`, or `reject` while the run is being written away), in order. */
+  private readonly waiting = new SessionOpQueue(() => this.emitQueue());
+  /** The run has given its final answer; what is left is writing it away (or delivering what was queued). */
+  private answered = false;
+  /** `session_idle` was emitted since the last action ended; the next one starts a new busy period. */
+  private idleAnnounced = true;
   /** Runs started so far; tells a prompt handled by a command whether the command ran one. */
   private runs = 0;
   private controller: AbortController | undefined;
   private active: Promise<unknown> | undefined;
-  private disposed = false;
+  private disposed: Promise<void> | undefined;
+  private mcpStartup: Promise<string[]> | undefined;
   /** Set when the last turn stopped the run so that it can compact before its next model call. */
   private compactBeforeNextTurn = false;
   /** Tools and system prompt, minus what plan mode withholds; `/reload` rebuilds them. */
@@ -86,24 +116,53 @@ export class AgentSession {
       store: () => this.store,
       isBusy: () => this.busy,
       abort: () => void this.abort(),
+      queue: (message, kind) => this.queueMessage(kind, message, "extension"),
       start: (message, text) => this.runMessage(message, text),
       onAgentEvent: (event) => this.onAgentEvent(event),
       onSubagentEvent: (parentToolCallId, event) => this.usage.observeSubagent(parentToolCallId, event),
     });
+    // Plan mode withholds tools and adds its note through the session, so switching works mid-session.
+    const safety = options.safety;
+    if (safety) {
+      const applyMode = (mode: PermissionMode) =>
+        this.toolset.setRestriction(mode === "plan" ? PLAN_MODE_RESTRICTION : undefined);
+      safety.onModeChange((mode) => {
+        applyMode(mode);
+        this.events.emit({ type: "permission_mode_changed", mode });
+      });
+      applyMode(safety.permissionMode());
+    }
+    // Another session opened (/resume, /new, /tree): its own todo list, not the last one's.
+    if (options.todos) {
+      const todos = options.todos;
+      this.subscribe((event) => {
+        if (event.type === "session_changed") todos.set(restoreTodos(this.messages, this.entries()));
+      });
+    }
   }
 
   /** What modes show: model, thinking level, whether it runs, why the last run ended, the session's id, file and name, totals. */
   get state(): SessionSnapshot {
-    return snapshotOf({
-      agent: this.agent.state,
-      store: this.store,
-      busy: this.busy,
-      compacting: this.compaction.running,
-      endReason: this.lastEndReason,
-      budgetReason: this.budgetReason,
-      loopReason: this.loopReason,
-      stats: this.getStats(),
-    });
+    return {
+      ...snapshotOf({
+        agent: this.agent.state,
+        store: this.store,
+        busy: this.busy,
+        compacting: this.compaction.running,
+        endReason: this.lastEndReason,
+        budgetReason: this.budgetReason,
+        loopReason: this.loopReason,
+        stats: this.getStats(),
+      }),
+      permissionMode: this.options.safety?.permissionMode() ?? "default",
+    };
+  }
+
+  /** Where the session runs (folder, home, settings, skills, templates…), as start-up settled it. */
+  get info(): SessionInfo {
+    const info = this.options.info;
+    if (!info) throw new Error("This session was built without start-up information.");
+    return info;
   }
 
   get messages(): readonly AgentMessage[] {
@@ -116,46 +175,182 @@ export class AgentSession {
   }
 
   /**
+   * The one way to act on the session (docs/design/session.md). Ops run one at a time, in the
+   * order submitted; one that arrives while the session is busy is handled by its `whileBusy`.
+   * Resolves with the op's result once it is done (a steered or followed-up text: once queued);
+   * rejects with a `SessionBusyError` when refused, or with the op's own error.
+   */
+  submit<T extends SessionOpType>(
+    op: Extract<SessionOp, { type: T }>,
+    options: SubmitOptions = {},
+  ): Promise<SessionOpResult<T>> {
+    return this.accept(op, options) as Promise<SessionOpResult<T>>;
+  }
+
+  /**
+   * Waits for the session's turn as an op with this `whileBusy` would, for a front end's own
+   * step before its op (a picker, a `!cmd`'s view): `reject` throws a `SessionBusyError` naming
+   * `what` while the agent works; otherwise it resolves once nothing runs or waits.
+   */
+  async waitTurn(what: string, options: SubmitOptions & { whileBusy?: "queue" | "reject" } = {}): Promise<void> {
+    if (!this.busy && this.waiting.size === 0) return;
+    if (options.whileBusy !== "queue" && !this.windingDown) throw new SessionBusyError("command", what);
+    options.onQueued?.();
+    await this.whenIdle();
+  }
+
+  private accept(op: SessionOp, options: SubmitOptions): Promise<unknown> {
+    if (op.type === "shutdown") return this.dispose().then(() => ({ disposed: true }));
+    if (this.disposed) return Promise.reject(new Error("The session has been disposed; create a new one."));
+    switch (op.type) {
+      case "steer":
+      case "follow_up":
+        return Promise.resolve(this.queueText(op.type, op.text));
+      case "abort":
+        return this.abort().then(() => ({ aborted: true }));
+      case "approval_response":
+        return new Promise((resolve) => resolve(this.answerApproval(op)));
+    }
+    if (!this.busy && this.waiting.size === 0) return this.track((signal) => this.execute(op, signal));
+    // An extension command runs at once: its handler decides (its messages steer the run).
+    if (op.type === "command" && this.options.extensions?.getCommands().has(op.name))
+      return this.options.extensions
+        .runCommand(op.name, op.args?.trim() ?? "")
+        .then((): SessionRunResult => ({ messages: [], reason: "stop" }));
+    const policy = defaultWhileBusy(op);
+    if (op.type === "prompt" && (policy === "steer" || policy === "follow_up") && this.agent.state.isRunning)
+      return Promise.resolve(this.queueText(policy, op.text));
+    if (policy === "reject" && !this.windingDown) return Promise.reject(new SessionBusyError(op.type, describeOp(op)));
+    options.onQueued?.();
+    return this.enqueue(op);
+  }
+
+  /** Holds `op` until everything before it is done; `abort()` drops it. */
+  private enqueue(op: SessionOp): Promise<unknown> {
+    return this.waiting.add(op, () => this.track((signal) => this.execute(op, signal)));
+  }
+
+  /** Runs one op as the session's action. */
+  private async execute(op: SessionOp, signal: AbortSignal): Promise<unknown> {
+    switch (op.type) {
+      case "prompt":
+        return this.runPrompt(op.text, op.images ?? [], signal);
+      case "command":
+        return this.runPrompt(`/${op.name}${op.args?.trim() ? ` ${op.args.trim()}` : ""}`, [], signal);
+      case "shell":
+        return this.runShellCommand(op.command, op.addToContext !== false, signal);
+      case "compact":
+        return { compacted: await this.runCompaction("manual", signal, op.focus) };
+      case "rewind": {
+        const request = { entryId: op.entryId, restore: op.restore ?? "both", force: op.force === true };
+        return this.runRewind(request);
+      }
+      case "set_mode":
+        return { mode: await this.setPermissionMode(op.mode) };
+      case "set_model":
+        this.setModel(op.model, op.apiKey);
+        return { model: op.model };
+      case "set_thinking":
+        this.setThinkingLevel(op.level);
+        return { level: op.level };
+      case "new":
+        await this.switchTo(createSiblingStore(this.store, this.sessionsDir));
+        return { sessionId: this.store.id };
+      case "open":
+        await this.switchTo(
+          await openStore({ sessionsDir: this.sessionsDir, current: this.store, pathOrId: op.session }),
+        );
+        return { sessionId: this.store.id, sessionFile: this.store.path };
+      case "fork":
+        if (op.entryId) this.store.branch(op.entryId);
+        await this.switchTo(await this.store.fork());
+        return { sessionId: this.store.id, sessionFile: this.store.path };
+      case "navigate": {
+        const moved = moveLeaf(this.store, op.entryId);
+        await this.switchTo(this.store, { closePrevious: false });
+        return moved;
+      }
+      case "reload": {
+        if (!this.options.reload) throw new Error("Reload is not available in this session.");
+        return { changes: await this.options.reload() };
+      }
+      default:
+        throw new Error(`The op "${op.type}" is handled before it runs.`);
+    }
+  }
+
+  /**
    * Runs one user request to the end, then delivers what was queued as it ended, each through
    * the same path: threshold compaction, `before_agent_start`, the run, one overflow
-   * compact-and-retry (never a loop). Throws while another prompt runs: use `steer`/`followUp`.
+   * compact-and-retry (never a loop). `submit({ type: "prompt" })` in one call.
    */
   prompt(input: string, images: ImageContent[] = []): Promise<SessionRunResult> {
-    return this.track(async (signal) => {
-      this.options.governor?.startRequest();
-      const resolved = this.options.resolveInput
-        ? await this.options.resolveInput(input)
-        : { kind: "prompt" as const, text: input };
-      const runsBefore = this.runs;
-      const first: AgentRunResult =
-        resolved.kind === "handled"
-          ? { messages: [], reason: "stop" }
-          : await this.runOnce(resolved.text, images, signal, () => this.agent.prompt(resolved.text, { images }));
-      const last = await this.deliverQueued(first, signal);
-      return { ...last, reason: this.runs > runsBefore ? (this.lastEndReason ?? last.reason) : last.reason };
-    });
+    return this.submit({ type: "prompt", text: input, images }) as Promise<SessionRunResult>;
+  }
+
+  private async runPrompt(input: string, images: ImageContent[], signal: AbortSignal): Promise<SessionRunResult> {
+    // A scripted run sees the same tools every time: the first prompt waits for the servers.
+    if (this.options.waitForMcp && !this.mcpStartup)
+      for (const message of await this.waitForMcp()) this.events.notice("mcp", message);
+    this.options.governor?.startRequest();
+    const resolved = this.options.resolveInput
+      ? await this.options.resolveInput(input)
+      : { kind: "prompt" as const, text: input };
+    const runsBefore = this.runs;
+    const first: AgentRunResult =
+      resolved.kind === "handled"
+        ? { messages: [], reason: "stop" }
+        : await this.runOnce(resolved.text, images, signal, () => this.agent.prompt(resolved.text, { images }));
+    const last = await this.deliverQueued(first, signal);
+    return { ...last, reason: this.runs > runsBefore ? (this.lastEndReason ?? last.reason) : last.reason };
   }
 
   /** Adds a message to the run in progress at its next turn boundary (or to the next run). */
   steer(text: string): void {
-    this.queued.push(text);
-    this.agent.steer(text);
+    this.queueText("steer", text);
   }
 
   /** Queues a message for when the agent would otherwise stop. */
   followUp(text: string): void {
-    this.queued.push(text);
-    this.agent.followUp(text);
+    this.queueText("follow_up", text);
   }
 
-  /** Removes and returns the queued, not yet delivered messages (Esc puts them back in the editor). */
+  /**
+   * A text given to the agent's queue. While the session is only writing a finished run away,
+   * no run would read it: it becomes a prompt of its own, after what is in progress.
+   */
+  private queueText(kind: "steer" | "follow_up", text: string): Delivered {
+    if (this.busy && !this.agent.state.isRunning) {
+      void this.enqueue({ type: "prompt", text }).catch(() => {});
+      return { delivered: "follow_up" };
+    }
+    this.queueMessage(kind, text, "user");
+    return { delivered: kind };
+  }
+
+  /** Every queued message goes through here, whoever sent it: its text is known for `before_agent_start`. */
+  private queueMessage(kind: "steer" | "follow_up", message: string | AgentMessage, source: QueuedMessage["source"]) {
+    const text = typeof message === "string" ? message : messageText(message);
+    this.queued.add(kind, text, source);
+    if (kind === "steer") this.agent.steer(message);
+    else this.agent.followUp(message);
+    this.emitQueue();
+  }
+
+  /** Removes and returns the user's queued, not yet delivered texts (Esc puts them back in the editor). */
   takeQueued(): string[] {
     this.agent.clearQueues();
-    return this.queued.splice(0);
+    const texts = this.queued.takeAll();
+    const prompts = this.waiting
+      .dropAll("Dropped: the run was stopped.")
+      .flatMap((op) => (op.type === "prompt" ? [op.text] : []));
+    this.emitQueue();
+    return [...texts, ...prompts];
   }
 
-  /** Stops the model call, tools and compaction in progress; resolves once the session is idle. */
+  /** Stops the model call, tools and compaction in progress and drops waiting ops; resolves once idle. */
   async abort(): Promise<void> {
+    this.waiting.dropAll("Dropped: the run was stopped.");
     this.controller?.abort();
     this.agent.abort();
     await this.whenIdle();
@@ -163,9 +358,10 @@ export class AgentSession {
 
   /** Resolves once no prompt, compaction or run is in progress (at once when idle). */
   async whenIdle(): Promise<void> {
-    while (this.busy) {
+    while (this.busy || this.waiting.size > 0) {
       await this.active?.catch(() => {});
       await this.agent.waitForIdle();
+      if (!this.active && this.waiting.size > 0) this.startNext();
     }
   }
 
@@ -173,17 +369,18 @@ export class AgentSession {
    * Summarises the older part of the branch now (`focus` steers the summary). Returns whether it
    * compacted; a failure is reported by `compaction_end` with `error`. Stopped by `abort()`.
    */
-  compact(focus?: string): Promise<boolean> {
-    return this.track((signal) => this.runCompaction("manual", signal, focus));
+  async compact(focus?: string): Promise<boolean> {
+    return (await this.submit({ type: "compact", ...(focus ? { focus } : {}) })).compacted;
   }
 
+  /** Switches the model from the next call on (the `set_model` op's work, also safe to call directly). */
   setModel(model: Model, apiKey?: string): void {
     const sameProvider = model.provider === this.agent.state.model.provider;
     this.agent.setModel(model);
     // A key given at start-up (--api-key) stays with its provider; another provider resolves its own.
     if (apiKey !== undefined) this.apiKey = apiKey;
     else if (!sameProvider) this.apiKey = this.options.getApiKey?.(model.provider);
-    addProcessSecret(this.apiKey);
+    (this.options.secrets ?? processSecretRegistry()).add(this.apiKey);
     this.store.appendModelChange(model.provider, model.id, customBaseUrl(model));
   }
 
@@ -193,9 +390,9 @@ export class AgentSession {
   }
 
   /**
-   * Plan mode and the like: tools withheld from the model (not offered at all, so not callable)
-   * and a note appended to the system prompt. Tools change from the next model call, the prompt
-   * from the next run; `undefined` lifts it. The conversation is kept either way.
+   * Tools withheld from the model (not offered at all, so not callable) and a note appended to
+   * the system prompt. Tools change from the next model call, the prompt from the next run;
+   * `undefined` lifts it. Plan mode sets it through `set_mode`.
    */
   setRestriction(restriction: SessionRestriction | undefined): void {
     this.toolset.setRestriction(restriction);
@@ -211,71 +408,119 @@ export class AgentSession {
     this.events.notice(source, message, level);
   }
 
+  /** Sets the thinking level from the next call on (the `set_thinking` op's work). */
   setThinkingLevel(level: ThinkingLevel): void {
     this.agent.setThinkingLevel(level);
     this.store.appendThinkingLevelChange(level);
   }
 
-  /** Starts a new session (in memory when this one is). Not while running. */
-  newSession(): Promise<void> {
-    this.assertIdle("start a new session");
-    return this.switchTo(createSiblingStore(this.store, this.sessionsDir));
+  /** `submit({ type: "new" })`. */
+  async newSession(): Promise<void> {
+    await this.submit({ type: "new" });
   }
 
-  /** Continues the session a file path or id prefix names. Not while running; throws a `CliError` naming the problem. */
+  /** `submit({ type: "open", session })`: throws a `CliError` naming the problem. */
   async open(pathOrIdPrefix: string): Promise<void> {
-    this.assertIdle("switch sessions");
-    await this.switchTo(
-      await openStore({ sessionsDir: this.sessionsDir, cwd: this.store.cwd, pathOrId: pathOrIdPrefix }),
-    );
+    await this.submit({ type: "open", session: pathOrIdPrefix });
   }
 
-  /** Continues in a copy of the current branch (from `entryId` when given); the original is unchanged. */
+  /** `submit({ type: "fork" })`: continues in a copy of the branch; the original is unchanged. */
   async fork(options: { entryId?: string } = {}): Promise<void> {
-    this.assertIdle("fork");
-    if (options.entryId) this.store.branch(options.entryId);
-    await this.switchTo(await this.store.fork());
+    await this.submit({ type: "fork", ...options });
   }
 
-  /** /tree: continues from `entryId`; a user message comes back as `editText` to edit and resend. */
-  async navigate(entryId: string): Promise<{ editText?: string }> {
-    this.assertIdle("move in the tree");
-    const moved = moveLeaf(this.store, entryId);
-    await this.switchTo(this.store, { closePrevious: false });
-    return moved;
+  /** `submit({ type: "navigate" })`: a user message comes back as `editText` to edit and resend. */
+  navigate(entryId: string): Promise<{ editText?: string }> {
+    return this.submit({ type: "navigate", entryId });
   }
 
-  /**
-   * Back to before a user message (or to a checkpoint entry): files, conversation or both
-   * (docs/design/rewind.md). Not while running; throws when the session has no checkpoints.
-   */
-  async rewind(request: RewindRequest): Promise<RewindResult> {
-    this.assertIdle("rewind");
+  private async runRewind(request: RewindRequest): Promise<RewindResult> {
     if (!this.options.checkpoints) throw new Error("Rewind is not available in this session.");
     const result = await this.options.checkpoints.rewind(request);
     if (request.restore !== "code") await this.switchTo(this.store, { closePrevious: false });
     return result;
   }
 
-  /**
-   * Runs a shell command the user typed (`!cmd`) as the session's one action, so `abort()` stops
-   * it, with checkpoints around it. With `addToContext` its command and output join the
-   * conversation as a user message the next prompt carries; otherwise they are only recorded (a
-   * custom entry the model never sees). Throws while another action runs.
-   */
-  runShell(
-    command: string,
-    options: { addToContext: boolean; onOutput?: (tail: string) => void },
-  ): Promise<UserShellResult> {
+  /** What a rewind would change, without changing anything. */
+  previewRewind(request: RewindRequest): Promise<RewindPlan> {
+    if (!this.options.checkpoints) throw new Error("Rewind is not available in this session.");
+    return this.options.checkpoints.preview(request);
+  }
+
+  /** Where a rewind can go, newest first: undoing the last rewind, then each user message of the branch. */
+  rewindTargets(): RewindTarget[] {
+    return this.options.checkpoints?.rewindTargets() ?? [];
+  }
+
+  /** What the session changed in the workspace (`/diff`). */
+  sessionChanges(): Promise<{ changes: FileChange[]; notice?: string; caveat?: string }> {
+    if (!this.options.checkpoints) return Promise.resolve({ changes: [], notice: "This session has no checkpoints." });
+    return this.options.checkpoints.sessionChanges();
+  }
+
+  private async runShellCommand(command: string, addToContext: boolean, signal: AbortSignal): Promise<UserShellResult> {
     const shell = this.options.userShell;
     if (!shell) throw new Error("Shell commands are not available in this session.");
-    return this.track(async (signal) => {
-      const turns = this.options.checkpoints?.turns;
-      const target = { agent: this.agent, store: this.store, ...(turns ? { turns } : {}) };
-      const result = await runRecordedUserShell(shell, command, { ...options, signal }, target);
-      await this.flush();
-      return result;
-    });
+    const turns = this.options.checkpoints?.turns;
+    const target = { agent: this.agent, store: this.store, ...(turns ? { turns } : {}) };
+    const onOutput = (tail: string) => this.events.emit({ type: "shell_output", command, tail });
+    const result = await runRecordedUserShell(shell, command, { addToContext, onOutput, signal }, target);
+    await this.flush();
+    return result;
+  }
+
+  private async setPermissionMode(mode: PermissionMode | "toggle"): Promise<PermissionMode> {
+    const safety = this.options.safety;
+    if (!safety) throw new Error("This session has no permission modes.");
+    const next = mode === "toggle" ? (safety.permissionMode() === "plan" ? "default" : "plan") : mode;
+    await safety.setPlanMode(next === "plan");
+    return next;
+  }
+
+  /** The sandbox level in one line (footer, JSON header, RPC state); "none" without safety. */
+  describeSandbox(): Promise<string> {
+    return this.options.safety?.describeSandbox() ?? Promise.resolve("none");
+  }
+
+  /** Every configured MCP server's state (connecting, ready with N tools, failed and why) and stderr tail. */
+  mcpStatuses(): McpServerStatus[] {
+    return this.options.mcp?.statuses() ?? [];
+  }
+
+  /**
+   * Waits, once and bounded, until every configured MCP server connected or failed; servers still
+   * connecting then are left out. Resolves with one sentence per problem (empty without servers).
+   */
+  waitForMcp(): Promise<string[]> {
+    const mcp = this.options.mcp;
+    this.mcpStartup ??= mcp
+      ? mcp.waitForStartup(this.options.mcpStartupTimeoutMs).then((startup) => startup.messages)
+      : Promise.resolve([]);
+    return this.mcpStartup;
+  }
+
+  /** The MCP servers' resources for `@server:` completion; undefined without servers. */
+  get mcpResources(): McpResourceCatalog | undefined {
+    return this.options.mcp?.resources;
+  }
+
+  /** The todo list as the todo tool last wrote it. */
+  todos(): readonly TodoItem[] {
+    return this.options.todos?.get() ?? [];
+  }
+
+  /** The extensions' slash commands: name and description. */
+  extensionCommands(): { name: string; description: string }[] {
+    return [...(this.options.extensions?.getCommands() ?? [])].map(([name, { command }]) => ({
+      name,
+      description: command.description ?? "extension command",
+    }));
+  }
+
+  private answerApproval(op: Extract<SessionOp, { type: "approval_response" }>): { answered: true } {
+    const answer = { decision: op.decision, ...(op.reason !== undefined ? { reason: op.reason } : {}) };
+    if (!this.options.answerApproval?.(op.id, answer)) throw new Error(`No approval with id "${op.id}" is waiting.`);
+    return { answered: true };
   }
 
   /** Names the session (shown by /resume and in the footer). */
@@ -333,22 +578,40 @@ export class AgentSession {
     }
   }
 
-  /** Tells extensions the session ends, aborts work in progress, persists, and closes the store. */
-  async dispose(): Promise<void> {
-    if (!this.disposed) {
-      this.disposed = true;
-      await this.options.extensions?.emit({ type: "session_shutdown" });
-    }
+  /**
+   * Ends the session and everything it owns: extensions hear `session_shutdown`, work in
+   * progress stops, the session file is written, then what start-up created for it closes, last
+   * created first (checkpoints, the sandbox and its cgroup, MCP servers), and the store last.
+   * After it nothing of the session keeps a process alive; calling it again waits for the first call.
+   */
+  dispose(): Promise<void> {
+    this.disposed ??= this.close();
+    return this.disposed;
+  }
+
+  private async close(): Promise<void> {
+    await this.options.extensions?.emit({ type: "session_shutdown" });
     await this.abort();
     await this.flush();
+    for (const part of [...(this.options.owned ?? [])].reverse()) {
+      try {
+        await part.close();
+      } catch (error) {
+        this.events.notice("session", `could not close ${part.name}: ${describeError(error)}`, "error");
+      }
+    }
     await this.store.close();
   }
 
-  /** Runs `work` as the session's one action, under a fresh `AbortController`. */
+  /**
+   * Runs `work` as the session's one action, under a fresh `AbortController`. When it ends the
+   * next waiting op starts; with none, `session_idle` says the session is free.
+   */
   private async track<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    if (this.active) throw new Error("The session is busy: use steer() or followUp(), or await abort() first.");
+    if (this.active) throw new Error("The session is busy: submit the op instead, or await abort() first.");
     const controller = new AbortController();
     this.controller = controller;
+    this.idleAnnounced = false;
     const run = Promise.resolve().then(() => work(controller.signal));
     this.active = run;
     try {
@@ -356,7 +619,35 @@ export class AgentSession {
     } finally {
       this.active = undefined;
       this.controller = undefined;
+      this.startNext();
     }
+  }
+
+  /** Starts the next waiting op, or announces `session_idle` once nothing runs or waits. */
+  private startNext(): void {
+    if (this.active || this.agent.state.isRunning) return;
+    if (this.waiting.startNext() || this.idleAnnounced) return;
+    this.idleAnnounced = true;
+    this.events.emit({ type: "session_idle" });
+  }
+
+  /** Tells front ends what waits: queued messages (with who queued them) and ops. */
+  private emitQueue(): void {
+    this.events.emit({
+      type: "queue_update",
+      ...this.queued.lists(),
+      waiting: this.waiting.labels(),
+    });
+  }
+
+  /**
+   * Busy, but only writing the run away: the agent stopped, or gave its final answer with nothing
+   * queued to go on with. An op that would be refused now waits the moment instead.
+   */
+  private get windingDown(): boolean {
+    if (!this.busy) return false;
+    if (!this.agent.state.isRunning) return true;
+    return this.answered && this.queued.empty;
   }
 
   /** One run through the prompt path: threshold compaction, `before_agent_start`, the run, one overflow retry. */
@@ -407,7 +698,8 @@ export class AgentSession {
     let result = last;
     const stopped = () => result.reason === "budget" || this.options.governor?.shouldStop() === true;
     while (this.agent.hasQueuedMessages() && !signal.aborted && !stopped()) {
-      result = await this.runOnce(this.queued[0] ?? "", [], signal, () => this.agent.continue());
+      // The agent delivers steering first: the hook is told the text that is delivered next.
+      result = await this.runOnce(this.queued.next()?.text ?? "", [], signal, () => this.agent.continue());
     }
     return result;
   }
@@ -451,7 +743,6 @@ export class AgentSession {
 
   /** Replaces the store and conversation (new session, open, fork, tree). */
   private async switchTo(store: SessionManager, options: { closePrevious?: boolean } = {}): Promise<void> {
-    this.assertIdle("switch sessions");
     await this.flush();
     if (options.closePrevious !== false) await this.store.close();
     this.store = store;
@@ -468,14 +759,21 @@ export class AgentSession {
     const governed = this.options.governor?.observe(event);
     if (governed?.event) this.events.emit(governed.event);
     // A warning reaches the model only if the run goes on; after a final answer it would start a new run.
-    if (governed?.steer && event.type === "turn_end" && event.toolResults.length > 0) this.agent.steer(governed.steer);
-    if (event.type === "agent_start") this.budgetReason = undefined;
-    if (event.type === "budget_reached") this.budgetReason = event.reason;
-    if (event.type === "message_start" && event.message.role === "user") {
-      const index = this.queued.indexOf(messageText(event.message));
-      if (index >= 0) this.queued.splice(index, 1);
+    if (governed?.steer && event.type === "turn_end" && event.toolResults.length > 0)
+      this.queueMessage("steer", governed.steer, "governor");
+    if (event.type === "agent_start") {
+      this.budgetReason = undefined;
+      this.answered = false;
     }
+    if (event.type === "budget_reached") this.budgetReason = event.reason;
+    if (
+      event.type === "message_start" &&
+      event.message.role !== "assistant" &&
+      this.queued.delivered(messageText(event.message))
+    )
+      this.emitQueue();
     if (event.type === "message_end") {
+      if (event.message.role === "assistant") this.answered = isFinalAnswer(event.message);
       this.store.appendMessage(event.message);
       this.usage.recordMessage(event.message);
       // A tool runs only once its call is durable (file, or the fleet's journal): a run killed
@@ -490,8 +788,11 @@ export class AgentSession {
   private get sessionsDir(): string | undefined {
     return sessionsDirOf(this.store, this.options.sessionsDir);
   }
+}
 
-  private assertIdle(action: string): void {
-    if (this.busy) throw new Error(`The agent is running; abort first to ${action}.`);
-  }
+/** An assistant message after which the loop calls no more tools (it may still go on with queued messages). */
+function isFinalAnswer(message: AgentMessage): boolean {
+  if (message.role !== "assistant") return false;
+  if (message.stopReason !== "stop" && message.stopReason !== "toolUse") return true;
+  return !message.content.some((block) => block.type === "toolCall");
 }

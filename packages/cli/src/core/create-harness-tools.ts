@@ -3,11 +3,13 @@
  * show), `task` (subagents under the session's governor) and `web_fetch` (the network setting) —
  * created when the run's tool list names them.
  */
+
 import * as nodePath from "node:path";
 import type { AgentLoopConfig, AgentMessage, AnyAgentTool } from "@gyre/agent";
 import type { Model, ModelRegistry } from "@gyre/ai";
 import type { Governor } from "./governor/governor.js";
 import type { RuntimeNotice } from "./inspect-project.js";
+import type { Redactor } from "./session/redact-secrets.js";
 import { SessionManager } from "./session/session-manager.js";
 import { SUBAGENT_SESSION_MODE } from "./session/session-store.js";
 import type { SessionEntry } from "./session/types.js";
@@ -40,6 +42,8 @@ export type HarnessToolsOptions = {
   governor: Governor;
   /** Where subagent session files go; undefined keeps them in memory. */
   sessionsDir: string | undefined;
+  /** How subagents' session files are redacted (the parent's redactor); default the process's. */
+  redact?: Redactor;
   parentSessionFile: () => string | undefined;
   loop: Pick<AgentLoopConfig, "getApiKey" | "streamOptions" | "beforeToolCall">;
   network: { allowed: boolean; allowedDomains: readonly string[] };
@@ -129,6 +133,7 @@ function openJournal(
   const store = SessionManager.create({
     sessionsDir: options.sessionsDir,
     cwd: options.cwd,
+    ...(options.redact ? { redact: options.redact } : {}),
     // Marked, so `--continue` (the newest session of the folder) passes over a subagent's journal.
     mode: SUBAGENT_SESSION_MODE,
     ...(parent === undefined ? {} : { parentSession: parent }),

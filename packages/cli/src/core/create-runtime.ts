@@ -28,11 +28,12 @@ import { attachMcpTools, createMcpPromptExpander, startMcp, withOptionalMentions
 import { openSessionStore } from "./open-session.js";
 import { installSettingsPackages } from "./packages/startup-install.js";
 import { createSafety, type Safety } from "./permissions/create-safety.js";
-import { isWithheldInPlanMode, PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
+import { isWithheldInPlanMode } from "./permissions/plan-mode.js";
 import { reloadRuntime } from "./reload-runtime.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { createHostAllowlist } from "./sandbox/host-allowlist.js";
-import { addProcessSecret } from "./session/redact-secrets.js";
+import { createRedactor, processSecretRegistry, type SecretRegistry } from "./session/redact-secrets.js";
+import type { SessionJournals } from "./session/session-journal.js";
 import type { SessionContext, SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
 import { buildRuntimeSystemPrompt } from "./system-prompt/build-runtime-system-prompt.js";
@@ -76,6 +77,15 @@ export type RuntimeIo = {
    * runtime's own, so two runtimes in one process never see each other's custom providers.
    */
   models?: ModelRegistry;
+  /** The session's first prompt waits for the MCP servers (the SDK; the CLI waits itself, headless only). */
+  waitForMcp?: boolean;
+  /** Where the session's lines go before its file (a fleet worker's Redis journal). */
+  journals?: SessionJournals;
+  /**
+   * The session's own secret registry (the SDK: one per session, so two sessions share none);
+   * default the process's, which the CLI's output redactors read.
+   */
+  secrets?: SecretRegistry;
 };
 
 /** What start-up has settled before the model and session: home, project, settings, extensions. */
@@ -177,7 +187,18 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   // The session first: `-c` without --provider/--model continues on the model it last used.
   const sessionsDir = getSessionsDir(home);
   const models = io.models ?? createModelRegistry();
-  const opened = await openSessionStore(config.session, { cwd: io.cwd, sessionsDir, mode: config.mode });
+  const secrets = io.secrets ?? processSecretRegistry();
+  // The session's lines (and its subagents') are redacted with its own secrets and OAuth tokens.
+  const redact = io.secrets
+    ? createRedactor({ env: io.env, registries: [io.secrets, processSecretRegistry()] })
+    : undefined;
+  const opened = await openSessionStore(config.session, {
+    cwd: io.cwd,
+    sessionsDir,
+    mode: config.mode,
+    ...(io.journals ? { journals: io.journals } : {}),
+    ...(redact ? { redact } : {}),
+  });
   const restored = opened.store.buildContext();
   const model: RuntimeModel = io.model
     ? {
@@ -254,6 +275,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     models,
     governor,
     sessionsDir: config.session.kind === "memory" ? undefined : sessionsDir,
+    ...(redact ? { redact } : {}),
     parentSessionFile: () => session?.state.sessionFile,
     webSearch: config.webSearch === true || settings.webSearch === true,
     // A subagent at the tree's budget asks the session's question; the whole tree waits for it.
@@ -288,7 +310,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     });
   const systemPrompt = await buildPrompt(tools, extensionTools);
   // The key may have come from a flag or a custom env var no redaction rule knows by name.
-  addProcessSecret(model.apiKey);
+  secrets.add(model.apiKey);
   const thinkingLevel: ThinkingLevel = config.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
   const thinkingNotices: RuntimeNotice[] =
     config.thinking && config.thinking !== "off" && !model.model.reasoning
@@ -304,6 +326,9 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     workspace: io.cwd,
     ...(settings.checkpoints ? { limits: settings.checkpoints } : {}),
   });
+  // The session's info holds this array: the notices gathered below are added to it in place.
+  const notices: RuntimeNotice[] = [];
+  const runtimeNotices = notices;
   session = new AgentSession({
     checkpoints,
     model: model.model,
@@ -338,6 +363,34 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     },
     // `!cmd` from the editor: the bash tool's sandbox and environment, whichever tools are on.
     userShell: createUserShell({ cwd: io.cwd, env: io.env, sandbox: safety.sandbox }),
+    safety,
+    secrets,
+    ...(mcp.manager ? { mcp: mcp.manager } : {}),
+    ...(io.waitForMcp ? { waitForMcp: true } : {}),
+    ...(settings.mcpStartupTimeoutMs ? { mcpStartupTimeoutMs: settings.mcpStartupTimeoutMs } : {}),
+    todos: harness.todos,
+    reload: () => reload(),
+    ...(io.ui?.answerApproval ? { answerApproval: io.ui.answerApproval.bind(io.ui) } : {}),
+    info: {
+      cwd: io.cwd,
+      gyreHome: home,
+      sessionsDir,
+      trusted: project.trusted,
+      contextFiles: project.contextFiles.map((file) => file.path),
+      notices: runtimeNotices,
+      settings,
+      skills: resources.skills,
+      templates: resources.templates,
+      themeFiles: resources.themeFiles,
+      startupModel: model.model,
+      models,
+      extensionPaths: extensions?.extensions.map((extension) => extension.path) ?? [],
+    },
+    // In order of creation; dispose closes them last first.
+    owned: [
+      ...(mcp.manager ? [{ name: "the MCP servers", close: () => mcp.manager?.close() }] : []),
+      { name: "the bash sandbox", close: () => safety.sandbox.dispose() },
+    ],
     resolveInput: withOptionalMentions(
       createInputResolver({
         ...(extensions ? { extensions } : {}),
@@ -348,28 +401,18 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       mcp.manager,
     ),
   });
-  // Plan mode withholds tools and adds its note through the session, so switching it works mid-session.
-  const current = session;
-  const applyMode = () =>
-    current.setRestriction(safety.permissionMode() === "plan" ? PLAN_MODE_RESTRICTION : undefined);
-  safety.onModeChange(applyMode);
-  applyMode();
-  // Another session opened (/resume, /new, /tree): its own todo list, not the last one's.
-  current.subscribe((event) => {
-    if (event.type === "session_changed") harness.todos.set(restoreTodos(current.messages, current.entries()));
-  });
   if (mcp.manager) {
     attachMcpTools(session, tools, mcp.manager);
     reportMcp = (text, level = "warning") => session.notice("mcp", text, level);
   }
   const { sessionId, sessionFile } = session.state;
   await extensions?.emit({ type: "session_start", sessionId, sessionFile, cwd: io.cwd });
-  const notices = [
+  notices.push(
     ...base.notices,
     ...harness.notices,
     ...opened.notices,
     ...(model.warnings ?? []).map((text): RuntimeNotice => ({ level: "problem", text })),
-  ];
+  );
   // A problem, not a warning: quiet headless runs must hear it too (docs/design/safety.md: say so once at start-up).
   const unavailable = await sandboxNotice;
   if (unavailable) notices.push({ level: "problem", text: unavailable });
@@ -380,6 +423,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       text: `sandbox.allowedDomains entries that are not host names are ignored: ${invalidDomains.join("; ")}.`,
     });
   }
+  notices.push(...thinkingNotices, ...mcpNotices);
   const reload = () =>
     reloadRuntime({
       session,
@@ -415,7 +459,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     settings,
     trusted: project.trusted,
     contextFiles: project.contextFiles.map((file) => file.path),
-    notices: [...notices, ...thinkingNotices, ...mcpNotices],
+    notices,
     extensions,
     skills: resources.skills,
     templates: resources.templates,

@@ -2,6 +2,8 @@ import { stat } from "node:fs/promises";
 import { CliError } from "./errors.js";
 import type { RuntimeNotice } from "./inspect-project.js";
 import type { SessionChoice } from "./runtime-config.js";
+import type { Redactor } from "./session/redact-secrets.js";
+import type { SessionJournals } from "./session/session-journal.js";
 import { SessionManager } from "./session/session-manager.js";
 import { findNewestSession, resolveSessionArgument } from "./session/session-store.js";
 
@@ -13,7 +15,7 @@ import { findNewestSession, resolveSessionArgument } from "./session/session-sto
  */
 export async function openSessionStore(
   choice: SessionChoice,
-  options: { cwd: string; sessionsDir: string; mode?: string },
+  options: { cwd: string; sessionsDir: string; mode?: string; journals?: SessionJournals; redact?: Redactor },
 ): Promise<{ store: SessionManager; notices: RuntimeNotice[] }> {
   const notices: RuntimeNotice[] = [];
   const store = await openChoice(choice, options, (text) => notices.push({ level: "problem", text }));
@@ -30,9 +32,13 @@ export async function openSessionStore(
 
 async function openChoice(
   choice: SessionChoice,
-  options: { cwd: string; sessionsDir: string; mode?: string },
+  options: { cwd: string; sessionsDir: string; mode?: string; journals?: SessionJournals; redact?: Redactor },
   onSkipped: (message: string) => void,
 ): Promise<SessionManager> {
+  const seams = {
+    ...(options.journals ? { journals: options.journals } : {}),
+    ...(options.redact ? { redact: options.redact } : {}),
+  };
   if (choice.kind === "memory") return SessionManager.inMemory({ cwd: options.cwd });
   let path: string | undefined;
   if (choice.kind === "open") {
@@ -46,20 +52,21 @@ async function openChoice(
   }
   if (!path || choice.kind === "new")
     return SessionManager.create({
+      ...seams,
       sessionsDir: options.sessionsDir,
       cwd: options.cwd,
       ...(options.mode !== undefined && { mode: options.mode }),
     });
   if (choice.fork) {
     // Read-only: the original may be open (and locked) in another gyre; the copy is ours.
-    const source = await SessionManager.open(path, { readOnly: true });
+    const source = await SessionManager.open(path, { ...seams, readOnly: true });
     const forked = await source.fork({ sessionsDir: options.sessionsDir, cwd: source.cwd || options.cwd });
     forked.repairInterruptedToolCalls();
     return forked;
   }
   let session: SessionManager;
   try {
-    session = await SessionManager.open(path);
+    session = await SessionManager.open(path, seams);
   } catch (error) {
     if (error instanceof CliError && error.code === "session_locked") {
       throw new CliError("session_locked", `${error.message} To continue in a copy now, add --fork.`);

@@ -1,8 +1,12 @@
 /**
  * The coding agent without the CLI: one call builds what `gyre` builds for a run (settings,
- * trust, extensions, skills, tools, system prompt, model, session file) and hands back the
- * `AgentSession` the modes use. No argv, no process exit, nothing written to stdout or stderr.
+ * trust, extensions, skills, tools, system prompt, model, session file, MCP servers, sandbox) and
+ * hands back the `AgentSession` the modes use. No argv, no process exit, nothing written to
+ * stdout or stderr. The CLI (main.ts) builds its session through this same function.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import type { Model, ModelRegistry, StreamFunction, ThinkingLevel } from "@gyre/ai";
 import type { AgentSession } from "./agent-session.js";
@@ -11,6 +15,8 @@ import { createRuntime, loadRuntimeBase, type RuntimeIo, type RuntimeNotice } fr
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import type { ExtensionMode } from "./extensions/types.js";
 import type { RuntimeConfig, SessionChoice } from "./runtime-config.js";
+import { createSecretRegistry } from "./session/redact-secrets.js";
+import type { SessionJournals } from "./session/session-journal.js";
 import type { BuiltInToolName } from "./tools/tool-names.js";
 import { createHeadlessUserInterface, type UserInterface } from "./user-interface.js";
 
@@ -68,6 +74,26 @@ export type CreateAgentSessionOptions = {
   ui?: UserInterface;
   /** What extensions see as the mode; default "print" (nobody to ask). */
   mode?: ExtensionMode;
+  /**
+   * MCP servers. `true` (default): the user's `$GYRE_HOME/mcp.json` and, when trusted, the
+   * project's `.mcp.json`, as the CLI. `false`: none. A path, or an object in mcp.json's shape
+   * (`{ mcpServers: { name: { command, args } } }`): that config too, as `--mcp-config`. The first
+   * prompt waits (bounded by the `mcpStartupTimeoutMs` setting) for the servers, as headless runs do.
+   */
+  mcp?: boolean | string | { mcpServers: Record<string, unknown> };
+};
+
+/**
+ * What the CLI adds to an integrator's call (main.ts): its parsed flags as the config, the flag
+ * names extensions may not take, and a second look at argv once extensions registered theirs.
+ */
+export type CliAssembly = {
+  config: RuntimeConfig;
+  reservedFlags: ReadonlySet<string>;
+  /** Called once extensions loaded: the config to build the session with (extension flags parsed). */
+  configure?: (extensions: ExtensionRunner | undefined) => RuntimeConfig;
+  /** A fleet worker's journal for the session file (fleet/session-store.ts), read from its env by main.ts. */
+  journals?: SessionJournals;
 };
 
 /** A ready session, what start-up had to say, and the one call that ends it. */
@@ -82,7 +108,7 @@ export type CreatedAgentSession = {
   settings: Settings;
   /** Loaded extensions; undefined when none loaded. */
   extensions: ExtensionRunner | undefined;
-  /** Tells extensions the session ends, stops work in progress, writes and closes the session file. */
+  /** `session.dispose()`: stops work in progress, writes the session, closes everything it started. */
   dispose(): Promise<void>;
 };
 
@@ -91,7 +117,10 @@ export type CreatedAgentSession = {
  * `createRuntime`). Throws a `CliError` with a sentence saying what to fix (a missing key, a
  * broken settings file, a locked session); nothing is printed.
  */
-export async function createAgentSession(options: CreateAgentSessionOptions): Promise<CreatedAgentSession> {
+export async function createAgentSession(
+  options: CreateAgentSessionOptions,
+  cli?: CliAssembly,
+): Promise<CreatedAgentSession> {
   const env = options.gyreHome
     ? { ...(options.env ?? process.env), GYRE_HOME: options.gyreHome }
     : (options.env ?? process.env);
@@ -105,25 +134,50 @@ export async function createAgentSession(options: CreateAgentSessionOptions): Pr
     ...(options.customTools ? { customTools: options.customTools } : {}),
     ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     ...(options.models ? { models: options.models } : {}),
+    // An integrator's session keeps its keys to itself; the CLI's one session uses the process's registry.
+    ...(cli ? { reservedFlags: cli.reservedFlags } : { waitForMcp: true, secrets: createSecretRegistry() }),
+    ...(cli?.journals ? { journals: cli.journals } : {}),
   };
-  const config = toRuntimeConfig(options);
-  const runtime = await createRuntime(config, await loadRuntimeBase(config, io), io);
-  notices.unshift(...runtime.notices);
-  return {
-    session: runtime.session,
-    model: runtime.model,
-    models: runtime.models,
-    notices,
-    settings: runtime.settings,
-    extensions: runtime.extensions,
-    dispose: () => runtime.session.dispose(),
-  };
+  const inline = typeof options.mcp === "object" ? await writeInlineMcpConfig(options.mcp) : undefined;
+  try {
+    const config = cli?.config ?? toRuntimeConfig(options, inline?.file);
+    const base = await loadRuntimeBase(config, io);
+    const runtime = await createRuntime(cli?.configure?.(base.resources.extensions) ?? config, base, io);
+    notices.unshift(...runtime.notices);
+    return {
+      session: runtime.session,
+      model: runtime.model,
+      models: runtime.models,
+      notices,
+      settings: runtime.settings,
+      extensions: runtime.extensions,
+      dispose: () => runtime.session.dispose(),
+    };
+  } finally {
+    // The servers' config has been read by now (a restart reuses it): the file is not needed.
+    await inline?.remove();
+  }
 }
 
-function toRuntimeConfig(options: CreateAgentSessionOptions): RuntimeConfig {
+/** An `mcp` object written where the MCP loader reads files from: a private temporary file. */
+async function writeInlineMcpConfig(config: { mcpServers: Record<string, unknown> }) {
+  const dir = await mkdtemp(join(tmpdir(), "gyre-mcp-"));
+  const file = join(dir, "mcp.json");
+  await writeFile(file, JSON.stringify(config), { mode: 0o600 });
+  return { file, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+function mcpConfigOf(options: CreateAgentSessionOptions, inlineFile: string | undefined): RuntimeConfig["mcp"] {
+  if (options.mcp === false) return { enabled: false, configFiles: [] };
+  if (typeof options.mcp === "string") return { enabled: true, configFiles: [resolve(options.cwd, options.mcp)] };
+  return { enabled: true, configFiles: inlineFile ? [inlineFile] : [] };
+}
+
+function toRuntimeConfig(options: CreateAgentSessionOptions, inlineMcpFile: string | undefined): RuntimeConfig {
   const { model } = options;
   return {
     mode: options.mode ?? "print",
+    mcp: mcpConfigOf(options, inlineMcpFile),
     ...(model ? { provider: model.provider, model: model.id } : {}),
     ...(!model && options.provider !== undefined ? { provider: options.provider } : {}),
     ...(!model && options.modelId !== undefined ? { model: options.modelId } : {}),

@@ -1,5 +1,7 @@
 import type { AgentEvent } from "@gyre/agent";
 import type { GovernorEvent } from "./governor/governor.js";
+import type { PermissionMode } from "./permissions/create-safety.js";
+import type { SessionOpType } from "./session-ops.js";
 import type { TodoItem } from "./tools/todo-tool.js";
 
 /** Why a compaction ran: the context neared the window, the provider refused it, or the user asked. */
@@ -18,6 +20,9 @@ export type NoticeSource = "session" | "extension" | "listener" | "mcp";
  */
 export type NoticeEvent = { type: "notice"; level: NoticeLevel; source: NoticeSource; message: string };
 
+/** A message waiting in the agent's queue, and who queued it (the user, an extension, the governor's warning). */
+export type QueuedMessage = { text: string; source: "user" | "extension" | "governor" };
+
 /** Harness events the session adds to the agent's (JSON mode and RPC carry them as they are). */
 export type SessionEvent =
   | AgentEvent
@@ -29,4 +34,20 @@ export type SessionEvent =
   | { type: "subagent_event"; parentToolCallId: string; agent: string; event: AgentEvent }
   /** The todo list after the todo tool changed it. */
   | { type: "todo_update"; todos: TodoItem[] }
-  | NoticeEvent;
+  | NoticeEvent
+  /**
+   * The session has nothing left to do: the last op's writes (entries, fsync, end checkpoint,
+   * `agent_end` handlers) are done and no op waits. Once per busy period; `agent_end` stays the loop's.
+   */
+  | { type: "session_idle" }
+  /** What waits, after every change: queued messages (delivery order) and ops waiting for their turn. */
+  | {
+      type: "queue_update";
+      steering: QueuedMessage[];
+      followUp: QueuedMessage[];
+      waiting: { type: SessionOpType; label: string }[];
+    }
+  /** Plan mode was entered or left (`set_mode`). */
+  | { type: "permission_mode_changed"; mode: PermissionMode }
+  /** The last lines of a running `!cmd`'s output (the TUI's live tail). */
+  | { type: "shell_output"; command: string; tail: string };

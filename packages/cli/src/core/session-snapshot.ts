@@ -1,6 +1,7 @@
 import type { AgentState } from "@gyre/agent";
 import type { Model, ThinkingLevel } from "@gyre/ai";
 import type { SessionEndReason } from "./governor/governor.js";
+import type { PermissionMode } from "./permissions/create-safety.js";
 import type { SessionManager } from "./session/session-manager.js";
 import type { SessionHeader } from "./session/types.js";
 import type { SessionStats } from "./session-stats.js";
@@ -31,6 +32,8 @@ export type SessionSnapshot = {
   messageCount: number;
   /** Token and cost totals of the conversation. */
   stats: SessionStats;
+  /** "plan" while plan mode withholds write/edit and bash is read-only; "default" otherwise. */
+  permissionMode: PermissionMode;
 };
 
 /** Builds a snapshot from the session's parts. */
@@ -43,7 +46,7 @@ export function snapshotOf(parts: {
   budgetReason: string | undefined;
   loopReason: string | undefined;
   stats: SessionStats;
-}): SessionSnapshot {
+}): Omit<SessionSnapshot, "permissionMode"> {
   const { agent, store } = parts;
   return {
     model: agent.model,

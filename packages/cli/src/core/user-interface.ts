@@ -16,6 +16,8 @@ export type UserInterface = {
    * and `input` when interactive, and denied otherwise.
    */
   approve?(request: ApprovalRequest & { signal?: AbortSignal }): Promise<ApprovalAnswer>;
+  /** Resolves the waiting `approve` request `id` (the session's `approval_response` op); false when none waits. */
+  answerApproval?(id: string, answer: ApprovalAnswer): boolean;
 };
 
 /** A tool call that needs the user's decision (docs/design/safety.md `approval_request`). */

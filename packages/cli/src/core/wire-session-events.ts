@@ -12,6 +12,8 @@ export type SessionWiring = {
   /** Whether a prompt (with its compaction and queued deliveries) or a run is in progress. */
   isBusy(): boolean;
   abort(): void;
+  /** Queues an extension's message through the session's own bookkeeping. */
+  queue(message: AgentMessage, kind: "steer" | "follow_up"): void;
   /** Runs an extension's message through the session's prompt path; resolves when it settled. */
   start(message: AgentMessage, text: string): Promise<unknown>;
   /** The session's own handling of an agent event (persistence, accounting); resolves when flushed. */
@@ -49,7 +51,7 @@ export function wireSessionEvents(options: AgentSessionOptions, wiring: SessionW
       isBusy: wiring.isBusy,
       isRunning: () => agent.state.isRunning,
       abort: wiring.abort,
-      queue: (message, deliverAs) => (deliverAs === "followUp" ? agent.followUp(message) : agent.steer(message)),
+      queue: (message, deliverAs) => wiring.queue(message, deliverAs === "followUp" ? "follow_up" : "steer"),
       start: wiring.start,
       notice: (message) => events.notice("extension", message),
     });

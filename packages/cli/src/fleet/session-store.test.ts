@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisServer, requireRedisServer, startRedisServer } from "../../test/fleet/redis-server.js";
-import { setSessionJournal } from "../core/session/session-journal.js";
+import type { SessionJournals } from "../core/session/session-journal.js";
 import { SessionManager } from "../core/session/session-manager.js";
-import { createFileSessionStore, createRedisSessionStore, installSessionJournalFromEnv } from "./session-store.js";
+import { createFileSessionStore, createRedisSessionStore, sessionJournalsFromEnv } from "./session-store.js";
 
 requireRedisServer();
 
@@ -21,7 +21,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  setSessionJournal(undefined);
   await redis?.quit();
   await server?.stop();
 });
@@ -65,12 +64,12 @@ describe("session stores", () => {
     const file = join(root, "job.jsonl");
     const header = { type: "session", version: 1, id: "job-1", timestamp: new Date().toISOString(), cwd: root };
     await writeFile(file, `${JSON.stringify(header)}\n`);
-    await installSessionJournalFromEnv({
+    const journals = await sessionJournalsFromEnv({
       GYRE_SESSION_JOURNAL_REDIS: server.url,
       GYRE_SESSION_JOURNAL_KEY: "test:journal:live",
       GYRE_SESSION_JOURNAL_FILE: file,
     });
-    const session = await SessionManager.open(file);
+    const session = await SessionManager.open(file, journals ? { journals } : {});
     session.appendMessage(userMessage("first"));
     session.appendMessage(userMessage("second"));
     await session.flush();
@@ -78,7 +77,11 @@ describe("session stores", () => {
     expect(journal.map((line) => JSON.parse(line).message.content)).toEqual(["first", "second"]);
     expect((await readFile(file, "utf8")).trim().split("\n").slice(1)).toEqual(journal);
     await session.close();
-    const other = SessionManager.create({ sessionsDir: join(root, "plain"), cwd: root });
+    const other = SessionManager.create({
+      sessionsDir: join(root, "plain"),
+      cwd: root,
+      ...(journals ? { journals } : {}),
+    });
     other.appendMessage(userMessage("not journaled"));
     await other.close();
     expect(await redis.xlen("test:journal:live")).toBe(2);
@@ -88,7 +91,7 @@ describe("session stores", () => {
     const sessionsDir = join(root, "refusing");
     const accepted: string[] = [];
     let refuse = true;
-    setSessionJournal((path) =>
+    const journals: SessionJournals = (path) =>
       path.startsWith(sessionsDir)
         ? {
             append: async (lines) => {
@@ -96,9 +99,8 @@ describe("session stores", () => {
               accepted.push(...lines);
             },
           }
-        : undefined,
-    );
-    const session = SessionManager.create({ sessionsDir, cwd: root });
+        : undefined;
+    const session = SessionManager.create({ sessionsDir, cwd: root, journals });
     session.appendMessage(userMessage("kept"));
     await expect(session.flush()).rejects.toThrow(/Redis is down/);
     await expect(readFile(session.path as string, "utf8")).resolves.toBe("");
@@ -108,6 +110,5 @@ describe("session stores", () => {
     expect(file).toHaveLength(2);
     expect(accepted).toEqual(file);
     await session.close();
-    setSessionJournal(undefined);
   });
 });

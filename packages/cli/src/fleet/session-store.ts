@@ -3,13 +3,13 @@
  * sessions. The local store is a folder of JSONL files (what a plain gyre writes); the Redis store
  * keeps one Redis Stream per session, and an append resolves only once Redis acknowledged the
  * XADD, so a worker's journal is durable before the run goes on. A gyre run started by a worker
- * writes through the Redis store directly (`installSessionJournalFromEnv`, via core/session's
+ * writes through the Redis store directly (`sessionJournalsFromEnv`, passed to the session store as core/session's
  * journal seam): there is no copy lagging behind the session file.
  */
 import { mkdir, open, readdir, readFile } from "node:fs/promises";
 import * as nodePath from "node:path";
 import type { Redis } from "ioredis";
-import { setSessionJournal } from "../core/session/session-journal.js";
+import type { SessionJournals } from "../core/session/session-journal.js";
 
 /** A session journal backend; ids are the store's own (a job id, a file name). */
 export type SessionStore = {
@@ -115,14 +115,14 @@ export function sessionJournalEnv(options: { redisUrl: string; key: string; file
 }
 
 /**
- * In a worker's child: registers the Redis journal for the one session file the worker named.
- * Does nothing without `GYRE_SESSION_JOURNAL_KEY`. The connection lives as long as the process.
+ * In a worker's child: the Redis journal for the one session file the worker named, to pass to
+ * the session's store. Undefined without `GYRE_SESSION_JOURNAL_KEY`. The connection lives as long as the process.
  */
-export async function installSessionJournalFromEnv(env: NodeJS.ProcessEnv): Promise<void> {
+export async function sessionJournalsFromEnv(env: NodeJS.ProcessEnv): Promise<SessionJournals | undefined> {
   const key = env.GYRE_SESSION_JOURNAL_KEY;
   const url = env.GYRE_SESSION_JOURNAL_REDIS;
   const file = env.GYRE_SESSION_JOURNAL_FILE;
-  if (key === undefined || url === undefined || file === undefined) return;
+  if (key === undefined || url === undefined || file === undefined) return undefined;
   const { Redis: RedisClass } = await import("ioredis");
   const redis = new RedisClass(url, { maxRetriesPerRequest: null, lazyConnect: false });
   // Reconnects are ioredis's job; an error event without a listener would crash the run.
@@ -130,5 +130,5 @@ export async function installSessionJournalFromEnv(env: NodeJS.ProcessEnv): Prom
   const store = createRedisSessionStore(redis, () => key);
   const journal = { append: (lines: readonly string[]) => store.append(key, lines) };
   const target = nodePath.resolve(file);
-  setSessionJournal((path) => (nodePath.resolve(path) === target ? journal : undefined));
+  return (path) => (nodePath.resolve(path) === target ? journal : undefined);
 }

@@ -107,8 +107,8 @@ export class QuickSwitch {
   }
 
   /** The line to show after `switchModel`. */
-  cycleModel(direction: 1 | -1): string {
-    const result = this.switchModel(direction);
+  async cycleModel(direction: 1 | -1): Promise<string> {
+    const result = await this.switchModel(direction);
     if (!result.switched) return result.problem;
     const thinking = result.switched.reasoning ? ` · thinking ${this.session.state.thinkingLevel}` : "";
     return `Model: ${keyOf(result.switched)}${thinking}`;
@@ -118,7 +118,9 @@ export class QuickSwitch {
    * Switches to the next (1) or previous (-1) model of the cycle list, with the thinking level
    * its entry asked for; or says, in one sentence, why there is none to switch to.
    */
-  switchModel(direction: 1 | -1): { switched: Model; problem?: undefined } | { switched?: undefined; problem: string } {
+  async switchModel(
+    direction: 1 | -1,
+  ): Promise<{ switched: Model; problem?: undefined } | { switched?: undefined; problem: string }> {
     const list = this.candidates();
     const current = keyOf(this.session.state.model);
     if (list.length < 2 && list.some((item) => keyOf(item.model) === current))
@@ -126,18 +128,18 @@ export class QuickSwitch {
     const at = list.findIndex((item) => keyOf(item.model) === current);
     const next = list[(at + direction + list.length) % list.length] ?? list[0];
     if (!next) return { problem: "No model to switch to; configure one in models.json or pass --models." };
-    this.session.setModel(withStartupEndpoint(next.model, this.options.startupModel));
+    await this.session.submit({ type: "set_model", model: withStartupEndpoint(next.model, this.options.startupModel) });
     if (next.thinkingLevel && next.thinkingLevel !== this.session.state.thinkingLevel)
-      this.session.setThinkingLevel(next.thinkingLevel);
+      await this.session.submit({ type: "set_thinking", level: next.thinkingLevel });
     return { switched: next.model };
   }
 
-  cycleThinking(): string {
+  async cycleThinking(): Promise<string> {
     const model = this.session.state.model;
     if (!model.reasoning) return `${model.id} does not support thinking; the level stays off.`;
     const at = LEVELS.indexOf(this.session.state.thinkingLevel);
     const next = LEVELS[(at + 1) % LEVELS.length] ?? "off";
-    this.session.setThinkingLevel(next);
+    await this.session.submit({ type: "set_thinking", level: next });
     return `Thinking level: ${next}`;
   }
 }

@@ -6,10 +6,10 @@
  */
 import type { Writable } from "node:stream";
 import { GyreError } from "@gyre/ai";
-import type { Runtime } from "../core/create-runtime.js";
+import type { AgentSession } from "../core/agent-session.js";
 
 export async function runRewindMode(
-  runtime: Runtime,
+  session: AgentSession,
   options: {
     entryId: string;
     restore: "both" | "code" | "conversation";
@@ -19,19 +19,18 @@ export async function runRewindMode(
   },
 ): Promise<number> {
   if (options.entryId === "list") {
-    for (const point of runtime.checkpoints.rewindTargets())
+    for (const point of session.rewindTargets())
       options.stdout.write(`${JSON.stringify({ type: "rewind_point", ...point })}\n`);
     return 0;
   }
   try {
-    const result = await runtime.session.rewind({
+    const result = await session.submit({
+      type: "rewind",
       entryId: options.entryId,
       restore: options.restore,
       force: options.force,
     });
-    options.stdout.write(
-      `${JSON.stringify({ type: "rewind", sessionId: runtime.session.state.sessionId, ...result })}\n`,
-    );
+    options.stdout.write(`${JSON.stringify({ type: "rewind", sessionId: session.state.sessionId, ...result })}\n`);
     if (result.conflicts.length > 0 && !options.force)
       options.stderr.write(
         `gyre: kept ${result.conflicts.length} file(s) changed outside gyre since the checkpoint (${result.conflicts.join(", ")}); add --force to restore them too.\n`,

@@ -43,7 +43,8 @@ describe("gyre --mode json", () => {
     expect(events[0]).toMatchObject({ type: "session", version: 1, cwd });
     const types = events.slice(1).map((event) => event.type);
     expect(types[0]).toBe("agent_start");
-    expect(types.slice(-2)).toEqual(["agent_end", "result"]);
+    // The loop's end, then the session's: everything is written and nothing waits.
+    expect(types.slice(-3)).toEqual(["agent_end", "session_idle", "result"]);
     expect(events.at(-1)).toMatchObject({ type: "result", reason: "stop", turns: 2, sessionFile: expect.any(String) });
     for (const [start, end] of [
       ["turn_start", "turn_end"],
@@ -161,7 +162,8 @@ describe("output to a slow reader", () => {
     expect(await exited).toBe(0);
     const lines = stdout.trim().split("\n");
     expect(stdout.length).toBeGreaterThan(200_000);
-    expect(JSON.parse(lines.at(-2) ?? "{}")).toMatchObject({ type: "agent_end" });
+    expect(JSON.parse(lines.at(-3) ?? "{}")).toMatchObject({ type: "agent_end" });
+    expect(JSON.parse(lines.at(-2) ?? "{}")).toMatchObject({ type: "session_idle" });
     expect(JSON.parse(lines.at(-1) ?? "{}")).toMatchObject({ type: "result", reason: "stop" });
   });
 });

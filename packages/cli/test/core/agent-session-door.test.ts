@@ -121,7 +121,11 @@ describe("AgentSession as the one door", () => {
     await session.open(path);
     expect(session.state.sessionFile).toBe(path);
     expect(session.getLastAssistantText()).toBe("other answer");
-    expect(events.at(-1)).toEqual({ type: "session_changed", sessionId: session.state.sessionId, sessionFile: path });
+    // The switch is an op: once done, nothing waits and the session says it is idle.
+    expect(events.slice(-2)).toEqual([
+      { type: "session_changed", sessionId: session.state.sessionId, sessionFile: path },
+      { type: "session_idle" },
+    ]);
     await session.dispose();
   });
 });

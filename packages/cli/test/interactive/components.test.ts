@@ -98,13 +98,15 @@ describe("footer", () => {
 });
 
 describe("PendingQueueView", () => {
-  it("lists steering and follow-up messages until they are delivered", () => {
+  it("lists the steering and follow-up messages the session says wait", () => {
     const view = new PendingQueueView();
     expect(view.render(80)).toEqual([]);
-    view.add({ kind: "steer", text: "use tabs" });
-    view.add({ kind: "followUp", text: "then run the tests" });
+    view.set([
+      { kind: "steer", text: "use tabs" },
+      { kind: "followUp", text: "then run the tests" },
+    ]);
     expect(text(view.render(80))).toBe("  ⋯ steer (pending): use tabs\n  ⋯ follow-up (pending): then run the tests");
-    expect(view.deliver("use tabs")).toBe(true);
+    view.set([{ kind: "followUp", text: "then run the tests" }]);
     expect(text(view.render(80))).toBe("  ⋯ follow-up (pending): then run the tests");
   });
 });

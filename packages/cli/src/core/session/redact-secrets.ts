@@ -42,7 +42,26 @@ export type RedactorOptions = {
   env?: Record<string, string | undefined>;
   /** Further secret values, e.g. a key given with `--api-key`. */
   secrets?: string[];
+  /** Registries whose values (now and later) are redacted too; default the process's own. */
+  registries?: readonly SecretRegistry[];
 };
+
+/**
+ * Secret values that no name or shape rule would catch (a key from `--api-key`, from a custom
+ * provider's `apiKeyEnv`, an OAuth token). A session is given its own (an option of the session);
+ * redactors built over a registry redact what is added to it later too.
+ */
+export type SecretRegistry = { add(value: string | undefined): void; readonly values: ReadonlySet<string> };
+
+export function createSecretRegistry(): SecretRegistry {
+  const values = new Set<string>();
+  return {
+    values,
+    add: (value) => {
+      if (value) values.add(value);
+    },
+  };
+}
 
 /** Replaces secrets in a text (typically one serialised JSON line); the result stays valid JSON. */
 export type Redactor = (text: string) => string;
@@ -52,11 +71,16 @@ export type Redactor = (text: string) => string;
  * a custom provider's `apiKeyEnv`). Every redactor redacts them, including ones made before the
  * key was registered, so no session (`/new`, RPC `new_session`, a fork, a model switch) misses them.
  */
-const processSecrets = new Set<string>();
+const processSecrets = createSecretRegistry();
 
-/** Adds a secret value to every redactor created from now on. */
+/** Adds a secret value to the process's registry (the CLI's one session, MCP OAuth tokens). */
 export function addProcessSecret(value: string | undefined): void {
-  if (value) processSecrets.add(value);
+  processSecrets.add(value);
+}
+
+/** The process's registry, for a session given none (the CLI). */
+export function processSecretRegistry(): SecretRegistry {
+  return processSecrets;
 }
 
 /**
@@ -68,13 +92,16 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   for (const [name, value] of Object.entries(options.env ?? {}))
     if (value !== undefined && secretEnvName.test(name)) values.add(value);
   for (const value of options.secrets ?? []) values.add(value);
+  const registries = options.registries ?? [processSecrets];
   let literal: RegExp | undefined;
-  let knownProcessSecrets = -1;
+  let known = -1;
   return (text) => {
     // Secrets registered after this redactor was made (a model switch) join on the next line.
-    if (knownProcessSecrets !== processSecrets.size) {
-      knownProcessSecrets = processSecrets.size;
-      const all = [...values, ...processSecrets].filter((value) => value.length >= MIN_SECRET_LENGTH);
+    const size = registries.reduce((sum, registry) => sum + registry.values.size, 0);
+    if (known !== size) {
+      known = size;
+      const registered = registries.flatMap((registry) => [...registry.values]);
+      const all = [...values, ...registered].filter((value) => value.length >= MIN_SECRET_LENGTH);
       literal = buildLiteralPattern(all);
     }
     let result = literal ? text.replace(literal, REDACTED) : text;

@@ -7,7 +7,7 @@ import { type FileHandle, mkdir, open, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { describeError } from "@gyre/ai";
 import { CliError } from "../errors.js";
-import { type SessionJournal, sessionJournalFor } from "./session-journal.js";
+import type { SessionJournal, SessionJournals } from "./session-journal.js";
 import { acquireSessionLock, type SessionLock } from "./session-lock.js";
 import type { SessionHeader } from "./types.js";
 
@@ -38,22 +38,23 @@ export class SessionFile {
     readonly path: string,
     private readonly header: SessionHeader | undefined,
     endsWithNewline: boolean,
+    journals: SessionJournals | undefined,
   ) {
     this.needsNewline = !endsWithNewline;
-    this.journal = sessionJournalFor(path);
+    this.journal = journals?.(path);
   }
 
   /** A file for a new session; nothing touches the disk until the first `append`. */
-  static forNewSession(path: string, header: SessionHeader): SessionFile {
-    return new SessionFile(path, header, true);
+  static forNewSession(path: string, header: SessionHeader, journals?: SessionJournals): SessionFile {
+    return new SessionFile(path, header, true, journals);
   }
 
   /**
    * Locks and opens an existing session file for appending. Throws the lock's `CliError` when
    * another live process holds it. A file without a final newline gets one before the next entry.
    */
-  static async openExisting(path: string, endsWithNewline: boolean): Promise<SessionFile> {
-    const file = new SessionFile(path, undefined, endsWithNewline);
+  static async openExisting(path: string, endsWithNewline: boolean, journals?: SessionJournals): Promise<SessionFile> {
+    const file = new SessionFile(path, undefined, endsWithNewline, journals);
     file.lock = await acquireSessionLock(path);
     try {
       file.handle = await open(path, "a");

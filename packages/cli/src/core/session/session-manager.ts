@@ -14,6 +14,7 @@ import { readSessionFile } from "./read-session.js";
 import { createRedactor, type Redactor } from "./redact-secrets.js";
 import { INTERRUPTED_TOOL_RESULT } from "./repair-history.js";
 import { SessionFile } from "./session-file.js";
+import type { SessionJournals } from "./session-journal.js";
 import { newSessionPath } from "./session-paths.js";
 import { SessionTree, type SessionTreeNode } from "./session-tree.js";
 import {
@@ -41,6 +42,8 @@ export type CreateSessionOptions = {
   cwd: string;
   /** Applied to every line before it is written. Default: key shapes plus secret-named vars of `process.env`. */
   redact?: Redactor;
+  /** Where lines go before the file (the fleet's journal); default none. */
+  journals?: SessionJournals;
   parentSession?: string;
   /** How the run was started (`RuntimeConfig.mode`), recorded in the header for `--resume`'s filter. */
   mode?: string;
@@ -48,9 +51,13 @@ export type CreateSessionOptions = {
 
 export type OpenSessionOptions = {
   redact?: Redactor;
+  journals?: SessionJournals;
   /** Read without locking or ever writing (listing, inspection). Appends then throw. */
   readOnly?: boolean;
 };
+
+/** What a store passes on to the stores made from it: line redaction and the fleet's journal. */
+export type StoreSeams = { redact?: Redactor; journals?: SessionJournals };
 
 type Storage =
   | { mode: "memory" }
@@ -78,8 +85,10 @@ export class SessionManager {
     const header = createHeader(options.cwd, options.parentSession, options.mode);
     const path = newSessionPath({ ...options, id: header.id, date: new Date(header.timestamp) });
     const redact = options.redact ?? createRedactor({ env: process.env });
-    const file = SessionFile.forNewSession(path, header);
-    return new SessionManager(header, new SessionTree(), { mode: "file", file, redact, exists: false });
+    const file = SessionFile.forNewSession(path, header, options.journals);
+    const manager = new SessionManager(header, new SessionTree(), { mode: "file", file, redact, exists: false });
+    manager.seams = { redact, ...(options.journals ? { journals: options.journals } : {}) };
+    return manager;
   }
 
   /** A session that keeps everything in memory (`--no-session`): same API, nothing on disk. */
@@ -99,12 +108,18 @@ export class SessionManager {
     if (options.readOnly || loaded.headerProblem !== undefined) {
       const session = new SessionManager(loaded.header, loaded.tree, { mode: "read-only", path });
       session.headerProblem = loaded.headerProblem;
+      session.seams = options;
       return session;
     }
-    const file = await SessionFile.openExisting(path, loaded.endsWithNewline);
+    const file = await SessionFile.openExisting(path, loaded.endsWithNewline, options.journals);
     const redact = options.redact ?? createRedactor({ env: process.env });
-    return new SessionManager(loaded.header, loaded.tree, { mode: "file", file, redact, exists: true });
+    const manager = new SessionManager(loaded.header, loaded.tree, { mode: "file", file, redact, exists: true });
+    manager.seams = { redact, ...(options.journals ? { journals: options.journals } : {}) };
+    return manager;
   }
+
+  /** The redactor and journals this store was made with: stores made from it (new, fork, open) get them too. */
+  seams: StoreSeams = {};
 
   /** Why this file cannot be continued in place (damaged header, newer format); see `open`. */
   headerProblem: string | undefined;
@@ -290,12 +305,11 @@ export class SessionManager {
     if (parentPath === undefined) forked = SessionManager.inMemory({ cwd });
     else {
       const sessionsDir = options.sessionsDir ?? dirname(dirname(parentPath));
-      const redact = this.storage.mode === "file" ? this.storage.redact : undefined;
       forked = SessionManager.create({
         sessionsDir,
         cwd,
         parentSession: parentPath,
-        ...(redact && { redact }),
+        ...this.seams,
         ...(this.header.mode !== undefined && { mode: this.header.mode }),
       });
     }

@@ -22,6 +22,7 @@ export function createSiblingStore(current: SessionManager, sessionsDir: string 
   return current.path === undefined || sessionsDir === undefined
     ? SessionManager.inMemory({ cwd: current.cwd })
     : SessionManager.create({
+        ...current.seams,
         sessionsDir,
         cwd: current.cwd,
         ...(current.header.mode !== undefined && { mode: current.header.mode }),
@@ -34,13 +35,15 @@ export function createSiblingStore(current: SessionManager, sessionsDir: string 
  */
 export async function openStore(options: {
   sessionsDir: string | undefined;
-  cwd: string;
+  /** The store open now: its folder resolves relative paths, its redactor and journals carry over. */
+  current: SessionManager;
   pathOrId: string;
 }): Promise<SessionManager> {
-  const { sessionsDir = "", cwd, pathOrId } = options;
+  const { sessionsDir = "", current, pathOrId } = options;
+  const cwd = current.cwd;
   // Without a sessions folder only a path can name a session; an id prefix then matches nothing.
   const path = await resolveSessionArgument({ sessionsDir, cwd, value: pathOrId });
-  return SessionManager.open(path);
+  return SessionManager.open(path, current.seams);
 }
 
 /** The tree of `store` for a picker. */

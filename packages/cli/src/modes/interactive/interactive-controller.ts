@@ -1,11 +1,16 @@
-import type { AgentSession, SessionEvent } from "../../core/agent-session.js";
-import { getSessionsDir } from "../../core/config/paths.js";
-import type { Runtime } from "../../core/create-runtime.js";
+import {
+  type AgentSession,
+  SessionBusyError,
+  type SessionEvent,
+  type SessionOp,
+  type SessionOpResult,
+  type SessionOpType,
+} from "../../core/agent-session.js";
 import { describeConnectingServers, describeServerState } from "../../core/mcp/describe-status.js";
 import { QuickSwitch, type ScopedModel } from "../model-cycle.js";
 import { describeRunFailure } from "../run-outcome.js";
 import { attachFiles, describeAttachment } from "./attachments.js";
-import { compactionNotice, userMessageText } from "./chat-view.js";
+import { compactionNotice } from "./chat-view.js";
 import { FileAutocompleteProvider } from "./file-autocomplete.js";
 import { FinishNotifier } from "./finish-notifier.js";
 import { readGitBranch } from "./git-branch.js";
@@ -13,7 +18,6 @@ import { defaultKeybindings, type Keybindings } from "./keybindings.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
-import { RunPhase } from "./run-phase.js";
 import { RunProgress, spinner } from "./run-progress.js";
 import { parseShellInput, runShellInput, type ShellInput, shellRecordsOf, shellStatus } from "./shell-input.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
@@ -34,29 +38,24 @@ export class InteractiveController {
   private sandboxText: string | undefined;
   private readonly context: CommandContext;
   private exitResolve: ((code: number) => void) | undefined;
-  private commandRunning = false;
-  private shellRunning = false;
-  /** A `!cmd` typed while the agent worked, waiting for the run to end. */
-  private shellWaiting = false;
-  /** Shift+Tab pressed while a prompt ran: the mode toggles once it ends. */
-  private modeTogglePending = false;
-  private readonly phase: RunPhase;
+  /** Between the loop's `agent_start` and `agent_end` (the live status line shows it). */
+  private agentRunning = false;
 
   private readonly switcher: QuickSwitch;
   private readonly notifier: FinishNotifier;
 
   constructor(
-    private readonly runtime: Runtime,
+    session: AgentSession,
     private readonly layout: Layout,
     private readonly options: { modelScope?: readonly ScopedModel[]; keybindings?: Keybindings } = {},
   ) {
-    this.session = runtime.session;
-    this.switcher = new QuickSwitch(runtime.session, {
-      startupModel: runtime.model,
+    this.session = session;
+    this.switcher = new QuickSwitch(session, {
+      startupModel: session.info.startupModel,
       scope: options.modelScope,
       env: process.env,
     });
-    const { settings } = runtime;
+    const { settings } = session.info;
     this.notifier = new FinishNotifier({
       // Read at each run's end: /reload may change them.
       get channel() {
@@ -69,11 +68,7 @@ export class InteractiveController {
       insideTmux: process.env.TMUX !== undefined,
     });
     this.progress = new RunProgress(() => this.session.getStats());
-    this.phase = new RunPhase(runtime.session, {
-      hasQueued: () => layout.pending.messages.length > 0,
-      notify: (text) => this.notify(text),
-    });
-    this.runtimeCommands = listRuntimeCommands(runtime, new Set(slashCommands.map((command) => command.name)));
+    this.runtimeCommands = listRuntimeCommands(session, new Set(slashCommands.map((command) => command.name)));
     this.context = this.createCommandContext();
   }
 
@@ -84,14 +79,15 @@ export class InteractiveController {
       this.exitResolve = resolve;
     });
     this.showConversation();
-    layout.todos.set(this.runtime.todos.get());
-    for (const notice of this.runtime.notices) layout.chat.addNotice(notice.text, "warning");
-    const statuses = this.runtime.mcp?.statuses() ?? [];
+    const { info } = session;
+    layout.todos.set([...session.todos()]);
+    for (const notice of info.notices) layout.chat.addNotice(notice.text, "warning");
+    const statuses = session.mcpStatuses();
     const connecting = describeConnectingServers(statuses);
     if (connecting) layout.chat.addNotice(connecting, "info");
     // A server that failed while the screen was being set up said so to no one yet.
     for (const status of statuses) {
-      const told = this.runtime.notices.some((notice) => notice.text.includes(`MCP server "${status.name}"`));
+      const told = info.notices.some((notice) => notice.text.includes(`MCP server "${status.name}"`));
       if (status.state === "failed" && !told)
         layout.chat.addNotice(`MCP server "${status.name}" ${describeServerState(status)}.`, "warning");
     }
@@ -99,23 +95,22 @@ export class InteractiveController {
     installKeyHandlers(
       layout,
       {
-        isRunning: () => this.phase.isWorking(),
+        isRunning: () => session.state.isRunning,
         abort: () => this.abort(),
-        followUp: (text) => this.queue("followUp", text),
+        followUp: (text) => void session.submit({ type: "follow_up", text }),
         exit: () => this.exit(),
         notify: (text) => layout.status.set(style.gray(text)),
-        cycleModel: (direction) => this.quickSwitch(() => this.switcher.cycleModel(direction)),
+        cycleModel: (direction) => void this.quickSwitch(() => this.switcher.cycleModel(direction)),
         selectModel: () => void this.runCommand("model", ""),
-        cycleThinking: () => this.quickSwitch(() => this.switcher.cycleThinking()),
+        cycleThinking: () => void this.quickSwitch(() => this.switcher.cycleThinking()),
         cyclePermissionMode: () => void this.cyclePermissionMode(),
       },
       this.options.keybindings,
     );
-    this.runtime.safety.onModeChange(() => void this.refreshSandbox());
     void this.refreshSandbox();
     this.refreshCommands();
     layout.editor.onSubmit = (text) => void this.submit(text);
-    layout.editor.attachFrom = this.runtime.cwd;
+    layout.editor.attachFrom = info.cwd;
     this.refreshInfo();
     // Focus reports are the terminal's, never typed text: taken out before the editor sees them.
     layout.tui.addInputListener((data) => (this.notifier.handleInput(data) ? { consume: true } : undefined));
@@ -129,14 +124,18 @@ export class InteractiveController {
   /** Lists the runtime commands again (in place: the command context holds the list) and the `/` menu with them. */
   private refreshCommands(): void {
     const builtIn = new Set(slashCommands.map((command) => command.name));
-    this.runtimeCommands.splice(0, this.runtimeCommands.length, ...listRuntimeCommands(this.runtime, builtIn));
+    this.runtimeCommands.splice(0, this.runtimeCommands.length, ...listRuntimeCommands(this.session, builtIn));
     const names = [...slashCommands, ...this.runtimeCommands].map(({ name, description }) => ({ name, description }));
     this.layout.editor.setAutocompleteProvider(
-      new FileAutocompleteProvider(names, this.runtime.cwd, this.runtime.mcp?.resources),
+      new FileAutocompleteProvider(names, this.session.info.cwd, this.session.mcpResources),
     );
   }
 
-  /** Handles the editor's text: a slash command, a prompt, or (while running) a steering message. */
+  /**
+   * Handles the editor's text: `!cmd`, a slash command, or a prompt. The session decides what
+   * happens while it is busy: a prompt steers the run, an extension command runs at once, the
+   * rest wait for a run that is only being written away and are refused while the agent works.
+   */
   async submit(raw: string): Promise<void> {
     const typed = raw.trim();
     if (!typed) return;
@@ -145,19 +144,10 @@ export class InteractiveController {
     const text = this.layout.editor.chips.expand(typed);
     const shell = parseShellInput(text);
     if (shell) return this.runShell(shell);
-    if (this.shellRunning)
-      return this.notify("A shell command is running; wait for it or press Esc to stop it.", "warning");
     const command = parseSlashCommand(text);
     const runtimeCommand = command && this.findRuntimeCommand(command.name);
     if (command && !runtimeCommand) return this.runCommand(command.name, command.args);
-    if (command && runtimeCommand && this.phase.isWorking()) {
-      if (!this.phase.isWindingDown()) return this.runWhileWorking(runtimeCommand, command.args);
-      await this.phase.settleBefore(`/${runtimeCommand.name}`);
-    }
-    // A compaction or extension run started without the editor finishes first.
-    if (!this.phase.tracking) await this.session.whenIdle();
-    // While a prompt runs (even as it ends), the session delivers the message through the same path.
-    if (this.phase.isWorking()) return this.queue("steer", text);
+    if (command) return this.prompt(text, { type: "command", name: command.name, args: command.args });
     await this.prompt(text);
   }
 
@@ -174,28 +164,32 @@ export class InteractiveController {
     this.layout.chat.setMessages(this.session.messages, shellRecordsOf(this.session.branch()));
   }
 
-  private prompt(text: string): Promise<void> {
-    return this.phase.track(this.runPrompt(text)).finally(() => {
-      if (this.modeTogglePending && !this.phase.isWorking()) {
-        this.modeTogglePending = false;
-        this.cyclePermissionMode().catch((error: Error) => this.notify(error.message, "error"));
-      }
-    });
-  }
-
-  private async runPrompt(text: string): Promise<void> {
+  /** A prompt (or a template, skill or extension command) through the session; the run's end is reported here. */
+  private async prompt(text: string, command?: Extract<SessionOp, { type: "command" }>): Promise<void> {
     const { session } = this;
     const startedAt = Date.now();
     try {
-      // Templates and commands get their arguments as typed; prompts get the files they name.
-      const attached = text.startsWith("/") ? undefined : await attachFiles(text, this.runtime.cwd);
-      for (const problem of attached?.problems ?? []) this.notify(problem, "warning");
-      for (const attachment of attached?.attachments ?? []) this.notify(describeAttachment(attachment));
-      const { reason } = await session.prompt(attached?.text ?? text, attached?.images);
+      let result: SessionOpResult<"prompt">;
+      if (command) result = await this.submitOp(command, `/${command.name}`);
+      else {
+        // Templates and commands get their arguments as typed; prompts get the files they name.
+        const attached = await attachFiles(text, session.info.cwd);
+        for (const problem of attached.problems) this.notify(problem, "warning");
+        for (const attachment of attached.attachments) this.notify(describeAttachment(attachment));
+        result = await session.submit({
+          type: "prompt",
+          text: attached.text,
+          ...(attached.images ? { images: attached.images } : {}),
+          whileBusy: "steer",
+        });
+      }
+      // Steered into the run in progress (the pending line shows it): that run reports its end.
+      if ("delivered" in result) return;
       // A limit or a loop ended the run (the user said stop at the pause): say which.
-      if (reason === "budget" || reason === "loop")
-        this.notify(`Stopped: ${describeRunFailure(session, reason)}`, "warning");
+      if (result.reason === "budget" || result.reason === "loop")
+        this.notify(`Stopped: ${describeRunFailure(session, result.reason)}`, "warning");
     } catch (error) {
+      if (error instanceof SessionBusyError) return this.notify(error.message, "warning");
       this.notify(`The run failed: ${(error as Error).message}`, "error");
     }
     this.notifier.runEnded(Date.now() - startedAt, finishMessage(session.state.endReason, Date.now() - startedAt));
@@ -203,70 +197,67 @@ export class InteractiveController {
     this.layout.render();
   }
 
-  /** `!cmd` / `!!cmd`: one at a time, never while the agent works; Esc stops it like a run. */
+  /** Submits `op`; when it has to wait for the run's end more than a second, says so. */
+  private async submitOp<T extends SessionOpType>(op: Extract<SessionOp, { type: T }>, what: string) {
+    let slow: NodeJS.Timeout | undefined;
+    const onQueued = () => {
+      slow = setTimeout(() => this.notify(`${what} runs once the agent finishes (Esc stops the agent).`), 1000);
+    };
+    try {
+      return await this.session.submit(op, { onQueued });
+    } finally {
+      clearTimeout(slow);
+    }
+  }
+
+  /** `!cmd` / `!!cmd`: typed while the agent works, it runs (and is drawn) after the run's answer; Esc stops it. */
   private async runShell(input: ShellInput): Promise<void> {
     if (!input.command)
       return this.notify(
         "Type a command after ! (or after !! to keep it out of the context), e.g. !git status.",
         "warning",
       );
-    if (this.shellRunning || this.shellWaiting || this.commandRunning)
-      return this.notify("Another shell command or slash command is still running; wait for it first.", "warning");
-    if (this.phase.isWorking()) {
-      // Its output belongs after the run's answer in the conversation, so it waits for the run.
-      this.notify(`!${input.command} runs once the agent finishes (Esc stops the agent).`);
-      this.shellWaiting = true;
-      await this.phase.settle().finally(() => {
-        this.shellWaiting = false;
+    const { layout, session } = this;
+    try {
+      // Its output belongs after the run's answer in the conversation, so it waits its turn.
+      await session.waitTurn(`!${input.command}`, {
+        whileBusy: "queue",
+        onQueued: () => this.notify(`!${input.command} runs once the agent finishes (Esc stops the agent).`),
       });
+      const startedAt = Date.now();
+      layout.status.setLive((frame) => shellStatus(input.command, startedAt, spinner[frame % spinner.length] ?? ""));
+      await runShellInput(input, { session, chat: layout.chat, render: () => layout.render() });
+    } catch (error) {
+      this.notify(`The shell command failed: ${(error as Error).message}`, "error");
+    } finally {
+      layout.status.set("");
+      this.refreshInfo();
     }
-    const { layout } = this;
-    const startedAt = Date.now();
-    layout.status.setLive((frame) => shellStatus(input.command, startedAt, spinner[frame % spinner.length] ?? ""));
-    this.shellRunning = true;
-    const run = runShellInput(input, { session: this.session, chat: layout.chat, render: () => layout.render() })
-      .then(() => undefined)
-      .catch((error: Error) => this.notify(`The shell command failed: ${error.message}`, "error"))
-      .finally(() => {
-        this.shellRunning = false;
-        layout.status.set("");
-        this.refreshInfo();
-      });
-    await this.phase.track(run);
   }
 
-  /** A model or thinking switch from a key: between runs only; the footer and status line show it. */
-  private quickSwitch(change: () => string): void {
-    // A run that has answered and is only being written away switches as soon as it is done.
-    if (this.phase.isWindingDown() && !this.commandRunning)
-      return void this.phase.settle().then(() => this.quickSwitch(change));
-    if (this.phase.isWorking() || this.commandRunning)
-      return void this.layout.status.set(
-        style.yellow("Switch the model or thinking level once the agent is idle (or press Esc)."),
-      );
-    this.layout.status.set(style.gray(change()));
-    this.refreshInfo();
-  }
-
-  private queue(kind: "steer" | "followUp", text: string): void {
-    if (kind === "steer") this.session.steer(text);
-    else this.session.followUp(text);
-    this.layout.pending.add({ kind, text });
-    this.layout.render();
+  /** A model or thinking switch from a key: between runs only (a run being written away first ends); the footer and status line show it. */
+  private async quickSwitch(change: () => Promise<string>): Promise<void> {
+    try {
+      this.layout.status.set(style.gray(await change()));
+      this.refreshInfo();
+    } catch (error) {
+      if (!(error instanceof SessionBusyError)) return this.notify((error as Error).message, "error");
+      this.layout.status.set(style.yellow("Switch the model or thinking level once the agent is idle (or press Esc)."));
+      this.layout.render();
+    }
   }
 
   /** Esc: stops the run; queued messages go back into the editor rather than being lost. */
   private abort(): void {
     const { layout, session } = this;
     const queued = session.takeQueued();
-    layout.pending.clear();
     if (queued.length > 0) {
       const current = layout.editor.getText();
       layout.editor.setText([...queued, ...(current ? [current] : [])].join("\n"));
     }
     // The abort reaches every subagent through the task tool's signal; their lines say so.
     layout.subagents.markAborting();
-    void session.abort();
+    void session.submit({ type: "abort" });
     layout.status.set(style.yellow("aborting…"));
   }
 
@@ -275,38 +266,23 @@ export class InteractiveController {
     return this.runtimeCommands.find((command) => command.name.toLowerCase() === name);
   }
 
-  /**
-   * A runtime command typed while the agent works: an extension command runs now (its messages
-   * steer the run); a template or skill would steer with text the model was not meant to see
-   * unexpanded, so it waits for the user.
-   */
-  private async runWhileWorking(command: RuntimeCommand, args: string): Promise<void> {
-    if (command.kind !== "extension")
-      return this.notify(
-        `/${command.name} cannot run while the agent works; wait or press Esc to abort first.`,
-        "warning",
-      );
-    try {
-      await this.runtime.extensions?.runCommand(command.name, args.trim());
-    } catch (error) {
-      this.notify(`/${command.name} failed: ${(error as Error).message}`, "error");
-    }
-  }
-
+  /** A built-in slash command; one that changes the session waits for its turn as the session decides. */
   private async runCommand(name: string, args: string): Promise<void> {
     const command = slashCommands.find((candidate) => candidate.name === name);
     if (!command) return this.notify(`Unknown command /${name}; type /help for the list.`, "error");
-    if (this.phase.isWorking() && !command.allowWhileRunning && !this.phase.isWindingDown())
-      return this.notify(`/${name} cannot run while the agent works; wait or press Esc to abort first.`, "warning");
-    if (this.commandRunning) return this.notify("Another command is still running.", "warning");
-    this.commandRunning = true;
     try {
-      if (!command.allowWhileRunning) await this.phase.settleBefore(`/${name}`);
+      if (!command.allowWhileRunning) {
+        let slow: NodeJS.Timeout | undefined;
+        const notify = () => this.notify(`/${name} runs once the agent finishes (Esc stops the agent).`);
+        await this.session
+          .waitTurn(`/${name}`, { onQueued: () => (slow = setTimeout(notify, 1000)) })
+          .finally(() => clearTimeout(slow));
+      }
       await command.run(args, this.context);
     } catch (error) {
-      this.notify(`/${name} failed: ${(error as Error).message}`, "error");
+      if (error instanceof SessionBusyError) this.notify(error.message, "warning");
+      else this.notify(`/${name} failed: ${(error as Error).message}`, "error");
     } finally {
-      this.commandRunning = false;
       this.layout.render();
     }
   }
@@ -320,22 +296,29 @@ export class InteractiveController {
     }
     if (layout.subagents.handleEvent(event)) layout.render();
     this.progress.onEvent(event);
-    this.phase.onEvent(event);
     switch (event.type) {
       case "message_start":
-        if (event.message.role === "user") layout.pending.deliver(userMessageText(event.message));
         // After a retry countdown, the answer is coming: back to the live line.
-        else if (event.message.role === "assistant") this.showWorking();
+        if (event.message.role === "assistant") this.showWorking();
+        return;
+      case "queue_update":
+        layout.pending.set(pendingOf(event));
+        layout.render();
+        return;
+      case "permission_mode_changed":
+        void this.refreshSandbox();
         return;
       case "message_update":
         // The first delta after a retry countdown: the answer is streaming again.
         if (!layout.status.isLive) this.showWorking();
         return;
       case "agent_start":
+        this.agentRunning = true;
         this.progress.start();
         this.showWorking();
         return;
       case "agent_end":
+        this.agentRunning = false;
         layout.status.set("");
         this.refreshInfo();
         return;
@@ -357,7 +340,7 @@ export class InteractiveController {
         layout.status.set(style.yellow(`⟳ compacting older messages (${event.reason})…`));
         return;
       case "compaction_end":
-        if (this.session.state.isRunning && !this.commandRunning) this.showWorking();
+        if (this.agentRunning) this.showWorking();
         else layout.status.set("");
         if (event.error) this.notify(`Compaction failed: ${event.error}`, "error");
         else
@@ -395,42 +378,39 @@ export class InteractiveController {
     this.layout.render();
   }
 
-  /** Shift+Tab: default → plan → default. Plan mode withholds write/edit and makes bash read-only. */
+  /**
+   * Shift+Tab: default → plan → default. Plan mode withholds write/edit and makes bash read-only.
+   * Switching restarts the sandbox, so during a run the session holds the switch until it ends
+   * (pressed twice, the two switches cancel out).
+   */
   private async cyclePermissionMode(): Promise<void> {
-    const { safety } = this.runtime;
-    // Switching restarts the sandbox, which would kill a command in flight.
-    if (this.phase.isWorking()) {
-      // Pressed twice during the run, it cancels itself out.
-      this.modeTogglePending = !this.modeTogglePending;
-      return this.notify(
-        this.modeTogglePending
-          ? "The permission mode changes once the run ends (Esc stops it)."
-          : "The permission mode stays as it is.",
-        "warning",
+    try {
+      const { mode } = await this.session.submit(
+        { type: "set_mode", mode: "toggle" },
+        { onQueued: () => this.notify("The permission mode changes once the run ends (Esc stops it).", "warning") },
       );
+      this.notify(
+        mode === "plan"
+          ? "Plan mode: bash is read-only and write/edit are withheld; Shift+Tab leaves it."
+          : "Plan mode left: the tools are back and the plan stays in the conversation.",
+      );
+    } catch (error) {
+      this.notify((error as Error).message, "error");
     }
-    const plan = safety.permissionMode() !== "plan";
-    await safety.setPlanMode(plan);
-    this.notify(
-      plan
-        ? "Plan mode: bash is read-only and write/edit are withheld; Shift+Tab leaves it."
-        : "Plan mode left: the tools are back and the plan stays in the conversation.",
-    );
   }
 
   private async refreshSandbox(): Promise<void> {
-    this.sandboxText = await this.runtime.safety
-      .describeSandbox()
-      .catch((error: Error) => `unknown (${error.message})`);
+    this.sandboxText = await this.session.describeSandbox().catch((error: Error) => `unknown (${error.message})`);
     this.refreshInfo();
   }
 
   private refreshInfo(): void {
-    const { session, runtime, layout } = this;
-    const { model, thinkingLevel, sessionName, stats } = session.state;
+    const { session, layout } = this;
+    const { cwd } = session.info;
+    const { model, thinkingLevel, sessionName, stats, permissionMode } = session.state;
     layout.header.setModel(`${model.provider}/${model.id}`);
     layout.footer.setInfo({
-      cwd: runtime.cwd,
+      cwd,
       home: process.env.HOME,
       sessionName,
       stats,
@@ -438,8 +418,8 @@ export class InteractiveController {
       model: `${model.provider}/${model.id}`,
       thinkingLevel,
       reasoning: model.reasoning,
-      gitBranch: readGitBranch(runtime.cwd),
-      permissionMode: runtime.safety.permissionMode(),
+      gitBranch: readGitBranch(cwd),
+      permissionMode,
       sandbox: this.sandboxText,
     });
     layout.render();
@@ -448,10 +428,9 @@ export class InteractiveController {
   private createCommandContext(): CommandContext {
     const { layout } = this;
     return {
-      runtime: this.runtime,
       session: this.session,
       layout,
-      sessionsDir: getSessionsDir(this.runtime.gyreHome),
+      sessionsDir: this.session.info.sessionsDir,
       commands: slashCommands,
       runtimeCommands: this.runtimeCommands,
       keybindings: this.options.keybindings ?? defaultKeybindings(),
@@ -481,4 +460,19 @@ function finishMessage(reason: string | undefined, durationMs: number): string {
   const seconds = Math.round(durationMs / 1000);
   const how = reason === "stop" || reason === undefined ? "finished" : `stopped (${reason})`;
   return `gyre ${how} after ${seconds}s`;
+}
+
+/** What the pending panel lists: the user's own queued texts and the prompts waiting their turn. */
+function pendingOf(event: Extract<SessionEvent, { type: "queue_update" }>) {
+  return [
+    ...event.steering
+      .filter((item) => item.source === "user")
+      .map((item) => ({ kind: "steer" as const, text: item.text })),
+    ...event.followUp
+      .filter((item) => item.source === "user")
+      .map((item) => ({ kind: "followUp" as const, text: item.text })),
+    ...event.waiting.flatMap((item) =>
+      item.type === "prompt" ? [{ kind: "followUp" as const, text: item.label }] : [],
+    ),
+  ];
 }

@@ -1,6 +1,6 @@
 import type { Terminal } from "@mariozechner/pi-tui";
 import { ProcessTerminal } from "@mariozechner/pi-tui";
-import type { Runtime } from "../../core/create-runtime.js";
+import type { AgentSession } from "../../core/agent-session.js";
 import type { UserInterface } from "../../core/user-interface.js";
 import { listAvailableModels, resolveModelScope } from "../model-cycle.js";
 import { InteractiveController } from "./interactive-controller.js";
@@ -16,8 +16,6 @@ export type InteractiveModeOptions = {
   /** `--resume`: open the session picker first. */
   resume?: boolean;
   version: string;
-  /** Names of loaded extensions, for the header. */
-  extensions?: readonly string[];
   /** A test terminal; default the process's own. */
   terminal?: Terminal;
   /** Where the resume hint goes after the screen closes; default stdout. */
@@ -33,25 +31,27 @@ export type InteractiveModeOptions = {
  * `AgentSession` as the other modes. Resolves with the exit code when the user quits; the caller
  * disposes the session (which persists it).
  */
-export async function runInteractiveMode(runtime: Runtime, options: InteractiveModeOptions): Promise<number> {
+export async function runInteractiveMode(session: AgentSession, options: InteractiveModeOptions): Promise<number> {
+  const { info } = session;
+  const model = info.startupModel;
   // Before the screen opens, so a bad --models pattern is a plain one-line error.
-  const modelScope = options.models ? resolveModelScope(options.models, listAvailableModels(runtime.model)) : undefined;
-  const keys = await loadKeybindings(runtime.gyreHome);
+  const modelScope = options.models ? resolveModelScope(options.models, listAvailableModels(model)) : undefined;
+  const keys = await loadKeybindings(info.gyreHome);
   applyEditorKeybindings(keys.bindings);
-  const theme = await loadTheme(runtime.settings.theme, runtime.gyreHome, runtime.themeFiles);
+  const theme = await loadTheme(info.settings.theme, info.gyreHome, info.themeFiles);
   setPalette(theme.palette);
-  if (theme.problem) runtime.notices.push({ level: "warning", text: theme.problem });
+  if (theme.problem) info.notices.push({ level: "warning", text: theme.problem });
   const layout = new Layout(options.terminal ?? new ProcessTerminal(), {
     version: options.version,
-    model: `${runtime.model.provider}/${runtime.model.id}`,
-    cwd: runtime.cwd,
+    model: `${model.provider}/${model.id}`,
+    cwd: info.cwd,
     home: process.env.HOME,
-    contextFiles: runtime.contextFiles,
-    extensions: options.extensions ?? [],
+    contextFiles: info.contextFiles,
+    extensions: info.extensionPaths,
   });
   options.onUserInterface?.(createTerminalUserInterface(layout));
-  for (const problem of keys.problems) runtime.notices.push({ level: "warning", text: problem });
-  const controller = new InteractiveController(runtime, layout, {
+  for (const problem of keys.problems) info.notices.push({ level: "warning", text: problem });
+  const controller = new InteractiveController(session, layout, {
     ...(modelScope ? { modelScope } : {}),
     keybindings: keys.bindings,
   });
@@ -60,7 +60,6 @@ export async function runInteractiveMode(runtime: Runtime, options: InteractiveM
     ...(options.resume ? { resume: true } : {}),
   });
   // Under the last screen, once the UI has let the terminal go: how to come back.
-  const session = controller.session;
   if (session.messages.length > 0) (options.output ?? process.stdout).write(`${resumeHint(session.state.sessionId)}\n`);
   return code;
 }

@@ -24,13 +24,14 @@ export async function runShellInput(
 ): Promise<UserShellResult> {
   const view = target.chat.addShellRun(input.command, input.addToContext ? "!" : "!!");
   target.render();
-  const result = await target.session.runShell(input.command, {
-    addToContext: input.addToContext,
-    onOutput: (tail) => {
-      view.setPartialResult({ content: [{ type: "text", text: tail }], details: undefined });
-      target.render();
-    },
+  const unsubscribe = target.session.subscribe((event) => {
+    if (event.type !== "shell_output" || event.command !== input.command) return;
+    view.setPartialResult({ content: [{ type: "text", text: event.tail }], details: undefined });
+    target.render();
   });
+  const result = await target.session
+    .submit({ type: "shell", command: input.command, addToContext: input.addToContext })
+    .finally(unsubscribe);
   showResult(view, result);
   target.render();
   return result;

@@ -1,7 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import { defaultModelRegistry, type ModelRegistry } from "@gyre/ai";
-import type { AgentSession } from "../../core/agent-session.js";
-import type { WorkspaceCheckpoints } from "../../core/checkpoints/workspace-checkpoints.js";
+import { type AgentSession, SessionBusyError } from "../../core/agent-session.js";
 import { resolveApiKey } from "../../core/config/resolve-api-key.js";
 import { loadSchemaChecker } from "../../core/config/schema-check.js";
 import type { ApprovalAnswer, UserInterface } from "../../core/user-interface.js";
@@ -17,25 +15,13 @@ import {
 
 export type RpcModeOptions = {
   session: AgentSession;
-  cwd: string;
-  sessionsDir: string;
   env: NodeJS.ProcessEnv;
   stdin: Readable;
   stdout: Writable;
   /** The interface extensions were given (from `createRpcUserInterface`); `ui_response` answers it. */
   ui?: RpcUserInterface;
-  /** The run's providers and models (`set_model`, `get_available_models`); default the process-wide registry. */
-  models?: ModelRegistry;
-  /** Rewind previews come from here; without it `rewind` with `preview` fails with a clear error. */
-  checkpoints?: WorkspaceCheckpoints;
   /** `--models`: the list `cycle_model` goes through; without it, every model with a key. */
   modelScope?: readonly ScopedModel[];
-  /** Plan mode for `set_permission_mode`. */
-  safety?: {
-    setPlanMode(on: boolean): Promise<void>;
-    permissionMode?(): "default" | "plan";
-    describeSandbox?(): Promise<string>;
-  };
 };
 
 type UiAnswer = { value?: unknown; cancelled?: boolean };
@@ -145,11 +131,11 @@ export async function runRpcMode(options: RpcModeOptions): Promise<number> {
     env: options.env,
   });
   const respond = (response: Omit<RpcResponse, "type">) => writeJsonLine(stdout, { type: "response", ...response });
-  const ending = trackRunEnds(session);
   session.subscribe((event) => writeJsonLine(stdout, event));
   // Loaded before the first line is read, so every command is checked in arrival order.
   const check = await loadSchemaChecker();
-  let queue: Promise<void> = Promise.resolve();
+  // Every command's work, so EOF waits for the last one before the session is disposed.
+  const pending = new Set<Promise<unknown>>();
   return new Promise((resolve) => {
     readLines(
       options.stdin,
@@ -172,7 +158,7 @@ export async function runRpcMode(options: RpcModeOptions): Promise<number> {
           command: command.type,
           ...(parsed.warnings.length > 0 ? { warnings: parsed.warnings } : {}),
         };
-        // Answers skip the queue: the command ahead of them (an abort) may be waiting on the question.
+        // Answers are handled at once: the op ahead of them (an abort) may be waiting on the question.
         if (command.type === "ui_response") {
           const known = options.ui?.answer(command.requestId, {
             ...(command.value !== undefined ? { value: command.value } : {}),
@@ -182,30 +168,20 @@ export async function runRpcMode(options: RpcModeOptions): Promise<number> {
           else respond({ ...base, success: false, error: `No question with id "${command.requestId}" is waiting.` });
           return;
         }
-        if (command.type === "approval_response") {
-          const known = options.ui?.answerApproval(command.id, {
-            decision: command.decision,
-            ...(command.reason !== undefined ? { reason: command.reason } : {}),
-          });
-          if (known) respond({ ...base, success: true });
-          else respond({ ...base, success: false, error: `No approval with id "${command.id}" is waiting.` });
-          return;
-        }
-        // Commands run in arrival order; a prompt only waits for its start, not its end.
-        queue = queue.then(async () => {
-          try {
-            // A client answering agent_end at once must not be refused while the run is persisted.
-            if (WAIT_FOR_RUN_END.has(command.type)) await ending();
-            const data = await handleCommand(command, options, cycle);
-            respond({ ...base, success: true, ...(data !== undefined ? { data } : {}) });
-          } catch (error) {
-            respond({ ...base, success: false, error: (error as Error).message });
-          }
-        });
+        // The session orders the ops (and decides what waits while it is busy): each is submitted
+        // as it arrives and answered when it is done, or, for a prompt, once it started.
+        const work = handleCommand(command, options, cycle).then(
+          (data) => respond({ ...base, success: true, ...(data !== undefined ? { data } : {}) }),
+          (error: Error) => respond({ ...base, success: false, error: error.message }),
+        );
+        pending.add(work);
+        void work.finally(() => pending.delete(work));
+        // `shutdown` ends serving as EOF would, once it is answered.
+        if (command.type === "shutdown") void work.then(() => resolve(0));
       },
       () => {
         options.ui?.cancelAll();
-        void queue.then(async () => {
+        void Promise.all(pending).then(async () => {
           await session.dispose();
           resolve(0);
         });
@@ -215,83 +191,54 @@ export async function runRpcMode(options: RpcModeOptions): Promise<number> {
   });
 }
 
-/** Commands that need an idle session: sent right after `agent_end`, they wait for the run to finish. */
-const WAIT_FOR_RUN_END = new Set<RpcCommand["type"]>([
-  "prompt",
-  "new_session",
-  "compact",
-  "fork",
-  "switch_session",
-  "rewind",
-]);
-
-/**
- * After `agent_end` the session still writes the run's last entries (and its end checkpoint)
- * before it is idle. The returned function resolves when that is over, or at once when no run
- * has just ended; a new run starting (a queued follow-up) also ends the wait, since the session
- * is then busy for real.
- */
-function trackRunEnds(session: AgentSession): () => Promise<void> {
-  let settling: Promise<void> | undefined;
-  let started: (() => void) | undefined;
-  session.subscribe((event) => {
-    if (event.type === "agent_end") {
-      settling = new Promise<void>((resolve) => {
-        started = resolve;
-        void session.whenIdle().then(resolve);
-      });
-      const current = settling;
-      void current.then(() => {
-        if (settling === current) settling = undefined;
-      });
-    } else if (event.type === "agent_start") {
-      started?.();
-      settling = undefined;
-    }
-  });
-  return () => (session.state.isRunning && settling ? settling : Promise.resolve());
-}
-
+/** One command: a session op (`submit`), or a question about the session's state. */
 async function handleCommand(command: RpcCommand, options: RpcModeOptions, cycle: QuickSwitch): Promise<unknown> {
   const { session } = options;
-  const models = options.models ?? defaultModelRegistry;
+  const models = session.info.models;
   switch (command.type) {
     case "prompt": {
-      if (session.state.isRunning) {
-        if (command.streamingBehavior === "steer") return session.steer(command.message);
-        if (command.streamingBehavior === "followUp") return session.followUp(command.message);
+      const whileBusy = command.whileBusy ?? streamingBehaviorOf(command.streamingBehavior);
+      const run = session.submit({
+        type: "prompt",
+        text: command.message,
+        ...(command.images ? { images: command.images } : {}),
+        ...(whileBusy ? { whileBusy } : {}),
+      });
+      // Answered once accepted: the run's events follow, and `session_idle` says when it is all done.
+      const refused = await Promise.race([run.then(() => undefined), accepted()]).catch((error: Error) => error);
+      if (refused instanceof SessionBusyError)
         throw new Error('The agent is busy; send the prompt with "streamingBehavior": "steer" or "followUp".');
-      }
-      void session.prompt(command.message, command.images ?? []).catch(() => {});
+      if (refused instanceof Error) throw refused;
+      void run.catch(() => {});
       return undefined;
     }
     case "steer":
-      return session.steer(command.message);
-    case "follow_up":
-      return session.followUp(command.message);
-    case "abort":
-      await session.abort();
+      await session.submit({ type: "steer", text: command.message });
       return undefined;
-    case "get_state": {
-      const safety = options.safety;
+    case "follow_up":
+      await session.submit({ type: "follow_up", text: command.message });
+      return undefined;
+    case "abort":
+      await session.submit({ type: "abort" });
+      return undefined;
+    case "get_state":
       return {
         ...describeState(session),
-        ...(safety?.permissionMode ? { permissionMode: safety.permissionMode() } : {}),
-        ...(safety?.describeSandbox ? { sandbox: await safety.describeSandbox() } : {}),
+        permissionMode: session.state.permissionMode,
+        sandbox: await session.describeSandbox(),
       };
-    }
     case "set_permission_mode":
-      if (!options.safety) throw new Error("This run has no permission modes.");
-      await options.safety.setPlanMode(command.mode === "plan");
-      return { mode: command.mode };
+    case "set_mode":
+      return session.submit({ type: "set_mode", mode: command.mode });
     case "get_messages":
       return { messages: session.messages };
     case "set_model": {
       if (!models.getProvider(command.provider)) throw new Error(`Unknown provider "${command.provider}".`);
-      session.setModel(
-        models.getModel(command.provider, command.modelId),
-        resolveApiKey({ provider: command.provider, env: options.env, models }),
-      );
+      await session.submit({
+        type: "set_model",
+        model: models.getModel(command.provider, command.modelId),
+        apiKey: resolveApiKey({ provider: command.provider, env: options.env, models }),
+      });
       return describeState(session);
     }
     case "get_available_models":
@@ -307,20 +254,22 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions, cycle
         ),
       };
     case "set_thinking_level":
-      session.setThinkingLevel(command.level);
+    case "set_thinking":
+      await session.submit({ type: "set_thinking", level: command.level });
       return undefined;
     case "cycle_model": {
-      const result = cycle.switchModel(command.direction === "backward" ? -1 : 1);
+      const result = await cycle.switchModel(command.direction === "backward" ? -1 : 1);
       if (!result.switched) throw new Error(result.problem);
       return { ...describeState(session), scoped: options.modelScope !== undefined };
     }
     case "new_session":
-      assertIdle(session, "start a new session");
-      await session.newSession();
-      return { sessionId: session.state.sessionId };
+    case "new":
+      return session.submit({ type: "new" });
     case "compact":
-      assertIdle(session, "compact");
-      return { compacted: await session.compact(command.customInstructions) };
+      return session.submit({
+        type: "compact",
+        ...(command.customInstructions ? { focus: command.customInstructions } : {}),
+      });
     case "get_session_stats": {
       // The tree of the current (or last) request: the parent and each subagent.
       const spend = session.getSpend();
@@ -331,26 +280,44 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions, cycle
         ...(spend === undefined ? {} : { agents: spend.agents }),
       };
     }
-    case "fork": {
-      assertIdle(session, "fork");
-      await session.fork(command.entryId ? { entryId: command.entryId } : {});
-      return { sessionId: session.state.sessionId, sessionFile: session.state.sessionFile };
-    }
-    case "switch_session": {
-      assertIdle(session, "switch sessions");
-      await session.open(command.sessionPath);
-      return { sessionId: session.state.sessionId, sessionFile: session.state.sessionFile };
-    }
+    case "fork":
+      return withFile(await session.submit({ type: "fork", ...(command.entryId ? { entryId: command.entryId } : {}) }));
+    case "switch_session":
+      return withFile(await session.submit({ type: "open", session: command.sessionPath }));
+    case "open":
+      return withFile(await session.submit({ type: "open", session: command.session }));
+    case "navigate":
+      return session.submit({ type: "navigate", entryId: command.entryId });
+    case "command":
+      return runCommandOp(session, command);
+    case "shell":
+      return session.submit({
+        type: "shell",
+        command: command.command,
+        ...(command.addToContext !== undefined ? { addToContext: command.addToContext } : {}),
+      });
+    case "reload":
+      return session.submit({ type: "reload" });
+    case "shutdown":
+      return session.submit({ type: "shutdown" });
     case "get_last_assistant_text":
       return { text: session.getLastAssistantText() ?? null };
     case "get_rewind_points":
-      return { points: options.checkpoints?.rewindTargets() ?? [] };
-    case "rewind":
-      return handleRewind(command, options);
+      return { points: session.rewindTargets() };
+    case "rewind": {
+      const request = { entryId: command.entryId, restore: command.restore ?? "both", force: command.force === true };
+      if (command.preview) return session.previewRewind(request);
+      return session.submit({ type: "rewind", ...request });
+    }
+    case "approval_response":
+      return session.submit({
+        type: "approval_response",
+        id: command.id,
+        decision: command.decision,
+        ...(command.reason !== undefined ? { reason: command.reason } : {}),
+      });
     case "ui_response":
       throw new Error(`No question with id "${command.requestId}" is waiting for an answer.`);
-    case "approval_response":
-      throw new Error(`No approval with id "${command.id}" is waiting.`);
     default: {
       const never: never = command;
       throw new Error(`Unhandled command ${JSON.stringify(never)}`);
@@ -358,13 +325,28 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions, cycle
   }
 }
 
-async function handleRewind(command: Extract<RpcCommand, { type: "rewind" }>, options: RpcModeOptions) {
-  assertIdle(options.session, "rewind");
-  const restore = command.restore ?? "both";
-  const request = { entryId: command.entryId, restore, force: command.force === true };
-  if (!command.preview) return options.session.rewind(request);
-  if (!options.checkpoints) throw new Error("Rewind is not available in this session.");
-  return options.checkpoints.preview(request);
+/** The `command` op: answered when it is done (a template's or skill's run included). */
+async function runCommandOp(session: AgentSession, command: Extract<RpcCommand, { type: "command" }>) {
+  const result = await session.submit({
+    type: "command",
+    name: command.name,
+    ...(command.args !== undefined ? { args: command.args } : {}),
+    ...(command.whileBusy ? { whileBusy: command.whileBusy } : {}),
+  });
+  return "delivered" in result ? result : { reason: result.reason };
+}
+
+/** Resolves after the ops submitted so far were accepted or refused (a refusal is decided at once). */
+function accepted(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function streamingBehaviorOf(behavior: "steer" | "followUp" | undefined): "steer" | "follow_up" | undefined {
+  return behavior === "followUp" ? "follow_up" : behavior;
+}
+
+function withFile(result: { sessionId: string; sessionFile: string | undefined }) {
+  return { sessionId: result.sessionId, sessionFile: result.sessionFile ?? null };
 }
 
 function describeState(session: AgentSession) {
@@ -378,8 +360,4 @@ function describeState(session: AgentSession) {
     messageCount: state.messageCount,
     pendingToolCalls: state.pendingToolCalls,
   };
-}
-
-function assertIdle(session: AgentSession, action: string): void {
-  if (session.state.isRunning) throw new Error(`The agent is running; abort first to ${action}.`);
 }

@@ -13,13 +13,20 @@ const text = Type.String();
 const imageSchema = Type.Object({ type: Type.Literal("image"), data: Type.String(), mimeType: Type.String() });
 const command = <T extends string, P extends TProperties>(type: T, properties: P) =>
   Type.Object({ id, type: Type.Literal(type), ...properties });
+const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((value) => Type.Literal(value)));
+/** What an op does when it arrives while the session is busy (docs/design/session.md). */
+const whileBusy = Type.Optional(literals(["steer", "follow_up", "queue", "reject"] as const));
+const permissionMode = literals(["plan", "default"] as const);
+const thinkingLevel = Type.Union(THINKING_LEVELS.map((level) => Type.Literal(level)));
 
 /** One schema per command: the single source of the wire format and of `RpcCommand`. */
 export const rpcCommandSchemas = {
   prompt: command("prompt", {
     message: text,
     images: Type.Optional(Type.Array(imageSchema)),
+    /** The older spelling of `whileBusy` ("followUp" is `follow_up`). */
     streamingBehavior: Type.Optional(Type.Union([Type.Literal("steer"), Type.Literal("followUp")])),
+    whileBusy,
   }),
   steer: command("steer", { message: text }),
   follow_up: command("follow_up", { message: text }),
@@ -28,9 +35,9 @@ export const rpcCommandSchemas = {
   get_messages: command("get_messages", {}),
   set_model: command("set_model", { provider: text, modelId: text }),
   get_available_models: command("get_available_models", {}),
-  set_thinking_level: command("set_thinking_level", {
-    level: Type.Union(THINKING_LEVELS.map((level) => Type.Literal(level))),
-  }),
+  set_thinking_level: command("set_thinking_level", { level: thinkingLevel }),
+  /** The op's own name for `set_thinking_level`. */
+  set_thinking: command("set_thinking", { level: thinkingLevel }),
   /** The next (default) or previous model of `--models`, else of every model with a key, as Ctrl+P in the TUI. */
   cycle_model: command("cycle_model", {
     direction: Type.Optional(Type.Union([Type.Literal("forward"), Type.Literal("backward")])),
@@ -63,9 +70,23 @@ export const rpcCommandSchemas = {
     reason: Type.Optional(text),
   }),
   /** "plan": read-only sandbox, write/edit withheld; "default": back to the run's sandbox mode. */
-  set_permission_mode: command("set_permission_mode", {
-    mode: Type.Union([Type.Literal("plan"), Type.Literal("default")]),
-  }),
+  set_permission_mode: command("set_permission_mode", { mode: permissionMode }),
+  /** The op's own name for `set_permission_mode`; waits for a run in progress to end. */
+  set_mode: command("set_mode", { mode: Type.Union([permissionMode, Type.Literal("toggle")]) }),
+  /** The op's own name for `new_session`. */
+  new: command("new", {}),
+  /** Continues the session a file path or id prefix names (`switch_session`). */
+  open: command("open", { session: text }),
+  /** Continues from an entry of the tree (`/tree`); a user message comes back as `editText`. */
+  navigate: command("navigate", { entryId: text }),
+  /** `/name args`: an extension command, a prompt template or a skill; answered when done. */
+  command: command("command", { name: text, args: Type.Optional(text), whileBusy }),
+  /** `!cmd` (`addToContext`, default true) or `!!cmd`; waits for a run in progress; answered with its result. */
+  shell: command("shell", { command: text, addToContext: Type.Optional(Type.Boolean()), whileBusy }),
+  /** Settings, skills, templates, context files and extensions read again; `changes` lists what changed. */
+  reload: command("reload", {}),
+  /** Ends the session (as EOF does) and answers once everything it started is closed. */
+  shutdown: command("shutdown", {}),
 };
 
 type CommandSchemas = typeof rpcCommandSchemas;

@@ -15,26 +15,10 @@ export class PendingQueueView implements Component {
     return this.items;
   }
 
-  add(message: PendingMessage): void {
-    this.items = [...this.items, message];
+  /** Shows what the session says waits (its `queue_update` event). */
+  set(messages: readonly PendingMessage[]): void {
+    this.items = [...messages];
     this.cachedLines = undefined;
-  }
-
-  /** Removes the first waiting message with this text (it has just been delivered). Returns whether one was. */
-  deliver(text: string): boolean {
-    const index = this.items.findIndex((item) => item.text === text);
-    if (index < 0) return false;
-    this.items = this.items.filter((_, at) => at !== index);
-    this.cachedLines = undefined;
-    return true;
-  }
-
-  /** Empties the queue and returns what was in it. */
-  clear(): PendingMessage[] {
-    const items = this.items;
-    this.items = [];
-    this.cachedLines = undefined;
-    return items;
   }
 
   invalidate(): void {

@@ -10,7 +10,7 @@ export const compactCommand: SlashCommand = {
   argumentHint: "[focus]",
   run: async (args, context) => {
     const focus = args.trim();
-    await context.session.compact(focus || undefined);
+    await context.session.submit({ type: "compact", ...(focus ? { focus } : {}) });
     context.refreshInfo();
   },
 };

@@ -6,7 +6,7 @@ export const diffCommand: SlashCommand = {
   name: "diff",
   description: "List the files this session changed since its first checkpoint",
   run: async (_args, context) => {
-    const { changes, notice, caveat } = await context.runtime.checkpoints.sessionChanges();
+    const { changes, notice, caveat } = await context.session.sessionChanges();
     if (notice) return context.notify(notice);
     const lines = [`Since the session's first checkpoint: ${summariseChanges(changes)}`];
     for (const change of changes) lines.push(`  ${change.status.padEnd(8)} ${change.path}`);

@@ -13,13 +13,14 @@ export const exportCommand: SlashCommand = {
   argumentHint: "[--jsonl] [file]",
   allowWhileRunning: true,
   run: async (args, context) => {
-    const { session, runtime } = context;
+    const { session } = context;
+    const info = session.info;
     const words = args.trim().split(/\s+/).filter(Boolean);
     const jsonl = words.includes("--jsonl");
     const target = words.filter((word) => word !== "--jsonl").join(" ");
     const state = session.state;
     const name = `gyre-session-${state.sessionId.slice(0, 8)}.${jsonl ? "jsonl" : "html"}`;
-    const path = target ? resolve(runtime.cwd, target) : join(runtime.gyreHome, "exports", name);
+    const path = target ? resolve(info.cwd, target) : join(info.gyreHome, "exports", name);
     const entries = session.entries();
     let text: string;
     if (jsonl) text = entries.map((entry) => JSON.stringify(entry)).join("\n") + (entries.length > 0 ? "\n" : "");

@@ -6,7 +6,7 @@ export const forkCommand: SlashCommand = {
   description: "Continue in a copy of this session",
   run: async (_args, context) => {
     const { session } = context;
-    await session.fork();
+    await session.submit({ type: "fork" });
     context.notify(`Forked into session ${session.state.sessionId}; the original is unchanged.`);
   },
 };

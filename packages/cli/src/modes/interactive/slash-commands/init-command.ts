@@ -31,7 +31,7 @@ export const initCommand: SlashCommand = {
   description: "Have the agent write AGENTS.md from a look at the repository",
   argumentHint: "[what to stress]",
   run: async (args, context) => {
-    const exists = await access(join(context.runtime.cwd, "AGENTS.md")).then(
+    const exists = await access(join(context.session.info.cwd, "AGENTS.md")).then(
       () => true,
       () => false,
     );

@@ -13,15 +13,15 @@ export const mcpCommand: SlashCommand = {
   argumentHint: "[server]",
   allowWhileRunning: true,
   run: (args, context) => {
-    const manager = context.runtime.mcp;
-    if (!manager) {
+    const all = context.session.mcpStatuses();
+    if (all.length === 0) {
       context.notify("No MCP servers configured; add one with gyre mcp add (see gyre mcp --help).");
       return;
     }
     const wanted = args.trim();
-    const statuses = manager.statuses().filter((status) => !wanted || status.name === wanted);
+    const statuses = all.filter((status) => !wanted || status.name === wanted);
     if (statuses.length === 0) {
-      const names = manager.statuses().map((status) => status.name);
+      const names = all.map((status) => status.name);
       context.notify(`No MCP server "${wanted}"; configured: ${names.join(", ")}.`, "warning");
       return;
     }

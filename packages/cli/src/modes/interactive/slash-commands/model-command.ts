@@ -24,7 +24,10 @@ export const modelCommand: SlashCommand = {
     }
     const model = models.find((candidate) => key(candidate) === chosen || candidate.id === chosen);
     if (!model) return context.notify(`No configured model "${chosen}"; run /model to pick from the list.`, "error");
-    context.session.setModel(withStartupEndpoint(model, context.runtime.model));
+    await context.session.submit({
+      type: "set_model",
+      model: withStartupEndpoint(model, context.session.info.startupModel),
+    });
     context.refreshInfo();
     context.notify(`Model: ${key(model)}`);
   },

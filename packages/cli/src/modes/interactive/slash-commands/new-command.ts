@@ -5,7 +5,7 @@ export const newCommand: SlashCommand = {
   name: "new",
   description: "Start a new session",
   run: async (_args, context) => {
-    await context.session.newSession();
+    await context.session.submit({ type: "new" });
     context.notify("New session started.");
   },
 };

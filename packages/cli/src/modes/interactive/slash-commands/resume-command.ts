@@ -8,7 +8,7 @@ export const resumeCommand: SlashCommand = {
   name: "resume",
   description: "Continue an earlier session",
   run: async (_args, context) => {
-    const { session, runtime, layout } = context;
+    const { session, layout } = context;
     const path = await layout.ask<string>(
       (done) =>
         new SessionPicker({
@@ -16,7 +16,7 @@ export const resumeCommand: SlashCommand = {
           load: (allProjects) =>
             listResumableSessions({
               sessionsDir: context.sessionsDir,
-              cwd: runtime.cwd,
+              cwd: session.info.cwd,
               allProjects,
               exclude: session.state.sessionFile,
             }),
@@ -29,7 +29,7 @@ export const resumeCommand: SlashCommand = {
     );
     if (!path) return;
     try {
-      await session.open(path);
+      await session.submit({ type: "open", session: path });
     } catch (error) {
       return context.notify(`Cannot open that session: ${(error as Error).message}`, "error");
     }

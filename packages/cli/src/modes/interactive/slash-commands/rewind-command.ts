@@ -39,19 +39,19 @@ export const rewindCommand: SlashCommand = {
   name: "rewind",
   description: "Undo back to before an earlier message: files, conversation or both",
   run: async (_args, context) => {
-    const { session, runtime } = context;
-    const targets = runtime.checkpoints.rewindTargets();
+    const { session } = context;
+    const targets = session.rewindTargets();
     if (targets.length === 0) return context.notify("There is no earlier message to rewind to.");
     const items = targets.map((target) => ({ value: target.entryId, label: target.label }));
     const entryId = await context.select("Rewind to before which message?", items, items[0]?.value);
     if (!entryId) return;
     const restore = (await context.select("Restore what?", restoreItems, "both")) as RewindRestore | undefined;
     if (!restore) return;
-    const plan = await runtime.checkpoints.preview({ entryId, restore });
+    const plan = await session.previewRewind({ entryId, restore });
     context.print(describePlan(plan));
     const confirmed = await confirm(context, plan);
     if (!confirmed) return context.notify("Nothing was changed.");
-    const result = await session.rewind({ entryId, restore, ...confirmed });
+    const result = await session.submit({ type: "rewind", entryId, restore, ...confirmed });
     context.reloadChat();
     context.refreshInfo();
     const text = targets.find((target) => target.entryId === entryId)?.text;

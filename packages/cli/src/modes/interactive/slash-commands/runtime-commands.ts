@@ -1,4 +1,4 @@
-import type { Runtime } from "../../../core/create-runtime.js";
+import type { AgentSession } from "../../../core/agent-session.js";
 
 /** Where a slash command that is not built in comes from. */
 export type RuntimeCommandKind = "extension" | "template" | "skill";
@@ -11,7 +11,7 @@ export type RuntimeCommand = { name: string; description: string; kind: RuntimeC
  * resolves them (an extension command wins over a template of the same name). Built-in names
  * are left out: the built-in command runs.
  */
-export function listRuntimeCommands(runtime: Runtime, builtIn: ReadonlySet<string>): RuntimeCommand[] {
+export function listRuntimeCommands(session: AgentSession, builtIn: ReadonlySet<string>): RuntimeCommand[] {
   const seen = new Set(builtIn);
   const commands: RuntimeCommand[] = [];
   const add = (name: string, description: string, kind: RuntimeCommandKind) => {
@@ -19,10 +19,10 @@ export function listRuntimeCommands(runtime: Runtime, builtIn: ReadonlySet<strin
     seen.add(name);
     commands.push({ name, description: oneLine(description), kind });
   };
-  for (const [name, { command }] of runtime.extensions?.getCommands() ?? [])
-    add(name, command.description ?? "extension command", "extension");
-  for (const template of runtime.templates) add(template.name, template.description || "prompt template", "template");
-  for (const skill of runtime.skills) add(`skill:${skill.name}`, skill.description, "skill");
+  for (const { name, description } of session.extensionCommands()) add(name, description, "extension");
+  const { templates, skills } = session.info;
+  for (const template of templates) add(template.name, template.description || "prompt template", "template");
+  for (const skill of skills) add(`skill:${skill.name}`, skill.description, "skill");
   return commands;
 }
 

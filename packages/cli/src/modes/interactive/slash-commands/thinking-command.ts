@@ -24,7 +24,7 @@ export const thinkingCommand: SlashCommand = {
     if (chosen === undefined) return;
     if (!isLevel(chosen))
       return context.notify(`Unknown thinking level "${chosen}"; use one of ${levels.join(", ")}.`, "error");
-    context.session.setThinkingLevel(chosen);
+    await context.session.submit({ type: "set_thinking", level: chosen });
     context.refreshInfo();
     const model = context.session.state.model;
     const note = chosen !== "off" && !model.reasoning ? ` (${model.id} does not report thinking support)` : "";

@@ -15,7 +15,7 @@ export const treeCommand: SlashCommand = {
     if (items.length === 0) return context.notify("This session has no messages yet.");
     const id = await context.select("Session tree (● is the current branch)", items, tree.leafId ?? undefined);
     if (!id) return;
-    const { editText } = await session.navigate(id);
+    const { editText } = await session.submit({ type: "navigate", entryId: id });
     if (editText !== undefined) context.setEditorText(editText);
     context.notify("Continuing from the chosen point; the other branch stays in the session.");
   },

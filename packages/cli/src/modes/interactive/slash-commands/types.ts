@@ -1,14 +1,12 @@
 import type { SelectItem } from "@mariozechner/pi-tui";
 import type { AgentSession } from "../../../core/agent-session.js";
-import type { Runtime } from "../../../core/create-runtime.js";
 import type { NoticeLevel } from "../components/notice-view.js";
 import type { Keybindings } from "../keybindings.js";
 import type { Layout } from "../layout.js";
 import type { RuntimeCommand } from "./runtime-commands.js";
 
-/** What a slash command may use: the runtime, the screen, and a few UI helpers. */
+/** What a slash command may use: the session (its ops, state and info), the screen, and a few UI helpers. */
 export type CommandContext = {
-  runtime: Runtime;
   session: AgentSession;
   layout: Layout;
   sessionsDir: string;
