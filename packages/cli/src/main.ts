@@ -69,7 +69,8 @@ async function main(argv: string[]): Promise<number> {
   if (args.resume && args.mode !== "interactive") return failResumeHeadless(process.cwd());
 
   const piped = await readStdinPrompt(args);
-  if (args.mode === "interactive" && !(process.stdin.isTTY && process.stdout.isTTY)) {
+  // `--rewind` never opens the UI: it rewinds and prints its outcome, with or without a terminal.
+  if (args.mode === "interactive" && args.rewind === undefined && !(process.stdin.isTTY && process.stdout.isTTY)) {
     // The full-screen UI needs a terminal on both ends (docs/cli.md, "Standard input").
     if (args.resume) return failResumeHeadless(process.cwd());
     if (!hasPromptArgument(args) && !piped.trim()) throw new CliError("bad_usage", noTerminalMessage);

@@ -1,8 +1,7 @@
-import { stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { getGyreHome } from "./config/paths.js";
 import { CliError } from "./errors.js";
-import { pathExists } from "./path-exists.js";
 import { fingerprintProject } from "./project-fingerprint.js";
 import { type ContextFile, isGyreHomeContextFile, loadContextFiles } from "./system-prompt/context-files.js";
 import { decideProjectTrust } from "./trust.js";
@@ -54,7 +53,7 @@ export async function inspectProject(options: {
     fingerprint: await fingerprintProject({ cwd, gyreHome: home, contextFiles }),
     trustFlag: options.trust,
     hasProjectConfig:
-      (await pathExists(join(cwd, ".gyre"))) || contextFiles.some((file) => !isGyreHomeContextFile(file.path, home)),
+      (await holdsEntries(join(cwd, ".gyre"))) || contextFiles.some((file) => !isGyreHomeContextFile(file.path, home)),
     ...(options.ui ? { ui: options.ui } : {}),
   });
   return {
@@ -65,4 +64,10 @@ export async function inspectProject(options: {
       : contextFiles.filter((file) => isGyreHomeContextFile(file.path, home)),
     notices: decision.warning ? [{ level: "warning", text: decision.warning }] : [],
   };
+}
+
+/** Whether `path` exists and, if it is a folder, holds anything: an empty `.gyre/` (a sandbox mount point) configures nothing. */
+async function holdsEntries(path: string): Promise<boolean> {
+  const entries = await readdir(path).catch((error: NodeJS.ErrnoException) => (error.code === "ENOTDIR" ? [path] : []));
+  return entries.length > 0;
 }

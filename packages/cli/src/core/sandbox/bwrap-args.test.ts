@@ -57,6 +57,15 @@ describe("buildBwrapArgs", () => {
     expect(await readdir(join(root, "proj"))).toContain(".gyre");
   });
 
+  it("takes over the empty mount points a killed gyre left, so they go when this sandbox ends", async () => {
+    await buildBwrapArgs(policy); // made the mount points; a kill -9 would leave them behind
+    const again = await buildBwrapArgs(policy);
+    expect(again.createdMountPoints).toEqual([join(root, "proj", ".gyre"), join(root, "proj", ".mcp.json")]);
+    await writeFile(join(root, "proj", ".gyre", "settings.json"), "{}");
+    const withSettings = await buildBwrapArgs(policy);
+    expect(withSettings.createdMountPoints).toEqual([join(root, "proj", ".mcp.json")]);
+  });
+
   it("protects the canonical path of a protected path reached through a symlink", async () => {
     await mkdir(join(root, "proj", "real-config"));
     await symlink(join(root, "proj", "real-config"), join(root, "proj", "cfg"));

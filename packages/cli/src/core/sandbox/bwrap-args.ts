@@ -131,10 +131,9 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
     if (candidate.createIfMissing && (missing || (kind === "dir" && (await isEmptyDir(path))))) {
       // An empty read-only tmpfs, not a bind of the (empty) folder: bwrap needs no source then and
       // makes the mount point again if another session in this folder removed it on its way out.
-      if (missing) {
-        await mkdir(path, { recursive: true });
-        createdMountPoints.push(path);
-      }
+      // An empty one found here is a mount point a killed gyre left behind: it goes at the end too.
+      if (missing) await mkdir(path, { recursive: true });
+      createdMountPoints.push(path);
       protectedPaths.push(path);
       args.push("--tmpfs", path, "--remount-ro", path);
       continue;
