@@ -1,8 +1,9 @@
 /**
  * `gyre mcp add <name> [--scope user|project] [-e KEY=VALUE]… -- <command> [args…]` and
- * `gyre mcp add --transport http|sse <name> <url> [-H "Name: value"]…` (DESIGN §9).
+ * `gyre mcp add --transport http|sse <name> <url> [-H "Name: value"]… [--client-id …]` (docs/mcp.md).
  */
 import { projectMcpConfigPath, userMcpConfigPath } from "../../core/mcp/mcp-config.js";
+import type { McpOAuthConfig } from "../../core/mcp/types.js";
 import { readMcpFileForEdit, writeMcpFile } from "./edit-mcp-config.js";
 import type { McpCommandIo } from "./run-mcp-command.js";
 
@@ -12,8 +13,16 @@ type AddArgs = {
   transport: "stdio" | "http" | "sse";
   env: Record<string, string>;
   headers: Record<string, string>;
+  oauth: McpOAuthConfig;
+  elicitation?: "decline" | "defaults";
   rest: string[];
 };
+
+const oauthFlags = {
+  "--client-id": "clientId",
+  "--client-secret": "clientSecret",
+  "--client-metadata-url": "clientMetadataUrl",
+} as const;
 
 /** Parses the words after `add`; a sentence on bad usage. */
 export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { ok: false; error: string } {
@@ -22,6 +31,7 @@ export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { 
     transport: "stdio",
     env: {},
     headers: {},
+    oauth: {},
     rest: [],
   };
   for (let index = 0; index < words.length; index++) {
@@ -52,6 +62,20 @@ export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { 
       const at = header.indexOf(":");
       if (at < 1) return { ok: false, error: `--header takes "Name: value"; got "${header}".` };
       args.headers[header.slice(0, at).trim()] = header.slice(at + 1).trim();
+    } else if (word in oauthFlags) {
+      const text = value();
+      if (!text) return { ok: false, error: `${word} needs a value.` };
+      args.oauth[oauthFlags[word as keyof typeof oauthFlags]] = text;
+    } else if (word === "--callback-port") {
+      const port = Number(value());
+      if (!Number.isInteger(port) || port < 1 || port > 65535)
+        return { ok: false, error: "--callback-port takes a port number (1-65535)." };
+      args.oauth.callbackPort = port;
+    } else if (word === "--elicitation") {
+      const policy = value();
+      if (policy !== "decline" && policy !== "defaults")
+        return { ok: false, error: `--elicitation must be decline or defaults; got "${policy ?? ""}".` };
+      args.elicitation = policy;
     } else if (word.startsWith("-")) {
       return { ok: false, error: `Unknown option ${word} for gyre mcp add; see gyre mcp --help.` };
     } else if (args.name === undefined) {
@@ -83,6 +107,13 @@ export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { 
       error: `gyre mcp add --transport ${args.transport} takes one URL such as http://127.0.0.1:3001/mcp; got "${args.rest.join(" ")}".`,
     };
   }
+  if (args.transport === "stdio" && Object.keys(args.oauth).length > 0)
+    return {
+      ok: false,
+      error: "--client-id, --client-secret, --client-metadata-url and --callback-port are for http and sse servers.",
+    };
+  if (args.oauth.clientSecret && !args.oauth.clientId)
+    return { ok: false, error: "--client-secret needs --client-id (the pre-registered client it belongs to)." };
   return { ok: true, value: { ...args, name: args.name } };
 }
 
@@ -90,15 +121,28 @@ export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { 
 export async function runAddCommand(words: string[], io: McpCommandIo): Promise<number> {
   const parsed = parseAddArgs(words);
   if (!parsed.ok) return io.fail(parsed.error, 2);
-  const { name, scope, transport, env, headers, rest } = parsed.value;
+  const { name, scope, transport, env, headers, oauth, elicitation, rest } = parsed.value;
+  if (scope === "project" && oauth.clientSecret && !/^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$/.test(oauth.clientSecret))
+    return io.fail(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the ${VAR} text a user writes
+      "A project's .mcp.json is shared with the repository, so --client-secret there must be a variable such as '${MY_CLIENT_SECRET}' (expanded from the environment), or use --scope user.",
+      2,
+    );
   const file = scope === "user" ? userMcpConfigPath(io.gyreHome) : projectMcpConfigPath(io.cwd);
   const content = await readMcpFileForEdit(file);
   const replaced = name in content.mcpServers;
   const [command, ...commandArgs] = rest;
+  const options = elicitation ? { elicitation } : {};
   content.mcpServers[name] =
     transport === "stdio"
-      ? { command, args: commandArgs, ...(Object.keys(env).length > 0 ? { env } : {}) }
-      : { type: transport, url: command, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+      ? { command, args: commandArgs, ...(Object.keys(env).length > 0 ? { env } : {}), ...options }
+      : {
+          type: transport,
+          url: command,
+          ...(Object.keys(headers).length > 0 ? { headers } : {}),
+          ...(Object.keys(oauth).length > 0 ? { oauth } : {}),
+          ...options,
+        };
   await writeMcpFile(file, content, { private: scope === "user" });
   io.stdout.write(`${replaced ? "Replaced" : "Added"} MCP server "${name}" (${scope} scope) in ${file}.\n`);
   return 0;

@@ -68,7 +68,10 @@ export async function connectTransport(options: {
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: config.headers };
-  const auth = options.authProvider ? { authProvider: options.authProvider } : {};
+  const { authProvider } = options;
+  const auth = authProvider
+    ? { authProvider, ...("needScope" in authProvider ? { fetch: watchScopeDemands(authProvider as ScopeAware) } : {}) }
+    : {};
   if (config.type === "http") {
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
     try {
@@ -89,6 +92,20 @@ export async function connectTransport(options: {
   });
   await connectOrClose(client, transport, requestOptions);
   return { transport, kind: "sse" };
+}
+
+type ScopeAware = OAuthClientProvider & { needScope(scope: string): void };
+
+/** fetch that tells the provider when the server refuses a token for its scope (RFC 6750 §3.1 "insufficient_scope"). */
+function watchScopeDemands(provider: ScopeAware): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status !== 403) return response;
+    const challenge = response.headers.get("www-authenticate") ?? "";
+    const scope = /\bscope="([^"]*)"/.exec(challenge)?.[1];
+    if (/\berror="insufficient_scope"/.test(challenge) && scope) provider.needScope(scope);
+    return response;
+  };
 }
 
 /** Whether connecting failed because the server wants (other) OAuth credentials. */
