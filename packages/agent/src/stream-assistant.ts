@@ -2,11 +2,13 @@ import type { Model } from "@gyre/ai";
 import {
   type AssistantMessage,
   type Context,
+  capRequestImages,
   createAssistantMessage,
   describeError,
   type Message,
   stream,
   type Tool,
+  uniqueToolsByName,
 } from "@gyre/ai";
 import { capToolArguments, createArgumentStreamCap, DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from "./cap-tool-arguments.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage } from "./types.js";
@@ -44,8 +46,9 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
   try {
     context = {
       ...(options.context.systemPrompt !== undefined ? { systemPrompt: options.context.systemPrompt } : {}),
-      messages: await prepareMessages(options),
-      ...(options.modelTools.length > 0 ? { tools: options.modelTools } : {}),
+      // Every request: at most so many images, and each tool name once (providers refuse both).
+      messages: capRequestImages(await prepareMessages(options)),
+      ...(options.modelTools.length > 0 ? { tools: uniqueToolsByName(options.modelTools).tools } : {}),
     };
     apiKey = await config.getApiKey?.(options.model.provider);
   } catch (error) {
