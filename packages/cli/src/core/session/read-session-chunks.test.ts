@@ -127,3 +127,31 @@ describe("reading a session in chunks", () => {
     for (const chunkSize of chunkSizes) expect(await viewOf(path, chunkSize)).toEqual(expected);
   });
 });
+
+describe("a line above the session line cap", () => {
+  it("is skipped as damaged across chunk sizes, and every other entry is read", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const good = await readFile(fixturePath("good.jsonl"), "utf8");
+    const lines = good.trimEnd().split("\n");
+    const huge = `{"type":"message","id":"huge","parentId":null,"message":${JSON.stringify({ role: "user", content: "h".repeat(20_000) })}}`;
+    const path = join(await tempDir(), "huge-line.jsonl");
+    await writeFile(path, `${[lines[0], huge, ...lines.slice(1)].join("\n")}\n`);
+    const plain = await readSessionFile(fixturePath("good.jsonl"));
+    for (const chunkSize of [1024, 4096]) {
+      const loaded = await readSessionFile(path, { chunkSize, maxLineBytes: 8 * 1024 });
+      expect(loaded.tree.all().map((entry: SessionEntry) => entry.id)).toEqual(
+        plain.tree.all().map((entry) => entry.id),
+      );
+      expect(loaded.tree.problems).toEqual([
+        { line: 2, message: "the line is 20 KB, above the 8 KB a session line may have; skipped as damaged" },
+      ]);
+      expect(loaded.endsWithNewline).toBe(true);
+    }
+    // Last in the file, without its newline: skipped the same way, and the next append starts a new line.
+    await writeFile(path, `${good}${huge}`);
+    const torn = await readSessionFile(path, { chunkSize: 1024, maxLineBytes: 8 * 1024 });
+    expect(torn.tree.all()).toHaveLength(plain.tree.all().length);
+    expect(torn.endsWithNewline).toBe(false);
+    expect(torn.tree.problems[0]?.message).toMatch(/skipped as damaged$/);
+  });
+});
