@@ -66,7 +66,8 @@ function branchedSession(): string {
     if (turn === 25)
       leaf = add(leaf, { type: "compaction", summary: "older turns", firstKeptEntryId: ids[22], tokensBefore: 1000 });
     if (turn === 30) leaf = add(leaf, { type: "session_info", name: "branched" });
-    if (turn === 31) leaf = add(leaf, { type: "model_change", provider: "faux", modelId: "faux-2" });
+    // After the last answer: a model change later than every answer is what a resume continues on.
+    if (turn === 39) leaf = add(leaf, { type: "model_change", provider: "faux", modelId: "faux-2" });
   }
   const header = { type: "session", version: 1, id: "c0ffee00-0000-4000-8000-000000000000", timestamp: "x", cwd: "/w" };
   return `${[header, ...entries].map((entry) => JSON.stringify(entry)).join("\n")}\n`;
