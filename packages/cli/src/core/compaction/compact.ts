@@ -5,6 +5,7 @@
 import type { AgentMessage } from "@gyre/agent";
 import { createEmptyUsage, GyreError, type Model, type StreamFunction, stream, type Usage } from "@gyre/ai";
 import { CliError } from "../errors.js";
+import { isContextOverflow } from "./is-context-overflow.js";
 import type { CompactionData, CompactionEntry, SessionEntry } from "../session/types.js";
 import { buildContextMessages, findLastCompaction } from "./build-context-messages.js";
 import { estimateContextTokens } from "./estimate-tokens.js";
@@ -109,6 +110,14 @@ async function summariseChunk(
       maxTokens,
     },
   ).result();
+  if (response.stopReason === "error" && isContextOverflow(response)) {
+    throw new CliError(
+      "compaction_failed",
+      `Compaction could not fit the window: the summary request was itself too long for ${options.model.id}'s ` +
+        `${options.model.contextWindow}-token context (${response.errorMessage ?? "context overflow"}). Run /compact ` +
+        "again with a smaller compaction.keepRecentTokens, or start a new session (gyre without -c) and paste what matters.",
+    );
+  }
   if (response.stopReason === "error" || response.stopReason === "aborted") {
     const message = `Compaction failed: the summary request ended with ${response.errorMessage ?? response.stopReason}.`;
     if (response.stopReason === "aborted") throw new GyreError("aborted", message);
