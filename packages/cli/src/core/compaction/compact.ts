@@ -5,13 +5,13 @@
 import type { AgentMessage } from "@gyre/agent";
 import { createEmptyUsage, GyreError, type Model, type StreamFunction, stream, type Usage } from "@gyre/ai";
 import { CliError } from "../errors.js";
-import { isContextOverflow } from "./is-context-overflow.js";
 import type { CompactionData, CompactionEntry, SessionEntry } from "../session/types.js";
 import { buildContextMessages, findLastCompaction } from "./build-context-messages.js";
 import { estimateContextTokens } from "./estimate-tokens.js";
 import { formatDetails, mergeDetails } from "./extract-facts.js";
 import { findCutPoint } from "./find-cut-point.js";
 import { capDetails, chunkConversation, compactionBudget } from "./fit-to-window.js";
+import { isContextOverflow } from "./is-context-overflow.js";
 import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT } from "./summarise-prompt.js";
 
 export type CompactOptions = {
