@@ -45,7 +45,9 @@ type Batch = ToolBatchOptions & { tools: Map<string, AnyAgentTool> };
  * `tool_execution_start`/`tool_execution_end` pair and one result message.
  */
 export async function executeToolCalls(options: ToolBatchOptions): Promise<ToolBatchResult> {
-  const tools = new Map((options.context.tools ?? []).map((tool) => [tool.name, tool]));
+  // The first tool of a name is the one the model was shown (the request drops later ones).
+  const tools = new Map<string, AnyAgentTool>();
+  for (const tool of options.context.tools ?? []) if (!tools.has(tool.name)) tools.set(tool.name, tool);
   const batch: Batch = { ...options, tools };
   const records: CallRecord[] = options.toolCalls.map((toolCall) => ({
     toolCall,

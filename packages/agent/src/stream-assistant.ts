@@ -2,13 +2,16 @@ import type { Model } from "@gyre/ai";
 import {
   type AssistantMessage,
   type Context,
+  capRequestImages,
   createAssistantMessage,
   describeError,
   type Message,
   stream,
   type Tool,
+  uniqueToolsByName,
 } from "@gyre/ai";
 import { capToolArguments, createArgumentStreamCap, DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from "./cap-tool-arguments.js";
+import { createRepetitionGuard } from "./repetition-guard.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage } from "./types.js";
 
 /** What one model call needs from the running loop. */
@@ -44,8 +47,9 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
   try {
     context = {
       ...(options.context.systemPrompt !== undefined ? { systemPrompt: options.context.systemPrompt } : {}),
-      messages: await prepareMessages(options),
-      ...(options.modelTools.length > 0 ? { tools: options.modelTools } : {}),
+      // Every request: at most so many images, and each tool name once (providers refuse both).
+      messages: capRequestImages(await prepareMessages(options)),
+      ...(options.modelTools.length > 0 ? { tools: uniqueToolsByName(options.modelTools).tools } : {}),
     };
     apiKey = await config.getApiKey?.(options.model.provider);
   } catch (error) {
@@ -55,12 +59,22 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
   const capEvent = createArgumentStreamCap(argumentLimit);
   let started = false;
   let final: AssistantMessage | undefined;
+  // A model looping on one passage is cancelled; its message then ends as an error that says so.
+  const guards =
+    config.repetitionGuard === false
+      ? undefined
+      : {
+          text: createRepetitionGuard(config.repetitionGuard),
+          thinking: createRepetitionGuard(config.repetitionGuard),
+        };
+  const stopLooping = new AbortController();
+  let looped: string | undefined;
   try {
     const events = (config.streamFn ?? stream)(options.model, context, {
       // The provider stops holding a call's text past the limit, so a huge call is bounded while it streams.
       maxToolArgumentBytes: argumentLimit,
       ...config.streamOptions,
-      signal,
+      signal: guards ? AbortSignal.any([signal, stopLooping.signal]) : signal,
       ...(apiKey !== undefined ? { apiKey } : {}),
       onRetry: (info) => void emit({ type: "retry", ...info }),
     });
@@ -70,7 +84,11 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
         await emit({ type: "message_start", message: event.message });
       } else if (event.type === "done" || event.type === "error") {
         final = event.message;
-      } else {
+      } else if (looped === undefined) {
+        if (guards && (event.type === "text_delta" || event.type === "thinking_delta")) {
+          looped = guards[event.type === "text_delta" ? "text" : "thinking"].push(event.delta);
+          if (looped) stopLooping.abort();
+        }
         if (!started) {
           started = true;
           await emit({ type: "message_start", message: createAssistantMessage(options.model, { stopReason: "stop" }) });
@@ -91,6 +109,7 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
     stopReason: "error",
     errorMessage: "The model stream ended without a final message.",
   });
+  if (looped !== undefined && !signal.aborted) final = { ...final, stopReason: "error", errorMessage: looped };
   // Before message_end: listeners persist the message there (and flush it when it has tool calls).
   final = capToolArguments(final, argumentLimit);
   if (!started) await emit({ type: "message_start", message: final });

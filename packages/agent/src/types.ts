@@ -204,6 +204,13 @@ export type AgentLoopConfig = {
    * stored or re-sent, and the call gets an error result. Default 1 MiB.
    */
   maxToolArgumentBytes?: number;
+  /**
+   * Stops a model that repeats itself: when the end of the streamed text (or thinking) is one
+   * passage repeated at least `minRepeats` times over at least `minChars` characters, the
+   * request is cancelled and the message ends as an error saying so (repetition-guard.ts).
+   * Default `{ minChars: 8000, minRepeats: 8 }`; `false` turns it off.
+   */
+  repetitionGuard?: false | { minChars?: number; minRepeats?: number };
   budgets?: AgentBudgets;
 };
 

@@ -43,6 +43,12 @@ export {
   streamOpenAICompletions,
   streamOpenAIResponses,
 } from "./providers/register-built-ins.js";
+export {
+  capRequestImages,
+  MAX_REQUEST_IMAGE_BYTES,
+  MAX_REQUEST_IMAGES,
+  uniqueToolsByName,
+} from "./request-limits.js";
 export { convertServerToolBlockToText, describeServerToolQuery } from "./server-tool-text.js";
 export { sanitizeToolCallId } from "./tool-call-ids.js";
 export { type TransformOptions, transformMessages } from "./transform-messages.js";

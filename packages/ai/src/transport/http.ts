@@ -111,8 +111,10 @@ export async function postJson(options: PostOptions): Promise<Response> {
     if (failure.serverDelayMs !== undefined && failure.serverDelayMs > retry.maxDelayMs) {
       throw new GyreError(
         "retry_wait_too_long",
-        `${failure.reason} — the server asked to wait ${Math.ceil(failure.serverDelayMs / 1000)} s before retrying, ` +
-          `longer than the ${Math.ceil(retry.maxDelayMs / 1000)} s limit; try again later or raise the retry limit.`,
+        `${failure.reason} — the server asked to wait ${Math.ceil(failure.serverDelayMs / 1000)} s (until ` +
+          `${new Date(Date.now() + failure.serverDelayMs).toISOString().slice(11, 16)} UTC) before retrying, longer than ` +
+          `the ${Math.ceil(retry.maxDelayMs / 1000)} s limit (retry.maxDelayMs), so gyre did not wait; try again then, ` +
+          "or raise retry.maxDelayMs to let gyre wait.",
         { status: failure.error.status },
       );
     }

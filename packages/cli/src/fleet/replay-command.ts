@@ -1,9 +1,10 @@
 /**
- * `gyre replay <session.jsonl> [--workspace DIR] [--tools a,b] [--sandbox mode]`: re-runs every
+ * `gyre replay <session.jsonl> [--workspace DIR] [--tools a,b] [--sandbox mode] [--ignore REGEX]…`: re-runs every
  * request of the session, in order, each with its recorded model outputs as a faux script (no
  * model call, no cost) against this build's tools, in one fresh copy of the workspace
  * (`--workspace`, else the session's folder as it is now) and one replay session that each
- * request continues, and reports each tool result that differs from the recorded one. Exit 0
+ * request continues, and reports each tool result that differs from the recorded one (durations,
+ * timestamps and `--ignore` matches masked on both sides; replay.ts). Exit 0
  * when all match, 1 when any differs or a request did not finish, 2 on bad input.
  */
 import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -24,6 +25,7 @@ const FLAGS = {
   tools: { type: "string" },
   sandbox: { type: "string" },
   timeout: { type: "string" },
+  ignore: { type: "string", multiple: true },
 } as const;
 
 async function readBranch(path: string) {
@@ -49,6 +51,16 @@ export async function runReplayCommand(argv: readonly string[], io: Io): Promise
   } catch (error) {
     throw new CliError("bad_usage", (error as Error).message);
   }
+  const ignore = (values.ignore ?? []).map((source) => {
+    try {
+      return new RegExp(source, "g");
+    } catch (error) {
+      throw new CliError(
+        "bad_usage",
+        `gyre replay: --ignore ${JSON.stringify(source)} is not a regular expression (${(error as Error).message}).`,
+      );
+    }
+  });
   const folder = nodePath.resolve(io.cwd, values.workspace ?? recordedSession.cwd);
   if (
     !(await access(folder).then(
@@ -96,7 +108,12 @@ export async function runReplayCommand(argv: readonly string[], io: Io): Promise
       );
     }
     const replayed = recordedRequests((await readBranch(sessionFile)).messages);
-    const differences = compareRequests(requests, replayed, { recorded: recordedSession.cwd, replayed: workspace.cwd });
+    const differences = compareRequests(
+      requests,
+      replayed,
+      { recorded: recordedSession.cwd, replayed: workspace.cwd },
+      ignore,
+    );
     const count = (list: readonly RecordedRequest[]) => list.reduce((sum, request) => sum + request.results.length, 0);
     io.stdout.write(renderDifferences(differences));
     io.stdout.write(

@@ -1,6 +1,6 @@
 import type { AgentMessage } from "@gyre/agent";
 import { describe, expect, it } from "vitest";
-import { compareRequests, recordedRequests, shortDiff } from "./replay.js";
+import { compareRequests, maskVolatile, recordedRequests, shortDiff } from "./replay.js";
 
 const call = (id: string, command: string) => ({ type: "toolCall", id, name: "bash", arguments: { command } });
 const assistant = (content: unknown[], stopReason = "toolUse") => ({ role: "assistant", content, stopReason });
@@ -76,5 +76,44 @@ describe("shortDiff", () => {
   it("cuts long changes to a few lines and says how many more", () => {
     const many = Array.from({ length: 6 }, (_, index) => `line ${index}`).join("\n");
     expect(shortDiff(many, "other", 2)).toEqual(["@@ line 1", "- line 0", "- line 1", "- … 4 more line(s)", "+ other"]);
+  });
+});
+
+describe("volatile output in a replay", () => {
+  const tap = (ms: string, at: string) =>
+    `TAP version 13\nok 1 - adds\n# duration_ms ${ms}\n...\n1..3\n# run at ${at}\n# tests 3 (12 ms)\nseed 4242`;
+  const one = (text: string) => [
+    { prompt: "go", script: [], results: [{ toolCallId: "c1", toolName: "bash", isError: false, text, turn: 1 }] },
+  ];
+
+  it("masks durations, timestamps and clock times on both sides, and what --ignore names", () => {
+    const recorded = one(tap("344.531821", "2026-12-01T10:00:01.123Z"));
+    const replayed = one(tap("656.762746", "2026-12-02T05:59:59Z").replace("seed 4242", "seed 9"));
+    const workspaces = { recorded: "/w", replayed: "/r" };
+    const differences = compareRequests(recorded, replayed, workspaces);
+    expect(differences).toHaveLength(1);
+    expect(shortDiff(differences[0]?.recorded?.text ?? "", differences[0]?.replayed?.text ?? "")).toEqual([
+      "@@ line 8",
+      "- seed 4242",
+      "+ seed 9",
+    ]);
+    expect(compareRequests(recorded, replayed, workspaces, [/seed \d+/g])).toEqual([]);
+  });
+
+  it("still reports a real change next to a masked one", () => {
+    const differences = compareRequests(one(tap("1", "x")), one(tap("2", "x").replace("ok 1", "not ok 1")), {
+      recorded: "",
+      replayed: "",
+    });
+    expect(differences).toHaveLength(1);
+    expect(maskVolatile("took 12.5 s at 10:01:02, # duration_ms 3")).toBe(
+      "took <n> s at <volatile>, # duration_ms <n>",
+    );
+  });
+});
+
+describe("shortDiff on a change between identical lines", () => {
+  it("lists only the changed lines, not the identical ones between the first and last change", () => {
+    expect(shortDiff("a\n...\n1..3\nb", "A\n...\n1..3\nB")).toEqual(["@@ line 1", "- a", "- b", "+ A", "+ B"]);
   });
 });

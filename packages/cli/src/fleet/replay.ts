@@ -3,11 +3,33 @@
  * each request's model outputs into a faux script (texts, thinking, tool calls with their ids,
  * verbatim) and keeps the tool results it got, then compares those, request by request and in
  * order, with the results this build's tools give when the scripts are replayed. Paths of the
- * recorded and the replay workspace are written `<workspace>` before comparing.
+ * recorded and the replay workspace are written `<workspace>` before comparing, and volatile
+ * output (durations, timestamps, clock times; plus the user's `--ignore` patterns) is masked.
  */
 import type { AgentMessage } from "@gyre/agent";
 import type { FauxBlock, FauxResponse } from "@gyre/ai/testing";
-import { commonLineEnds } from "../core/tools/diff.js";
+import { createUnifiedDiff } from "../core/tools/diff.js";
+
+/**
+ * What changes from run to run in honest tool output, masked on both sides before comparing:
+ * test runners' durations (`# duration_ms 344.53`, `Duration 2.54s`, `(12 ms)`), ISO timestamps
+ * and clock times.
+ */
+export const VOLATILE_PATTERNS: readonly RegExp[] = [
+  /\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?/g,
+  /\b(duration(?:_ms)?|elapsed(?:_ms)?|time(?:_ms)?|took)(["']?\s*[:=]?\s*)\d+(?:\.\d+)?/gi,
+  /\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|sec|secs|seconds|milliseconds|m)\b/g,
+  /\b\d\d:\d\d:\d\d(?:\.\d+)?\b/g,
+];
+
+/** `text` with every match of the volatile patterns and `extra` replaced by a placeholder. */
+export function maskVolatile(text: string, extra: readonly RegExp[] = []): string {
+  let masked = text;
+  for (const [index, pattern] of VOLATILE_PATTERNS.entries())
+    masked = masked.replace(pattern, index === 1 ? "$1$2<n>" : "<volatile>");
+  for (const pattern of extra) masked = masked.replace(pattern, "<ignored>");
+  return masked;
+}
 
 export type RecordedRequest = {
   prompt: string;
@@ -93,11 +115,15 @@ export function compareRequests(
   recorded: readonly RecordedRequest[],
   replayed: readonly RecordedRequest[],
   workspaces: { recorded: string; replayed: string },
+  ignore: readonly RegExp[] = [],
 ): ReplayDifference[] {
   const normalise = (result: RecordedResult | undefined, cwd: string) =>
     result === undefined
       ? undefined
-      : { ...result, text: cwd === "" ? result.text : result.text.split(cwd).join("<workspace>") };
+      : {
+          ...result,
+          text: maskVolatile(cwd === "" ? result.text : result.text.split(cwd).join("<workspace>"), ignore),
+        };
   const differences: ReplayDifference[] = [];
   for (let request = 0; request < Math.max(recorded.length, replayed.length); request++) {
     const before = recorded[request]?.results ?? [];
@@ -141,19 +167,18 @@ function callsOf(script: readonly FauxResponse[]): Map<string, { name: string; a
 }
 
 /**
- * A short line diff of two texts: the lines between their common start and common end, at most
- * `limit` of each side, with the line number where they part.
+ * A short line diff of two texts: only the lines that differ (a line diff, so lines common to
+ * both are never listed), at most `limit` of each side, with the line number where they part.
  */
 export function shortDiff(expected: string, got: string, limit = 3): string[] {
-  const before = expected.split("\n");
-  const after = got.split("\n");
-  const { prefix: start, suffix: end } = commonLineEnds(before, after);
-  const side = (lines: string[], mark: string) => {
-    const changed = lines.slice(start, lines.length - end);
-    const shown = changed.slice(0, limit).map((line) => `${mark} ${line}`);
-    return changed.length > limit ? [...shown, `${mark} … ${changed.length - limit} more line(s)`] : shown;
+  const { diff, firstChangedLine } = createUnifiedDiff(expected, got, "result");
+  if (firstChangedLine === undefined) return [];
+  const changed = diff.split("\n").slice(2);
+  const side = (mark: "-" | "+") => {
+    const lines = changed.filter((line) => line.startsWith(mark)).map((line) => `${mark} ${line.slice(1)}`);
+    return lines.length > limit ? [...lines.slice(0, limit), `${mark} … ${lines.length - limit} more line(s)`] : lines;
   };
-  return [`@@ line ${start + 1}`, ...side(before, "-"), ...side(after, "+")];
+  return [`@@ line ${firstChangedLine}`, ...side("-"), ...side("+")];
 }
 
 /** The differences as readable lines: where (request, turn, call), expected, got, and a short diff. */

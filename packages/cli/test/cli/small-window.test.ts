@@ -55,7 +55,8 @@ describe("a model with a small context window", () => {
         isSummaryRequest(body)
           ? { text: "summary" }
           : {
-              text: `hello ${index} ${"word ".repeat(6000)}`,
+              // Varied words: one word repeated 6,000 times is a loop the repetition guard stops.
+              text: `hello ${index} ${Array.from({ length: 6000 }, (_, word) => `w${word}`).join(" ")}`,
               usage: { prompt_tokens: 13_000, completion_tokens: 2000 },
             },
     });

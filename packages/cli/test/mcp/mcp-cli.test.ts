@@ -147,6 +147,39 @@ describe("gyre with MCP servers", () => {
 });
 
 describe("gyre mcp add, list, get, remove", () => {
+  it("writes a pre-registered OAuth client and the elicitation setting, and keeps literal secrets out of project files", async () => {
+    const { cwd, home } = await createWorkspace();
+    const env = cliEnv(home);
+    const url = "http://127.0.0.1:9/mcp";
+    const base = ["mcp", "add", "--transport", "http", "corp", url, "--client-id", "gyre-cli"];
+    const added = await runCli(
+      [...base, "--client-secret", "s3", "--callback-port", "8765", "--elicitation", "defaults"],
+      {
+        cwd,
+        env,
+      },
+    );
+    expect(added.code).toBe(0);
+    expect(JSON.parse(await readFile(join(home, "mcp.json"), "utf8")).mcpServers.corp).toEqual({
+      type: "http",
+      url,
+      oauth: { clientId: "gyre-cli", clientSecret: "s3", callbackPort: 8765 },
+      elicitation: "defaults",
+    });
+    const literal = await runCli([...base, "--client-secret", "s3", "--scope", "project"], { cwd, env });
+    expect(literal.code).toBe(2);
+    expect(literal.stderr).toMatch(/--client-secret there must be a variable such as '\$\{MY_CLIENT_SECRET\}'/);
+    const variable = await runCli([...base, "--client-secret", "${CORP_SECRET}", "--scope", "project"], { cwd, env });
+    expect(variable.code).toBe(0);
+    expect(JSON.parse(await readFile(join(cwd, ".mcp.json"), "utf8")).mcpServers.corp.oauth.clientSecret).toBe(
+      "${CORP_SECRET}",
+    );
+    const orphan = await runCli(["mcp", "add", "--transport", "http", "x", url, "--client-secret", "s"], { cwd, env });
+    expect(orphan).toMatchObject({ code: 2, stderr: expect.stringMatching(/--client-secret needs --client-id/) });
+    const stdio = await runCli(["mcp", "add", "x", "--client-id", "a", "--", "node"], { cwd, env });
+    expect(stdio).toMatchObject({ code: 2, stderr: expect.stringMatching(/are for http and sse servers/) });
+  });
+
   it("adds servers to the user and project files, lists them connected, shows one, and removes them", async () => {
     const { cwd, home } = await createWorkspace();
     const env = cliEnv(home);

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -84,6 +85,64 @@ describe("gyre mcp serve", () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/gyre did not finish the task \(reason: error\)/);
     expect(textOf(result)).toMatch(/upstream exploded/);
+  }, 60_000);
+
+  it("continues only sessions it started, and names a cwd that does not exist", async () => {
+    const { client } = await serve([]);
+    const reply = (await client.callTool({
+      name: "gyre_reply",
+      arguments: { sessionId: "../../../etc/passwd", prompt: "go on" },
+    })) as CallToolResult;
+    expect(reply.isError).toBe(true);
+    expect(textOf(reply)).toBe(
+      'No session "../../../etc/passwd" was started by this gyre mcp serve; pass a sessionId a gyre call returned.',
+    );
+    const missing = (await client.callTool({
+      name: "gyre",
+      arguments: { prompt: "go", cwd: "/nonexistent/dir" },
+    })) as CallToolResult;
+    expect(missing).toMatchObject({ isError: true });
+    expect(textOf(missing)).toBe("cwd /nonexistent/dir does not exist (or is not a folder); pass an existing folder.");
+  });
+
+  it("answers a 16 MB request line with a JSON-RPC error naming the limit, and keeps serving", async () => {
+    const { cwd, home } = await createWorkspace();
+    const child = spawn(process.execPath, [gyreBin, "mcp", "serve", "--provider", "faux"], { cwd, env: cliEnv(home) });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const waitFor = async (pattern: RegExp) => {
+      const deadline = Date.now() + 20_000;
+      while (!pattern.test(stdout) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return stdout;
+    };
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    await waitFor(/"id":1/);
+    const huge = { prompt: "x".repeat(16 * 1024 * 1024) };
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "gyre", arguments: huge } });
+    send({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+    await waitFor(/"id":3/);
+    const answers = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id: number; error?: { code: number; message: string }; result?: unknown });
+    expect(answers.find((answer) => answer.id === 2)?.error).toEqual({
+      code: -32600,
+      message: "The request was 16 MB, above gyre mcp serve's limit of 10 MB per message; it was not read.",
+    });
+    expect(answers.find((answer) => answer.id === 3)?.result).toMatchObject({
+      tools: [{ name: "gyre" }, { name: "gyre_reply" }],
+    });
+    child.stdin.end();
+    expect(await exited).toBe(0);
   }, 60_000);
 
   it("rejects a call without a prompt", async () => {

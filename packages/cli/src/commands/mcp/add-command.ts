@@ -1,8 +1,9 @@
 /**
  * `gyre mcp add <name> [--scope user|project] [-e KEY=VALUE]… -- <command> [args…]` and
- * `gyre mcp add --transport http|sse <name> <url> [-H "Name: value"]…` (docs/design/mcp.md).
+ * `gyre mcp add --transport http|sse <name> <url> [-H "Name: value"]… [--client-id …]` (docs/mcp.md).
  */
 import { projectMcpConfigPath, userMcpConfigPath } from "../../core/mcp/mcp-config.js";
+import type { McpOAuthConfig } from "../../core/mcp/types.js";
 import { parseCommandWords } from "../usage-error.js";
 import { readMcpFileForEdit, writeMcpFile } from "./edit-mcp-config.js";
 import type { McpCommandIo } from "./run-mcp-command.js";
@@ -13,6 +14,8 @@ type AddArgs = {
   transport: "stdio" | "http" | "sse";
   env: Record<string, string>;
   headers: Record<string, string>;
+  oauth: McpOAuthConfig;
+  elicitation?: "decline" | "defaults";
   rest: string[];
 };
 
@@ -23,6 +26,11 @@ export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { 
     transport: { type: "string", short: "t" },
     env: { type: "string", short: "e", multiple: true },
     header: { type: "string", short: "H", multiple: true },
+    "client-id": { type: "string" },
+    "client-secret": { type: "string" },
+    "client-metadata-url": { type: "string" },
+    "callback-port": { type: "string" },
+    elicitation: { type: "string" },
   });
   if (!parsed.ok) return parsed;
   const { values, positionals } = parsed.value;
@@ -37,6 +45,7 @@ export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { 
     transport,
     env: {},
     headers: {},
+    oauth: {},
     rest: positionals.slice(1),
     ...(positionals[0] === undefined ? {} : { name: positionals[0] }),
   };
@@ -49,6 +58,21 @@ export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { 
     const at = header.indexOf(":");
     if (at < 1) return { ok: false, error: `--header takes "Name: value"; got "${header}".` };
     args.headers[header.slice(0, at).trim()] = header.slice(at + 1).trim();
+  }
+  if (values["client-id"] !== undefined) args.oauth.clientId = values["client-id"];
+  if (values["client-secret"] !== undefined) args.oauth.clientSecret = values["client-secret"];
+  if (values["client-metadata-url"] !== undefined) args.oauth.clientMetadataUrl = values["client-metadata-url"];
+  if (values["callback-port"] !== undefined) {
+    const port = Number(values["callback-port"]);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      return { ok: false, error: "--callback-port takes a port number (1-65535)." };
+    args.oauth.callbackPort = port;
+  }
+  if (values.elicitation !== undefined) {
+    const policy = values.elicitation;
+    if (policy !== "decline" && policy !== "defaults")
+      return { ok: false, error: `--elicitation must be decline or defaults; got "${policy}".` };
+    args.elicitation = policy;
   }
   if (!args.name)
     return { ok: false, error: "gyre mcp add needs a server name: gyre mcp add <name> -- <command> [args…]." };
@@ -73,6 +97,13 @@ export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { 
       error: `gyre mcp add --transport ${args.transport} takes one URL such as http://127.0.0.1:3001/mcp; got "${args.rest.join(" ")}".`,
     };
   }
+  if (args.transport === "stdio" && Object.keys(args.oauth).length > 0)
+    return {
+      ok: false,
+      error: "--client-id, --client-secret, --client-metadata-url and --callback-port are for http and sse servers.",
+    };
+  if (args.oauth.clientSecret && !args.oauth.clientId)
+    return { ok: false, error: "--client-secret needs --client-id (the pre-registered client it belongs to)." };
   return { ok: true, value: { ...args, name: args.name } };
 }
 
@@ -80,15 +111,28 @@ export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { 
 export async function runAddCommand(words: string[], io: McpCommandIo): Promise<number> {
   const parsed = parseAddArgs(words);
   if (!parsed.ok) return io.fail(parsed.error, 2);
-  const { name, scope, transport, env, headers, rest } = parsed.value;
+  const { name, scope, transport, env, headers, oauth, elicitation, rest } = parsed.value;
+  if (scope === "project" && oauth.clientSecret && !/^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$/.test(oauth.clientSecret))
+    return io.fail(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the ${VAR} text a user writes
+      "A project's .mcp.json is shared with the repository, so --client-secret there must be a variable such as '${MY_CLIENT_SECRET}' (expanded from the environment), or use --scope user.",
+      2,
+    );
   const file = scope === "user" ? userMcpConfigPath(io.gyreHome) : projectMcpConfigPath(io.cwd);
   const content = await readMcpFileForEdit(file);
   const replaced = name in content.mcpServers;
   const [command, ...commandArgs] = rest;
+  const options = elicitation ? { elicitation } : {};
   content.mcpServers[name] =
     transport === "stdio"
-      ? { command, args: commandArgs, ...(Object.keys(env).length > 0 ? { env } : {}) }
-      : { type: transport, url: command, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+      ? { command, args: commandArgs, ...(Object.keys(env).length > 0 ? { env } : {}), ...options }
+      : {
+          type: transport,
+          url: command,
+          ...(Object.keys(headers).length > 0 ? { headers } : {}),
+          ...(Object.keys(oauth).length > 0 ? { oauth } : {}),
+          ...options,
+        };
   await writeMcpFile(file, content, { private: scope === "user" });
   io.stdout.write(`${replaced ? "Replaced" : "Added"} MCP server "${name}" (${scope} scope) in ${file}.\n`);
   return 0;

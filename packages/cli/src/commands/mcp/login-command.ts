@@ -28,17 +28,37 @@ export async function runLoginCommand(words: string[], io: McpCommandIo): Promis
   // A new login replaces the tokens; the registered client is kept when its redirect URI still fits.
   delete record.tokens;
   delete record.expiresAt;
-  const callback = await listenForCallback(record.callbackPort);
+  const fixedPort = found.config.type === "stdio" ? undefined : found.config.oauth?.callbackPort;
+  let callback: Callback;
+  try {
+    callback = await listenForCallback(fixedPort ?? record.callbackPort, fixedPort === undefined);
+  } catch (error) {
+    return io.fail(
+      `The login's callback port ${fixedPort} (oauth.callbackPort) cannot be opened on 127.0.0.1 (${(error as Error).message}).`,
+      1,
+    );
+  }
   try {
     const redirectUrl = `http://127.0.0.1:${callback.port}/callback`;
     if (record.callbackPort !== callback.port || !registeredFor(record.clientInformation, redirectUrl))
       delete record.clientInformation;
     record.callbackPort = callback.port;
+    // What the server says before any token (RFC 9728 §5.1): where its metadata is, which scope it wants.
+    const challenge = await probeForChallenge(url, found.config.type === "stdio" ? {} : found.config.headers);
+    if (challenge.resourceMetadataUrl) record.resourceMetadataUrl = challenge.resourceMetadataUrl;
+    const scope = joinScopes(challenge.scope, record.scope);
+    if (scope) record.scope = scope;
+    const where = {
+      serverUrl: url,
+      ...(scope ? { scope } : {}),
+      ...(record.resourceMetadataUrl ? { resourceMetadataUrl: new URL(record.resourceMetadataUrl) } : {}),
+    };
     const provider = createMcpOAuthProvider({
       gyreHome: io.gyreHome,
       server: found.name,
       record,
       redirectUrl,
+      ...(found.config.type !== "stdio" && found.config.oauth ? { oauth: found.config.oauth } : {}),
       onAuthorizationUrl: (authorizationUrl) => {
         io.stdout.write(
           `Open this URL in your browser to log in to MCP server "${found.name}":\n  ${authorizationUrl.href}\n`,
@@ -47,12 +67,12 @@ export async function runLoginCommand(words: string[], io: McpCommandIo): Promis
       },
     });
     const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js");
-    const first = await auth(provider, { serverUrl: url });
+    const first = await auth(provider, where);
     if (first === "REDIRECT") {
       const answer = await callback.wait(timeoutMs);
       if (answer.state !== provider.expectedState)
         return io.fail("The login callback carried the wrong state; nothing was saved. Run gyre mcp login again.", 1);
-      if ((await auth(provider, { serverUrl: url, authorizationCode: answer.code })) !== "AUTHORIZED")
+      if ((await auth(provider, { ...where, authorizationCode: answer.code })) !== "AUTHORIZED")
         return io.fail(`MCP server "${found.name}" did not accept the authorization code.`, 1);
     }
     io.stdout.write(
@@ -136,8 +156,49 @@ type Callback = {
   close(): void;
 };
 
-/** A one-shot HTTP listener on 127.0.0.1 for the authorization server's redirect. */
-async function listenForCallback(preferredPort: number | undefined): Promise<Callback> {
+/**
+ * Sends the server an `initialize` without a token and reads its `WWW-Authenticate` challenge:
+ * the protected-resource metadata URL and the scope it names. Empty when the server lets the
+ * request through, does not answer, or names neither.
+ */
+async function probeForChallenge(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ resourceMetadataUrl?: string; scope?: string }> {
+  const body = {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "gyre", version: "login" } },
+  };
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    await response.body?.cancel().catch(() => {});
+    if (response.status !== 401 && response.status !== 403) return {};
+    const { extractWWWAuthenticateParams } = await import("@modelcontextprotocol/sdk/client/auth.js");
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    return {
+      ...(resourceMetadataUrl ? { resourceMetadataUrl: resourceMetadataUrl.href } : {}),
+      ...(scope ? { scope } : {}),
+    };
+  } catch {
+    return {};
+  }
+}
+
+/** The union of space-separated scopes, in first-seen order; undefined when there are none. */
+function joinScopes(...scopes: (string | undefined)[]): string | undefined {
+  const words = [...new Set(scopes.flatMap((scope) => scope?.split(" ").filter(Boolean) ?? []))];
+  return words.length > 0 ? words.join(" ") : undefined;
+}
+
+/** A one-shot HTTP listener on 127.0.0.1 for the authorization server's redirect (any free port unless `fixed`). */
+async function listenForCallback(preferredPort: number | undefined, fallBack = true): Promise<Callback> {
   let settle: { resolve: (value: { code: string; state: string | null }) => void; reject: (error: Error) => void };
   const received = new Promise<{ code: string; state: string | null }>((resolve, reject) => {
     settle = { resolve, reject };
@@ -161,7 +222,10 @@ async function listenForCallback(preferredPort: number | undefined): Promise<Cal
       );
     }
   });
-  const port = await listen(server, preferredPort).catch(() => listen(server, 0));
+  const port = await listen(server, preferredPort).catch((error) => {
+    if (!fallBack) throw error;
+    return listen(server, 0);
+  });
   return {
     port,
     wait: (timeoutMs) => {

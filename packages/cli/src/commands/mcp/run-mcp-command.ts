@@ -21,6 +21,9 @@ export const mcpHelpText = `Usage:
   gyre mcp get <name>                                         where a server is configured, what it runs, its tools
   gyre mcp add <name> [--scope user|project] [-e KEY=VALUE]… -- <command> [args…]
   gyre mcp add --transport http|sse <name> <url> [-H "Name: value"]… [--scope user|project]
+      [--client-id <id> [--client-secret <secret>]] [--callback-port <port>]   a pre-registered OAuth client
+      [--client-metadata-url <https url>]      gyre's client id where the server takes metadata documents
+      [--elicitation decline|defaults]         print/JSON mode: decline (default) or accept with the schema's defaults
   gyre mcp remove <name> [--scope user|project]
   gyre mcp login <name> [--timeout <ms>]                      OAuth login to a remote server (prints the URL, waits on a 127.0.0.1 callback)
   gyre mcp logout <name>                                      revoke and forget a remote server's OAuth tokens

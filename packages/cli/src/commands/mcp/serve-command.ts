@@ -5,8 +5,10 @@
  * notifications carry gyre's events. Flags after `serve` (provider, model, sandbox…) apply to
  * every task.
  */
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { formatLimit, installLineBuffer, LineBuffer } from "../../core/mcp/line-buffer.js";
 import { version } from "../../version.js";
 import { type GyreTaskOutcome, runGyreTask } from "./run-gyre-task.js";
 import type { McpCommandIo } from "./run-mcp-command.js";
@@ -54,6 +56,9 @@ const tools = [
 /** Events not worth a notification each (token deltas would flood the client). */
 const quietEvents = new Set(["message_update", "session"]);
 
+/** The largest request line `gyre mcp serve` reads (a prompt, with room to spare). */
+const maxRequestBytes = 10 * 1024 * 1024;
+
 /** Serves until stdin closes; exit code 0. */
 export async function runServeCommand(flags: string[], io: McpCommandIo): Promise<number> {
   const [{ Server }, { StdioServerTransport }, types] = await Promise.all([
@@ -75,8 +80,16 @@ export async function runServeCommand(flags: string[], io: McpCommandIo): Promis
     let sessionId: string | undefined;
     if (name === "gyre_reply") {
       if (typeof args.sessionId !== "string") return errorResult("sessionId must be the string a gyre call returned.");
+      // Only sessions this server started: an id is not a path to any session file on the disk.
+      const folder = sessionFolders.get(args.sessionId);
+      if (folder === undefined)
+        return errorResult(
+          `No session ${JSON.stringify(args.sessionId.slice(0, 200))} was started by this gyre mcp serve; pass a sessionId a gyre call returned.`,
+        );
       sessionId = args.sessionId;
-      cwd = sessionFolders.get(sessionId) ?? cwd;
+      cwd = folder;
+    } else if (!(await isDirectory(cwd))) {
+      return errorResult(`cwd ${cwd} does not exist (or is not a folder); pass an existing folder.`);
     }
     const budgetFlags = [
       ...(typeof args.maxTurns === "number" ? ["--max-turns", String(args.maxTurns)] : []),
@@ -108,7 +121,33 @@ export async function runServeCommand(flags: string[], io: McpCommandIo): Promis
   const closed = new Promise<void>((done) => {
     server.onclose = () => done();
   });
-  await server.connect(new StdioServerTransport());
+  const transport = new StdioServerTransport();
+  const { deserializeMessage } = await import("@modelcontextprotocol/sdk/shared/stdio.js");
+  installLineBuffer(
+    transport,
+    new LineBuffer({
+      maxLineBytes: maxRequestBytes,
+      parse: deserializeMessage,
+      // An over-long request is answered (JSON-RPC "invalid request", naming the limit) and serving goes on.
+      onOversize: ({ bytes, limit, id }) => {
+        void transport
+          .send({
+            jsonrpc: "2.0",
+            id: (id ?? null) as string | number,
+            error: {
+              code: -32600,
+              message: `The request was ${formatLimit(bytes)}, above gyre mcp serve's limit of ${formatLimit(limit)} per message; it was not read.`,
+            },
+          })
+          .catch(() => {});
+        return undefined;
+      },
+    }),
+  );
+  // The SDK's transport does not notice the end of stdin; without this the process would end
+  // with Node's "unsettled top-level await" code 13 instead of 0.
+  process.stdin.once("end", () => void server.close().catch(() => {}));
+  await server.connect(transport);
   await closed;
   return 0;
 }
@@ -144,6 +183,13 @@ function toToolResult(outcome: GyreTaskOutcome): CallToolResult {
     structuredContent,
     isError: true,
   };
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
 }
 
 function errorResult(text: string): CallToolResult {

@@ -121,6 +121,17 @@ describe("compact", () => {
     expect(failing.remaining()).toBe(1);
   });
 
+  it("says so when the summary request itself overflows the window, and what to do next", async () => {
+    const session = SessionManager.inMemory({ cwd: "/p" });
+    fillSession(session, 3);
+    const overflowing = createFauxModel([{ error: "prompt is too long: 250000 tokens > 200000 maximum" }]);
+    await expect(
+      compact({ branchEntries: session.getBranch(), model: overflowing.model, keepRecentTokens: 1_000 }),
+    ).rejects.toThrow(
+      /^Compaction could not fit the window: the summary request was itself too long for .*'s \d+-token context \(prompt is too long: 250000 tokens > 200000 maximum\)\. Run \/compact again with a smaller compaction\.keepRecentTokens, or start a new session/,
+    );
+  });
+
   it("recovers from a provider overflow: compact once, then the context fits and resumes from disk the same", async () => {
     const sessionsDir = await tempDir();
     const session = SessionManager.create({ sessionsDir, cwd: "/p" });

@@ -11,6 +11,7 @@ import { estimateContextTokens } from "./estimate-tokens.js";
 import { formatDetails, mergeDetails } from "./extract-facts.js";
 import { findCutPoint } from "./find-cut-point.js";
 import { capDetails, chunkConversation, compactionBudget } from "./fit-to-window.js";
+import { isContextOverflow } from "./is-context-overflow.js";
 import { buildSummaryRequest, SUMMARY_SYSTEM_PROMPT } from "./summarise-prompt.js";
 
 export type CompactOptions = {
@@ -109,6 +110,14 @@ async function summariseChunk(
       maxTokens,
     },
   ).result();
+  if (response.stopReason === "error" && isContextOverflow(response)) {
+    throw new CliError(
+      "compaction_failed",
+      `Compaction could not fit the window: the summary request was itself too long for ${options.model.id}'s ` +
+        `${options.model.contextWindow}-token context (${response.errorMessage ?? "context overflow"}). Run /compact ` +
+        "again with a smaller compaction.keepRecentTokens, or start a new session (gyre without -c) and paste what matters.",
+    );
+  }
   if (response.stopReason === "error" || response.stopReason === "aborted") {
     const message = `Compaction failed: the summary request ended with ${response.errorMessage ?? response.stopReason}.`;
     if (response.stopReason === "aborted") throw new GyreError("aborted", message);

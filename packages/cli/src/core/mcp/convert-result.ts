@@ -9,6 +9,19 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, utf8Saf
 
 /** Images above this size are described instead of sent (providers reject larger ones). */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** One result keeps at most this many images… */
+export const MAX_RESULT_IMAGES = 20;
+/** …and this many bytes of them; the rest are counted in one notice. */
+export const MAX_RESULT_IMAGE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Text a server wrote, without C0 and C1 control characters (escape sequences, BEL, NUL…):
+ * nothing the model or a terminal needs, and a way to smuggle terminal commands. Newlines and
+ * tabs stay.
+ */
+export function stripControlCharacters(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+}
 
 /** What `details` of an MCP tool result holds for UIs and logs (never sent to the model). */
 export type McpToolDetails = {
@@ -32,6 +45,9 @@ export function convertToolResult(
 ): { content: (TextContent | ImageContent)[]; isError: boolean; details: McpToolDetails } {
   const blocks: (TextContent | ImageContent)[] = [];
   for (const item of result.content ?? []) blocks.push(...convertBlock(item));
+  capImages(blocks);
+  for (const [index, block] of blocks.entries())
+    if (block.type === "text") blocks[index] = { type: "text", text: stripControlCharacters(block.text) };
   const structured = result.structuredContent;
   if (structured && !blocks.some((block) => block.type === "text")) {
     blocks.push({ type: "text", text: JSON.stringify(structured, null, 2) });
@@ -100,6 +116,32 @@ function convertImage(data: string, mimeType: string, what: string): TextContent
     };
   }
   return { type: "image", data, mimeType };
+}
+
+/** Keeps the first images within the count and byte limits; the others become one notice after the last kept block. */
+function capImages(blocks: (TextContent | ImageContent)[]): void {
+  let count = 0;
+  let bytes = 0;
+  let dropped = 0;
+  let droppedBytes = 0;
+  for (let index = 0; index < blocks.length; index++) {
+    const block = blocks[index];
+    if (block?.type !== "image") continue;
+    const size = base64Bytes(block.data);
+    if (count < MAX_RESULT_IMAGES && bytes + size <= MAX_RESULT_IMAGE_BYTES) {
+      count += 1;
+      bytes += size;
+      continue;
+    }
+    dropped += 1;
+    droppedBytes += size;
+    blocks.splice(index--, 1);
+  }
+  if (dropped > 0)
+    blocks.push({
+      type: "text",
+      text: `[${dropped} more image${dropped === 1 ? "" : "s"} (${formatSize(droppedBytes)}) not shown: one result keeps at most ${MAX_RESULT_IMAGES} images and ${formatSize(MAX_RESULT_IMAGE_BYTES)} of them]`,
+    });
 }
 
 function base64Bytes(data: string): number {

@@ -1,7 +1,8 @@
 /**
  * Answers an MCP server's elicitation (a server asking the user for input mid-call) through the
- * mode's UserInterface: a dialog in the TUI, `ui_request`s to the RPC client, and a decline in
- * print and JSON mode, where nobody can answer.
+ * mode's UserInterface: a dialog in the TUI, `ui_request`s to the RPC client. In print and JSON
+ * mode nobody can answer: the server's `elicitation` setting decides (docs/mcp.md): a decline,
+ * or an acceptance with the defaults the requested schema gives.
  */
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { UserInterface } from "../user-interface.js";
@@ -26,12 +27,14 @@ type Answer = string | number | boolean | string[];
  * does not fit its field.
  */
 export async function elicitWithUserInterface(
-  ui: UserInterface,
+  ui: UserInterface | undefined,
   server: string,
   request: ElicitRequest["params"],
   signal: AbortSignal,
+  withoutUser: "decline" | "defaults" = "decline",
 ): Promise<ElicitResult> {
-  if (!ui.interactive || request.mode === "url") return { action: "decline" };
+  if (request.mode === "url") return { action: "decline" };
+  if (!ui?.interactive) return withoutUser === "defaults" ? acceptDefaults(request) : { action: "decline" };
   const agreed = await ui.confirm({ title: `MCP server "${server}" asks for input`, message: request.message, signal });
   if (!agreed) return { action: "decline" };
   const schema = request.requestedSchema as
@@ -49,6 +52,22 @@ export async function elicitWithUserInterface(
     }
     content[key] = answer;
   }
+  return { action: "accept", content };
+}
+
+/**
+ * Accepts with every default of the requested schema (SEP-1034: defaults stand for the answer
+ * the user did not change); declines when a required field has no default.
+ */
+export function acceptDefaults(request: ElicitRequest["params"]): ElicitResult {
+  if (request.mode === "url") return { action: "decline" };
+  const schema = request.requestedSchema as
+    | { properties?: Record<string, FieldSchema>; required?: string[] }
+    | undefined;
+  const content: Record<string, Answer> = {};
+  for (const [key, field] of Object.entries(schema?.properties ?? {}))
+    if (field.default !== undefined) content[key] = field.default as Answer;
+  if ((schema?.required ?? []).some((key) => !(key in content))) return { action: "decline" };
   return { action: "accept", content };
 }
 

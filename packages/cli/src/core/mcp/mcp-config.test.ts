@@ -124,3 +124,40 @@ describe("createStderrRing", () => {
     expect(ring.droppedBytes).toBeGreaterThan(8_000_000);
   });
 });
+
+describe("the oauth and elicitation settings of a server", () => {
+  it("reads a pre-registered client, expanding ${VAR} in its secret", () => {
+    const raw = {
+      type: "http",
+      url: "https://mcp.example/mcp",
+      elicitation: "defaults",
+      oauth: { clientId: "gyre-cli", clientSecret: "${SECRET}", callbackPort: 8765 },
+    };
+    expect(parseServerConfig("corp", raw, { SECRET: "s3" })).toEqual({
+      ok: true,
+      config: {
+        type: "http",
+        url: "https://mcp.example/mcp",
+        headers: {},
+        elicitation: "defaults",
+        oauth: { clientId: "gyre-cli", clientSecret: "s3", callbackPort: 8765 },
+      },
+    });
+  });
+
+  it("refuses what cannot work, each with a sentence", () => {
+    const http = (extra: Record<string, unknown>) => ({ type: "http", url: "https://mcp.example/mcp", ...extra });
+    const problem = (raw: unknown) => {
+      const parsed = parseServerConfig("s", raw, {});
+      return parsed.ok ? "accepted" : parsed.problem;
+    };
+    expect(problem(http({ oauth: { clientSecret: "x" } }))).toContain('"oauth.clientSecret" needs "oauth.clientId"');
+    expect(problem(http({ oauth: { clientMetadataUrl: "http://gyre.example/client.json" } }))).toContain(
+      "must be an https URL with a path",
+    );
+    expect(problem(http({ oauth: { callbackPort: 70000 } }))).toContain("must be a port number");
+    expect(problem(http({ oauth: { clientID: "typo" } }))).toContain('unknown "oauth" field "clientID"');
+    expect(problem(http({ elicitation: "accept" }))).toContain('"elicitation" must be "decline" or "defaults"');
+    expect(problem(http({ oauth: { clientId: "${UNSET}" } }))).toContain("${UNSET} is not set");
+  });
+});

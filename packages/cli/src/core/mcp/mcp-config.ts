@@ -7,7 +7,14 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expandRecord, expandVariables } from "./expand-variables.js";
-import type { McpScope, McpServerConfig, McpServerEntry, McpServerLimits, McpServerStatus } from "./types.js";
+import type {
+  McpOAuthConfig,
+  McpScope,
+  McpServerConfig,
+  McpServerEntry,
+  McpServerLimits,
+  McpServerStatus,
+} from "./types.js";
 
 /** A server that is configured but cannot be used as written (its `problem` says why). */
 export type McpConfigProblem = { name: string; scope: McpScope; file: string; problem: string };
@@ -124,10 +131,13 @@ export function parseServerConfig(
     if (typeof raw.url !== "string" || !raw.url.trim()) return fail('"url" must be a non-empty string.');
     if (raw.headers !== undefined && !isStringRecord(raw.headers))
       return fail('"headers" must be an object of strings.');
+    const oauth = readOAuth(raw.oauth, expand);
+    if (typeof oauth === "string") return fail(oauth);
     config = {
       type: type === "sse" ? "sse" : "http",
       url: expand(raw.url),
       headers: expandAll((raw.headers as Record<string, string> | undefined) ?? {}),
+      ...(oauth ? { oauth } : {}),
       ...limits,
     };
     if (missing.length === 0 && !URL.canParse(config.url)) return fail(`"url" ${config.url} is not a valid URL.`);
@@ -143,8 +153,47 @@ export function parseServerConfig(
   return { ok: true, config };
 }
 
+/** The `oauth` object of a remote server, its strings expanded; a sentence when it is malformed. */
+function readOAuth(raw: unknown, expand: (text: string) => string): McpOAuthConfig | undefined | string {
+  if (raw === undefined) return undefined;
+  if (!isRecord(raw)) return '"oauth" must be an object (clientId, clientSecret, clientMetadataUrl, callbackPort).';
+  const oauth: McpOAuthConfig = {};
+  for (const key of ["clientId", "clientSecret", "clientMetadataUrl"] as const) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    if (typeof value !== "string" || !value) return `"oauth.${key}" must be a non-empty string.`;
+    oauth[key] = expand(value);
+  }
+  const unknown = Object.keys(raw).filter(
+    (key) => !["clientId", "clientSecret", "clientMetadataUrl", "callbackPort"].includes(key),
+  );
+  if (unknown.length > 0)
+    return `unknown "oauth" field ${unknown.map((key) => `"${key}"`).join(", ")}; it takes clientId, clientSecret, clientMetadataUrl and callbackPort.`;
+  if (oauth.clientSecret && !oauth.clientId) return '"oauth.clientSecret" needs "oauth.clientId".';
+  if (oauth.clientMetadataUrl !== undefined && !isHttpsDocumentUrl(oauth.clientMetadataUrl))
+    return `"oauth.clientMetadataUrl" must be an https URL with a path; got ${oauth.clientMetadataUrl}.`;
+  if (raw.callbackPort !== undefined) {
+    const port = raw.callbackPort;
+    if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)
+      return '"oauth.callbackPort" must be a port number (1-65535).';
+    oauth.callbackPort = port;
+  }
+  return oauth;
+}
+
+function isHttpsDocumentUrl(text: string): boolean {
+  if (!URL.canParse(text)) return text === "";
+  const url = new URL(text);
+  return url.protocol === "https:" && url.pathname !== "/";
+}
+
 function readLimits(raw: RawConfig): McpServerLimits | string {
   const limits: McpServerLimits = {};
+  if (raw.elicitation !== undefined) {
+    if (raw.elicitation !== "decline" && raw.elicitation !== "defaults")
+      return `"elicitation" must be "decline" or "defaults"; got ${JSON.stringify(raw.elicitation)}.`;
+    limits.elicitation = raw.elicitation;
+  }
   for (const key of ["toolTimeoutMs", "startupTimeoutMs"] as const) {
     const value = raw[key];
     if (value === undefined) continue;

@@ -97,7 +97,8 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
       {
         capabilities: {
           roots: { listChanged: false },
-          elicitation: { form: {} },
+          // A form the user accepts with fields left out gets the schema's defaults for them.
+          elicitation: { form: { applyDefaults: true } },
           ...(options.sample ? { sampling: {} } : {}),
         },
       },
@@ -256,6 +257,11 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
           signal: call.signal,
           ...(callOptions.onProgress ? { onprogress: callOptions.onProgress } : {}),
         })) as CallToolResult;
+      } catch (problem) {
+        // The user, not only the model, must learn that a login (e.g. for a wider scope) is due.
+        if ((problem as Error).name === "McpLoginRequiredError")
+          options.onNotice?.((problem as Error).message, "warning");
+        throw problem;
       } finally {
         callOptions.signal?.removeEventListener("abort", forward);
       }
@@ -283,7 +289,8 @@ async function oauthFor(
   const record = await readMcpAuth(gyreHome, entry.name, entry.config.url);
   if (!record?.tokens) return {};
   const { createMcpOAuthProvider } = await import("./oauth-provider.js");
-  return { authProvider: createMcpOAuthProvider({ gyreHome, server: entry.name, record }) };
+  const oauth = entry.config.oauth ? { oauth: entry.config.oauth } : {};
+  return { authProvider: createMcpOAuthProvider({ gyreHome, server: entry.name, record, ...oauth }) };
 }
 
 function describeConnectError(problem: unknown, timeoutMs: number, server: string): string {

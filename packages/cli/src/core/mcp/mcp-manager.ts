@@ -84,6 +84,24 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       }),
     );
   }
+  /** Warned once per server and name: a list that lists a name twice keeps doing so. */
+  const warned = new Set<string>();
+  /** A server's tools, each model-facing name once: the first listed wins (providers refuse duplicates). */
+  const uniqueTools = (connection: McpConnection): AnyAgentTool[] => {
+    const byName = new Map<string, AnyAgentTool>();
+    for (const tool of connection.tools()) {
+      const wrapped = createMcpAgentTool(connection, tool);
+      if (!byName.has(wrapped.name)) byName.set(wrapped.name, wrapped);
+      else if (!warned.has(`${connection.name}\u0000${wrapped.name}`)) {
+        warned.add(`${connection.name}\u0000${wrapped.name}`);
+        options.onNotice?.(
+          `MCP server "${connection.name}" lists more than one tool named ${wrapped.name}; only the first is offered to the model.`,
+          "warning",
+        );
+      }
+    }
+    return [...byName.values()];
+  };
   const withResources = () =>
     [...connections.values()].filter(
       (connection) => connection.client()?.getServerCapabilities()?.resources !== undefined,
@@ -115,9 +133,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     tools() {
       cached ??= toolSearch.select([
         ...[...connections.values()].flatMap((connection) =>
-          connection.status().state === "connected"
-            ? connection.tools().map((tool) => createMcpAgentTool(connection, tool))
-            : [],
+          connection.status().state === "connected" ? uniqueTools(connection) : [],
         ),
         ...(withResources().length > 0 ? resourceTools : []),
       ]);

@@ -6,11 +6,19 @@
  */
 import type { AnyAgentTool } from "@gyre/agent";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { convertToolResult, type McpToolDetails } from "./convert-result.js";
+import { convertToolResult, type McpToolDetails, stripControlCharacters } from "./convert-result.js";
 import type { McpConnection } from "./mcp-connection.js";
 
 /** Provider tool names allow letters, digits, `_` and `-`, at most 64 characters. */
 const maxToolNameLength = 64;
+/** A server's description of one tool is cut here (it is sent with every request). */
+export const MAX_TOOL_DESCRIPTION_CHARS = 2048;
+
+/** Server-supplied text for the model and the UI: no control characters, at most `max` characters. */
+function serverText(text: string, max: number): string {
+  const clean = stripControlCharacters(text).trim();
+  return clean.length <= max ? clean : `${clean.slice(0, max - 1)}…`;
+}
 
 /** The part of a model-facing name a server or tool name becomes (other characters → `_`). */
 export function sanitizeNamePart(name: string): string {
@@ -58,8 +66,10 @@ export function createMcpAgentTool(
   const title = tool.title ?? tool.annotations?.title;
   const wrapped: AnyAgentTool = {
     name,
-    label: `${connection.name}: ${title ?? tool.name}`,
-    description: tool.description?.trim() || `The ${tool.name} tool of the MCP server ${connection.name}.`,
+    label: serverText(`${connection.name}: ${title ?? tool.name}`, 200),
+    description:
+      serverText(tool.description ?? "", MAX_TOOL_DESCRIPTION_CHARS) ||
+      `The ${serverText(tool.name, 200)} tool of the MCP server ${serverText(connection.name, 100)}.`,
     parameters: normalizeInputSchema(tool.inputSchema) as AnyAgentTool["parameters"],
     // The server's own word (MCP annotation readOnlyHint); without it the tool may change anything.
     ...(tool.annotations?.readOnlyHint === true ? { readOnly: true } : {}),
@@ -79,7 +89,7 @@ export function createMcpAgentTool(
           },
         });
       } catch (error) {
-        throw new Error(describeCallError(connection, tool.name, error, context.signal));
+        throw new Error(stripControlCharacters(describeCallError(connection, tool.name, error, context.signal)));
       }
       const converted = convertToolResult(result, { server: connection.name, tool: tool.name });
       if (converted.isError) {

@@ -21,6 +21,10 @@ export type McpAuthRecord = {
   codeVerifier?: string;
   /** The callback port of the last login; reused so a registered redirect URI stays valid. */
   callbackPort?: number;
+  /** Where the server's protected-resource metadata is, when its 401 named a place other than the default. */
+  resourceMetadataUrl?: string;
+  /** The scope the server last asked for (its 401 or 403 "insufficient_scope"); the next login requests it. */
+  scope?: string;
 };
 
 /** The folder of all servers' credentials. */

@@ -39,7 +39,7 @@ export async function refreshTokens(record: McpAuthRecord): Promise<OAuthTokens 
   const sdk = await import("@modelcontextprotocol/sdk/client/auth.js");
   const errors = await import("@modelcontextprotocol/sdk/server/auth/errors.js");
   try {
-    const info = await discover(sdk, record.serverUrl);
+    const info = await discover(sdk, record);
     const issuer = String(info.authorizationServerUrl);
     // A refresh token goes only to the authorization server that issued it.
     if (record.tokens?.issuer && record.tokens.issuer !== issuer) return undefined;
@@ -73,7 +73,7 @@ export async function revokeTokens(record: McpAuthRecord): Promise<RevokeOutcome
   const sdk = await import("@modelcontextprotocol/sdk/client/auth.js");
   let info: ServerInfo;
   try {
-    info = await discover(sdk, record.serverUrl);
+    info = await discover(sdk, record);
   } catch (error) {
     return { kind: "failed", reason: `its authorization server could not be found (${(error as Error).message})` };
   }
@@ -107,8 +107,10 @@ export async function revokeTokens(record: McpAuthRecord): Promise<RevokeOutcome
   return { kind: "revoked" };
 }
 
-function discover(sdk: AuthSdk, serverUrl: string): Promise<ServerInfo> {
-  return sdk.discoverOAuthServerInfo(serverUrl, { fetchFn: timedFetch });
+/** The record's authorization server, found from the metadata URL its server named (else the default place). */
+function discover(sdk: AuthSdk, record: McpAuthRecord): Promise<ServerInfo> {
+  const where = record.resourceMetadataUrl ? { resourceMetadataUrl: new URL(record.resourceMetadataUrl) } : {};
+  return sdk.discoverOAuthServerInfo(record.serverUrl, { ...where, fetchFn: timedFetch });
 }
 
 /** fetch with a bound: a stuck authorization server must not hang a request or a logout. */

@@ -7,6 +7,7 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createSafeEnv } from "../tools/safe-env.js";
+import { formatLimit, installLineBuffer, LineBuffer } from "./line-buffer.js";
 import type { StderrRing } from "./stderr-ring.js";
 import type { McpServerConfig } from "./types.js";
 
@@ -59,16 +60,34 @@ export async function connectTransport(options: {
       env,
       cwd: config.cwd ?? options.cwd,
       stderr: "pipe",
-      // The SDK's 10 MB default drops the connection on a 10 MB result; gyre caps results itself.
+      // Unused: gyre's own reader below replaces the SDK's (its 10 MB default dropped the connection).
       maxBufferSize: maxMessageBytes,
     });
+    const { deserializeMessage } = await import("@modelcontextprotocol/sdk/shared/stdio.js");
+    installLineBuffer(
+      transport,
+      new LineBuffer({
+        maxLineBytes: maxMessageBytes,
+        parse: deserializeMessage,
+        // The request the huge answer was for fails with a sentence instead of waiting for its timeout.
+        onOversize: ({ bytes, limit, id }) => {
+          const text = `the server sent a ${formatLimit(bytes)} message, above gyre's limit of ${formatLimit(limit)} per message; it was dropped`;
+          options.stderr.push(`gyre: ${text}\n`);
+          if (id === undefined) return undefined;
+          return { jsonrpc: "2.0", id, error: { code: -32600, message: `${text}. Ask the tool for less.` } };
+        },
+      }),
+    );
     transport.stderr?.on("data", (chunk: Buffer) => options.stderr.push(chunk.toString("utf8")));
     await connectOrClose(client, transport, requestOptions);
     return { transport, kind: "stdio" };
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: config.headers };
-  const auth = options.authProvider ? { authProvider: options.authProvider } : {};
+  const { authProvider } = options;
+  const auth = authProvider
+    ? { authProvider, ...("needScope" in authProvider ? { fetch: watchScopeDemands(authProvider as ScopeAware) } : {}) }
+    : {};
   if (config.type === "http") {
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
     try {
@@ -89,6 +108,20 @@ export async function connectTransport(options: {
   });
   await connectOrClose(client, transport, requestOptions);
   return { transport, kind: "sse" };
+}
+
+type ScopeAware = OAuthClientProvider & { needScope(scope: string): void };
+
+/** fetch that tells the provider when the server refuses a token for its scope (RFC 6750 §3.1 "insufficient_scope"). */
+function watchScopeDemands(provider: ScopeAware): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status !== 403) return response;
+    const challenge = response.headers.get("www-authenticate") ?? "";
+    const scope = /\bscope="([^"]*)"/.exec(challenge)?.[1];
+    if (/\berror="insufficient_scope"/.test(challenge) && scope) provider.needScope(scope);
+    return response;
+  };
 }
 
 /** Whether connecting failed because the server wants (other) OAuth credentials. */

@@ -57,6 +57,7 @@ export async function startMcp(
     import("./mcp-sampling.js"),
   ]);
   const { ui } = options;
+  const elicitationPolicy = new Map(loaded.servers.map((entry) => [entry.name, entry.config.elicitation]));
   const sample = options.sampling ? createMcpSampler({ ...options.sampling, ...(ui ? { ui } : {}) }) : undefined;
   const manager = createMcpManager({
     servers: loaded.servers,
@@ -67,7 +68,8 @@ export async function startMcp(
     gyreHome: options.gyreHome,
     ...(options.startupTimeoutMs ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
-    ...(ui ? { elicit: (server, request, signal) => elicitWithUserInterface(ui, server, request, signal) } : {}),
+    elicit: (server, request, signal) =>
+      elicitWithUserInterface(ui, server, request, signal, elicitationPolicy.get(server) ?? "decline"),
     ...(sample ? { sample } : {}),
   });
   return { manager, warnings };

@@ -13,6 +13,12 @@ export type McpServerLimits = {
   toolTimeoutMs?: number;
   /** How long connecting may take before the server is reported and left out (default: the run's). */
   startupTimeoutMs?: number;
+  /**
+   * What a server's elicitation gets when nobody can answer (print and JSON mode): `decline`
+   * (the default), or `defaults`, accepting with the defaults its schema gives (declined when a
+   * required field has none).
+   */
+  elicitation?: "decline" | "defaults";
 };
 
 export type McpStdioServerConfig = McpServerLimits & {
@@ -23,11 +29,27 @@ export type McpStdioServerConfig = McpServerLimits & {
   cwd?: string;
 };
 
+/**
+ * How gyre logs in to a remote server (docs/mcp.md, "OAuth"): all optional. Without them gyre
+ * registers itself dynamically at the server's authorization server.
+ */
+export type McpOAuthConfig = {
+  /** A client registered in advance at the authorization server (for servers without dynamic registration). */
+  clientId?: string;
+  /** That client's secret, sent with HTTP Basic (or in the body when the server only takes that). */
+  clientSecret?: string;
+  /** An HTTPS URL of gyre's client metadata document, used as the client id where the server supports it. */
+  clientMetadataUrl?: string;
+  /** The fixed 127.0.0.1 port of the login's callback (a pre-registered redirect URI names one). */
+  callbackPort?: number;
+};
+
 export type McpRemoteServerConfig = McpServerLimits & {
   /** `http`: streamable HTTP, falling back to legacy SSE when the server does not speak it. */
   type: "http" | "sse";
   url: string;
   headers: Record<string, string>;
+  oauth?: McpOAuthConfig;
 };
 
 export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;

@@ -66,7 +66,8 @@ function branchedSession(): string {
     if (turn === 25)
       leaf = add(leaf, { type: "compaction", summary: "older turns", firstKeptEntryId: ids[22], tokensBefore: 1000 });
     if (turn === 30) leaf = add(leaf, { type: "session_info", name: "branched" });
-    if (turn === 31) leaf = add(leaf, { type: "model_change", provider: "faux", modelId: "faux-2" });
+    // After the last answer: a model change later than every answer is what a resume continues on.
+    if (turn === 39) leaf = add(leaf, { type: "model_change", provider: "faux", modelId: "faux-2" });
   }
   const header = { type: "session", version: 1, id: "c0ffee00-0000-4000-8000-000000000000", timestamp: "x", cwd: "/w" };
   return `${[header, ...entries].map((entry) => JSON.stringify(entry)).join("\n")}\n`;
@@ -125,5 +126,33 @@ describe("reading a session in chunks", () => {
     expect(expected.context).toEqual(expected.branch);
     expect(expected.problems).toEqual([]);
     for (const chunkSize of chunkSizes) expect(await viewOf(path, chunkSize)).toEqual(expected);
+  });
+});
+
+describe("a line above the session line cap", () => {
+  it("is skipped as damaged across chunk sizes, and every other entry is read", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const good = await readFile(fixturePath("good.jsonl"), "utf8");
+    const lines = good.trimEnd().split("\n");
+    const huge = `{"type":"message","id":"huge","parentId":null,"message":${JSON.stringify({ role: "user", content: "h".repeat(20_000) })}}`;
+    const path = join(await tempDir(), "huge-line.jsonl");
+    await writeFile(path, `${[lines[0], huge, ...lines.slice(1)].join("\n")}\n`);
+    const plain = await readSessionFile(fixturePath("good.jsonl"));
+    for (const chunkSize of [1024, 4096]) {
+      const loaded = await readSessionFile(path, { chunkSize, maxLineBytes: 8 * 1024 });
+      expect(loaded.tree.all().map((entry: SessionEntry) => entry.id)).toEqual(
+        plain.tree.all().map((entry) => entry.id),
+      );
+      expect(loaded.tree.problems).toEqual([
+        { line: 2, message: "the line is 20 KB, above the 8 KB a session line may have; skipped as damaged" },
+      ]);
+      expect(loaded.endsWithNewline).toBe(true);
+    }
+    // Last in the file, without its newline: skipped the same way, and the next append starts a new line.
+    await writeFile(path, `${good}${huge}`);
+    const torn = await readSessionFile(path, { chunkSize: 1024, maxLineBytes: 8 * 1024 });
+    expect(torn.tree.all()).toHaveLength(plain.tree.all().length);
+    expect(torn.endsWithNewline).toBe(false);
+    expect(torn.tree.problems[0]?.message).toMatch(/skipped as damaged$/);
   });
 });

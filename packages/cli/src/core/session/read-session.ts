@@ -31,9 +31,18 @@ const NUL = 0;
 /** Bytes read per call. The read buffer is reused, so reading the file costs no more memory than this. */
 const CHUNK_SIZE = 4 * 1024 * 1024;
 
+/**
+ * A longer line is skipped as damaged (with the other bad lines' warning) instead of read: V8
+ * cannot hold a string of about 512 M characters, and one such line made the whole session
+ * unopenable.
+ */
+export const MAX_SESSION_LINE_BYTES = 256 * 1024 * 1024;
+
 export type ReadOptions = {
   /** Bytes read per call (default 4 MiB). Tests set it small to put lines across reads. */
   chunkSize?: number;
+  /** Lines above this many bytes are skipped as damaged (default {@link MAX_SESSION_LINE_BYTES}). */
+  maxLineBytes?: number;
 };
 
 /**
@@ -47,7 +56,11 @@ export async function readSessionFile(path: string, options: ReadOptions = {}): 
   try {
     const handle = await open(path, "r");
     try {
-      loaded = await readFromHandle(handle, options.chunkSize ?? CHUNK_SIZE);
+      loaded = await readFromHandle(
+        handle,
+        options.chunkSize ?? CHUNK_SIZE,
+        options.maxLineBytes ?? MAX_SESSION_LINE_BYTES,
+      );
     } finally {
       await handle.close();
     }
@@ -72,13 +85,20 @@ export async function readSessionFile(path: string, options: ReadOptions = {}): 
  * index-then-parse split would decode the context's lines twice, and the bytes of the few other
  * lines are not worth a second read. Either way the tree and the context are the same.
  */
-async function readFromHandle(handle: FileHandle, chunkSize: number): Promise<ReadResult> {
+async function readFromHandle(handle: FileHandle, chunkSize: number, maxLineBytes: number): Promise<ReadResult> {
   const size = (await handle.stat()).size;
   const scratch = { buffer: Buffer.allocUnsafe(Math.min(chunkSize, size + 1)) };
   const tail = await readRange(handle, scratch.buffer, Math.max(0, size - chunkSize), size);
   const chunks: ReadChunk[] | undefined = tail.includes(COMPACTION_PREFIX) ? [] : undefined;
   const tree = new SessionTree();
-  const state: IndexState = { tree, header: undefined, line: 0, lastByte: undefined, lazy: chunks !== undefined };
+  const state: IndexState = {
+    tree,
+    header: undefined,
+    line: 0,
+    lastByte: undefined,
+    lazy: chunks !== undefined,
+    maxLineBytes,
+  };
   await indexFile(handle, state, scratch, chunks);
   if (state.header === undefined) return { ok: false, error: "the file is empty" };
   if (state.headerProblem !== undefined && tree.size === 0) return { ok: false, error: state.headerProblem };
@@ -101,6 +121,7 @@ type IndexState = {
   lastByte: number | undefined;
   /** Keep the lines of lazy entry types as byte ranges (parsed on first use) rather than parse them now. */
   lazy: boolean;
+  maxLineBytes: number;
 };
 type Scratch = { buffer: Buffer };
 /** Bytes kept from the first pass: file offset `start` on, with rows [rows[0], rows[1]). */
@@ -137,6 +158,24 @@ async function indexFile(
     if (atEnd) return;
     position += cut;
     carried = filled - cut;
+    if (carried === buffer.length && carried * 2 > state.maxLineBytes) {
+      // Too long to hold: read past it without keeping it, and report it like any damaged line.
+      const skipped = await skipLine(handle, position, Math.min(buffer.length, CHUNK_SIZE));
+      state.line++;
+      state.tree.problems.push({
+        line: state.line,
+        message: `the line is ${formatMegabytes(skipped.bytes)}, above the ${formatMegabytes(state.maxLineBytes)} a session line may have; skipped as damaged`,
+      });
+      if (skipped.atEnd) {
+        state.lastByte = skipped.lastByte;
+        return;
+      }
+      position += skipped.bytes;
+      carried = 0;
+      // In the keeping pass the buffer's first part belongs to `chunks` now.
+      if (chunks !== undefined) scratch.buffer = Buffer.allocUnsafe(buffer.length);
+      continue;
+    }
     // A line longer than the buffer is carried whole into one twice the size.
     const size = carried === buffer.length ? 2 * buffer.length : buffer.length;
     if (chunks === undefined && size === buffer.length) buffer.copy(buffer, 0, cut, filled);
@@ -145,6 +184,29 @@ async function indexFile(
       buffer.copy(scratch.buffer, 0, cut, filled);
     }
   }
+}
+
+/** Reads from `start` through the next newline (or the end) into a throw-away buffer: its length, and whether the file ended. */
+async function skipLine(
+  handle: FileHandle,
+  start: number,
+  bufferSize: number,
+): Promise<{ bytes: number; atEnd: boolean; lastByte: number | undefined }> {
+  const buffer = Buffer.allocUnsafe(bufferSize);
+  let bytes = 0;
+  let lastByte: number | undefined;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, start + bytes);
+    if (bytesRead === 0) return { bytes, atEnd: true, lastByte };
+    const newline = buffer.subarray(0, bytesRead).indexOf(NEWLINE);
+    if (newline >= 0) return { bytes: bytes + newline + 1, atEnd: false, lastByte: NEWLINE };
+    bytes += bytesRead;
+    lastByte = buffer[bytesRead - 1];
+  }
+}
+
+function formatMegabytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.round(bytes / 1024)} KB`;
 }
 
 /** Reads file bytes [start, end) into the front of `buffer`; a file cut short leaves zeros. */

@@ -115,6 +115,58 @@ async function reclaim(path: string, stale: LockOwner | undefined): Promise<void
   await unlink(aside).catch(() => undefined);
 }
 
+/** A foreign host's lock older than this counts as left behind (the library side of `gyre doctor --fix`). */
+export const FOREIGN_LOCK_STALE_MS = 24 * 60 * 60 * 1000;
+
+/** What `reclaimLeftLock` found and did. */
+export type LeftLockOutcome =
+  | { kind: "none" }
+  | { kind: "reclaimed"; holder: LockOwner | undefined }
+  | { kind: "kept"; holder: LockOwner; reason: string };
+
+/**
+ * For a repair the user asked for: removes the lock of `sessionPath` when nobody can be holding
+ * it: this host's dead process, an unreadable lock, or another host's lock taken longer ago than
+ * `olderThanMs` (a pid on another machine cannot be checked, so age is the only evidence; gyre
+ * never does this on its own). A live or recent lock is kept, with the sentence saying why.
+ */
+export async function reclaimLeftLock(
+  sessionPath: string,
+  options: { olderThanMs?: number; now?: number } = {},
+): Promise<LeftLockOutcome> {
+  const path = lockPathFor(sessionPath);
+  const exists = await stat(path).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) return { kind: "none" };
+  const holder = await readOwner(path);
+  if (holder === undefined) {
+    if (!(await isOldUnreadable(path)))
+      return { kind: "kept", holder: { pid: 0, host: "", timestamp: "" }, reason: "it is being written right now" };
+    await reclaim(path, undefined);
+    return { kind: "reclaimed", holder: undefined };
+  }
+  if (holder.host === hostname()) {
+    if (!isStale(holder)) return { kind: "kept", holder, reason: `process ${holder.pid} on this host is running` };
+    await reclaim(path, holder);
+    return { kind: "reclaimed", holder };
+  }
+  const olderThanMs = options.olderThanMs ?? FOREIGN_LOCK_STALE_MS;
+  // Without a readable time of its own, the lock file's modification time stands in.
+  const taken = Date.parse(holder.timestamp);
+  const since = Number.isFinite(taken) ? taken : (await stat(path)).mtimeMs;
+  const age = (options.now ?? Date.now()) - since;
+  if (age < olderThanMs)
+    return {
+      kind: "kept",
+      holder,
+      reason: `it was taken on ${holder.host} ${Math.round(age / 60_000)} min ago, less than ${Math.round(olderThanMs / 3_600_000)} h; that gyre may still run`,
+    };
+  await reclaim(path, holder);
+  return { kind: "reclaimed", holder };
+}
+
 /**
  * A lock also goes when the process exits without closing the session. The exit hook must be
  * synchronous (Node runs no async work in "exit"); it is the only sync fs call here and runs once.

@@ -22,6 +22,37 @@ async function exists(path: string): Promise<boolean> {
 }
 
 describe("SessionManager", () => {
+  it("resumes on the model that answered last; a later model change wins over earlier answers", async () => {
+    const { session, path } = await newSession();
+    const answer = (provider: string, model: string) => ({
+      ...assistantMessage([{ type: "text", text: "hi" }]),
+      provider,
+      model,
+    });
+    session.appendModelChange("anthropic", "claude-a", "https://proxy.example");
+    session.appendMessage(userMessage("one"));
+    session.appendMessage(answer("anthropic", "claude-a"));
+    expect(session.buildContext().model).toEqual({
+      provider: "anthropic",
+      modelId: "claude-a",
+      baseUrl: "https://proxy.example",
+    });
+    // Answered by another model without a model change (e.g. a fallback): the resume follows the answer.
+    session.appendMessage(userMessage("two"));
+    session.appendMessage(answer("openai", "gpt-b"));
+    expect(session.buildContext().model).toEqual({ provider: "openai", modelId: "gpt-b" });
+    await session.flush();
+    await session.close();
+    const reopened = await SessionManager.open(path, { readOnly: true });
+    expect(reopened.buildContext().model).toEqual({ provider: "openai", modelId: "gpt-b" });
+    const again = await newSession();
+    again.session.appendMessage(userMessage("one"));
+    again.session.appendMessage(answer("openai", "gpt-b"));
+    again.session.appendModelChange("google", "gemini-c");
+    expect(again.session.buildContext().model).toEqual({ provider: "google", modelId: "gemini-c" });
+    await again.session.close();
+  });
+
   it("creates the file with the first message, not before", async () => {
     const { session, path, sessionsDir } = await newSession();
     expect(path.startsWith(sessionDirFor(sessionsDir, "/work/project"))).toBe(true);

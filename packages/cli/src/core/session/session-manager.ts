@@ -260,9 +260,36 @@ export class SessionManager {
         modelId: model.modelId,
         ...(typeof model.baseUrl === "string" ? { baseUrl: model.baseUrl } : {}),
       };
+    // The model that answered last beats an earlier model change: a resume continues on it.
+    const answered = this.lastAnsweringModel(path, model);
+    if (answered && (answered.provider !== context.model?.provider || answered.modelId !== context.model?.modelId))
+      context.model = answered;
     const thinking = this.findLast(path, "thinking_level_change");
     if (thinking?.type === "thinking_level_change") context.thinkingLevel = thinking.thinkingLevel;
     return context;
+  }
+
+  /**
+   * The provider and model of the last assistant message on `path` after `since` (a model
+   * change), or undefined when none answered after it. Only assistant rows are parsed.
+   */
+  private lastAnsweringModel(
+    path: number[],
+    since: SessionEntry | undefined,
+  ): { provider: string; modelId: string } | undefined {
+    for (let index = path.length - 1; index >= 0; index--) {
+      const row = path[index] as number;
+      const type = this.tree.typeAt(row);
+      // Going back, the first model change met is the last one: nothing answered after it.
+      if (type === "model_change" && since !== undefined) return undefined;
+      if (type !== "message") continue;
+      const entry = this.tree.entryAtRow(row);
+      if (entry?.type !== "message" || entry.message.role !== "assistant") continue;
+      const { provider, model } = entry.message as { provider?: unknown; model?: unknown };
+      if (typeof provider === "string" && provider && typeof model === "string" && model)
+        return { provider, modelId: model };
+    }
+    return undefined;
   }
 
   /** The last usable entry of `type` on `path`; a line that fails to parse is passed over. */

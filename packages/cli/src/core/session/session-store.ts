@@ -168,15 +168,15 @@ function countOccurrences(buffer: Buffer, pattern: string): number {
   return count;
 }
 
-/** "provider/model" of the last answer, else of the last model change. */
+/** "provider/model" of the last answer or model change, whichever is later (as a resume picks it). */
 function findLastModel(buffer: Buffer): string | undefined {
   const answer = buffer.lastIndexOf('"role":"assistant"');
-  if (answer >= 0) {
+  const change = buffer.lastIndexOf('{"type":"model_change"');
+  if (answer >= 0 && answer > change) {
     const parsed = parseSessionEntryLine(lineAround(buffer, answer));
     if (parsed.ok && parsed.value.type === "message" && parsed.value.message.role === "assistant")
       return `${parsed.value.message.provider}/${parsed.value.message.model}`;
   }
-  const change = buffer.lastIndexOf('{"type":"model_change"');
   if (change < 0) return undefined;
   const parsed = parseSessionEntryLine(lineAround(buffer, change));
   return parsed.ok && parsed.value.type === "model_change"

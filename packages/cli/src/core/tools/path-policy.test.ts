@@ -2,7 +2,7 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTempDir } from "../../../test/tools/helpers.js";
-import { createPathPolicy, isWithin, MAX_PATH_LENGTH } from "./path-policy.js";
+import { createPathPolicy, expandPath, isWithin, MAX_PATH_LENGTH } from "./path-policy.js";
 import { createNodeFileSystem } from "./tool-fs.js";
 
 describe("path policy", () => {
@@ -69,5 +69,13 @@ describe("path policy", () => {
     await expect(policy().resolve("src/a.ts\0.png")).rejects.toThrow(/NUL byte/);
     await expect(policy().resolve("a".repeat(MAX_PATH_LENGTH + 1))).rejects.toThrow(/characters long/);
     await expect(policy().resolve("")).rejects.toThrow(/empty/);
+  });
+});
+
+describe("expandPath", () => {
+  it("turns pasted no-break spaces into spaces, as well as stripping @ and expanding ~", () => {
+    expect(expandPath("My\u00a0Documents/a\u00a0b.txt", "/work", "/home/u")).toBe("/work/My Documents/a b.txt");
+    expect(expandPath("@~/notes\u00a0old/x", "/work", "/home/u")).toBe("/home/u/notes old/x");
+    expect(expandPath("~", "/work", "/home/u")).toBe("/home/u");
   });
 });

@@ -136,9 +136,14 @@ function checkShape(path: string): void {
   }
 }
 
-/** Strips a leading `@` (models copy file mentions), expands `~`, resolves against `cwd`. */
+/**
+ * Strips a leading `@` (models copy file mentions), turns no-break spaces (U+00A0, which pasting
+ * from web pages and chat apps puts into "My Documents") into plain spaces, expands `~`, and
+ * resolves against `cwd`.
+ */
 export function expandPath(path: string, cwd: string, home: string): string {
-  let expanded = path.startsWith("@") ? path.slice(1) : path;
+  const plain = path.replaceAll("\u00a0", " ");
+  let expanded = plain.startsWith("@") ? plain.slice(1) : plain;
   if (expanded === "~") expanded = home;
   else if (expanded.startsWith("~/")) expanded = nodePath.join(home, expanded.slice(2));
   return nodePath.resolve(cwd, expanded);
