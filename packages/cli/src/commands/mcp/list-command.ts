@@ -64,7 +64,7 @@ export async function loadForListing(io: McpCommandIo, options: Pick<ListOptions
 }
 
 /** Connects to `servers` and waits (bounded) for each to connect or fail. */
-async function connectAll(io: McpCommandIo, servers: McpServerEntry[], timeoutMs: number): Promise<McpManager> {
+export async function connectAll(io: McpCommandIo, servers: McpServerEntry[], timeoutMs: number): Promise<McpManager> {
   const { createMcpManager } = await import("../../core/mcp/mcp-manager.js");
   const manager = createMcpManager({
     servers,

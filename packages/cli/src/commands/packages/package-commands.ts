@@ -3,6 +3,7 @@
  * packages in `$GYRE_HOME/packages/` or, with `--project`, the trusted project's
  * `.gyre/packages/` (core/packages). Loaded only when one of these words starts the command line.
  */
+import { parseArgs } from "node:util";
 import { loadSettings } from "../../core/config/settings.js";
 import { describePackage } from "../../core/packages/package-resources.js";
 import { parsePackageSource } from "../../core/packages/package-source.js";
@@ -16,6 +17,7 @@ import {
   updatePackages,
 } from "../../core/packages/package-store.js";
 import { getProjectTrustState } from "../../core/trust.js";
+import { describeUsageError } from "../usage-error.js";
 
 export type PackageCommandIo = {
   cwd: string;
@@ -40,16 +42,19 @@ those names; they load at start-up like your own.
 
 type Parsed = { words: string[]; project: boolean; allowScripts: boolean };
 
-function parseWords(words: string[]): Parsed | string {
-  const parsed: Parsed = { words: [], project: false, allowScripts: false };
-  for (const word of words) {
-    if (word === "--project" || word === "-l") parsed.project = true;
-    else if (word === "--allow-scripts") parsed.allowScripts = true;
-    else if (word === "--help" || word === "-h") return "help";
-    else if (word.startsWith("-")) return `Unknown option ${word}; see gyre install --help.`;
-    else parsed.words.push(word);
+/** The words after the verb (node:util parseArgs, strict); a string is the one-sentence error. */
+function parseWords(words: string[], verb: string): Parsed | string {
+  try {
+    const { values, positionals } = parseArgs({
+      args: words,
+      options: { project: { type: "boolean", short: "l" }, "allow-scripts": { type: "boolean" } },
+      allowPositionals: true,
+      strict: true,
+    });
+    return { words: positionals, project: values.project === true, allowScripts: values["allow-scripts"] === true };
+  } catch (error) {
+    return describeUsageError(verb, error);
   }
-  return parsed;
 }
 
 /** Runs one package command; the exit code (0 ok, 1 failed, 2 bad usage). */
@@ -58,11 +63,7 @@ export async function runPackageCommand(verb: string, words: string[], io: Packa
     io.stderr.write(`gyre: ${message}\n`);
     return code;
   };
-  const parsed = parseWords(words);
-  if (parsed === "help") {
-    io.stdout.write(packageHelpText);
-    return 0;
-  }
+  const parsed = parseWords(words, verb);
   if (typeof parsed === "string") return fail(parsed, 2);
   if (
     parsed.project &&

@@ -1,0 +1,16 @@
+/**
+ * One sentence for a bad command line of a subcommand, from node:util parseArgs' error (whose own
+ * message is two sentences of advice about `--`): what was wrong and where the usage is.
+ */
+export function describeUsageError(command: string, error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const text = String(message ?? error);
+  const option = /'([^']+)'/.exec(text)?.[1];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option)
+    return `gyre ${command} has no option ${option}; see gyre ${command} --help.`;
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option)
+    return `gyre ${command}: ${option.replace(/ <value>$/, "")} ${/argument missing/.test(text) ? "needs a value" : "takes no value"}; see gyre ${command} --help.`;
+  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL")
+    return `gyre ${command} takes no argument ${option ?? ""}; see gyre ${command} --help.`.replace("  ", " ");
+  return `gyre ${command}: ${text.split(". ")[0]?.replace(/\.$/, "")}; see gyre ${command} --help.`;
+}
