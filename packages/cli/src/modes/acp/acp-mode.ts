@@ -186,10 +186,7 @@ function toRequestError(error: unknown, sessionId: string | undefined): unknown 
   if (error instanceof RequestError) return error;
   if (error instanceof CliError) {
     if (error.code === "session_locked")
-      return RequestError.invalidRequest(
-        { reason: "session_locked", sessionId },
-        `${error.message} Close it there first; gyre does not open one session in two processes.`,
-      );
+      return RequestError.invalidRequest({ reason: "session_locked", sessionId }, error.message);
     if (error.code === "session_not_found" && sessionId) {
       const missing = RequestError.sessionNotFound(sessionId);
       missing.message = error.message;
