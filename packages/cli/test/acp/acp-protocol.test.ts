@@ -1,0 +1,225 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
+import { createWorkspace } from "../helpers/run-cli.js";
+import { type AcpAgentProcess, initialize, startAcpAgent } from "./acp-agent-process.js";
+
+const running: AcpAgentProcess[] = [];
+let server: FakeModelServer | undefined;
+afterEach(async () => {
+  for (const agent of running.splice(0)) if (agent.child.exitCode === null) await agent.kill();
+  await server?.close();
+  server = undefined;
+});
+
+const require = createRequire(import.meta.url);
+const memoryServer = join(
+  require.resolve("@modelcontextprotocol/server-memory/package.json"),
+  "..",
+  "dist",
+  "index.js",
+);
+
+type RpcError = { code: number; message: string };
+const errorOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: RpcError) => error,
+  );
+
+/** A models.json provider on a fake OpenAI-compatible server at 127.0.0.1, with two models. */
+async function labAgent(respond: Parameters<typeof startFakeModelServer>[0]["respond"]) {
+  const { cwd, home } = await createWorkspace();
+  server = await startFakeModelServer({ respond });
+  const models = [
+    { id: "fake-model", contextWindow: 32768, maxTokens: 2048, input: ["text", "image"] },
+    { id: "fake-mini", contextWindow: 16384, maxTokens: 2048 },
+  ];
+  const lab = { api: "openai-completions", baseUrl: `${server.url}/v1`, apiKeyEnv: "LAB_API_KEY", models };
+  await writeFile(join(home, "models.json"), JSON.stringify({ providers: { lab } }));
+  await mkdir(join(home, "prompts"));
+  await writeFile(
+    join(home, "prompts", "review.md"),
+    "---\ndescription: Review a file\n---\nReview $ARGUMENTS with care.\n",
+  );
+  const editor = startAcpAgent({
+    cwd,
+    home,
+    args: ["--provider", "lab", "--model", "fake-model"],
+    env: { LAB_API_KEY: "x" },
+  });
+  running.push(editor);
+  await initialize(editor.agent);
+  return { editor, agent: editor.agent, cwd, home };
+}
+
+const textOfBody = (content: unknown): string =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.map((part: { text?: string }) => part.text ?? "").join("")
+      : "";
+
+describe("gyre acp: protocol", () => {
+  it("answers bad input with JSON-RPC errors and keeps serving", async () => {
+    const { cwd, home } = await createWorkspace();
+    await writeFile(join(home, "s.json"), JSON.stringify([{ content: [{ type: "text", text: "still here" }] }]));
+    const editor = startAcpAgent({ cwd, home, args: ["--provider", "faux", "--faux-script", join(home, "s.json")] });
+    running.push(editor);
+    await initialize(editor.agent);
+    editor.child.stdin.write("this is not json\n");
+    const unknown = await errorOf(editor.agent.request("session/teleport", {}));
+    expect(unknown?.code).toBe(-32601);
+    const badParams = await errorOf(editor.agent.request("session/new", { cwd: 42 } as never));
+    expect(badParams?.code).toBe(-32602);
+    const relative = await errorOf(editor.agent.request("session/new", { cwd: "project", mcpServers: [] }));
+    expect(relative).toMatchObject({ code: -32602, message: expect.stringContaining("cwd must be an absolute path") });
+    const noSession = await errorOf(editor.agent.request("session/prompt", { sessionId: "nope", prompt: [] }));
+    expect(noSession?.code).toBe(-32002);
+    const missing = await errorOf(editor.agent.request("session/load", { sessionId: "0000dead", cwd, mcpServers: [] }));
+    expect(missing).toMatchObject({
+      code: -32002,
+      message: expect.stringContaining('No session id starts with "0000dead"'),
+    });
+    const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] });
+    const badMode = await errorOf(editor.agent.request("session/set_mode", { sessionId, modeId: "yolo" }));
+    expect(badMode).toMatchObject({ code: -32602, message: expect.stringContaining('unknown mode "yolo"') });
+    const badModel = await errorOf(
+      editor.agent.request("session/set_config_option", { sessionId, configId: "model", value: "nobody/none" }),
+    );
+    expect(badModel).toMatchObject({ code: -32602, message: expect.stringContaining('unknown model "nobody/none"') });
+    const empty = await errorOf(editor.agent.request("session/prompt", { sessionId, prompt: [] }));
+    expect(empty).toMatchObject({ code: -32602, message: expect.stringContaining("the prompt has no content") });
+    // The agent still serves: a prompt runs to its end.
+    const answered = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
+    expect(answered.stopReason).toBe("end_turn");
+    const parseError = editor
+      .stdoutLines()
+      .map((line) => JSON.parse(line) as { error?: { code: number } })
+      .find((message) => message.error?.code === -32700);
+    expect(parseError).toBeDefined();
+    expect(await editor.close()).toBe(0);
+  }, 60_000);
+
+  it("lists slash commands, expands a template, takes images and resources, and switches model and thinking", async () => {
+    const { editor, agent, cwd, home } = await labAgent(({ index }) => ({ text: `answer ${index}` }));
+    const { sessionId, configOptions } = await agent.request("session/new", { cwd, mcpServers: [] });
+    const model = configOptions?.find((option) => option.id === "model");
+    expect(model).toMatchObject({ currentValue: "lab/fake-model" });
+    const values =
+      model?.type === "select" ? model.options.map((option) => ("value" in option ? option.value : "")) : [];
+    expect(values).toEqual(expect.arrayContaining(["lab/fake-model", "lab/fake-mini"]));
+    const commands = await editorWait(editor, "available_commands_update");
+    expect(commands.availableCommands.map((command) => command.name)).toEqual(
+      expect.arrayContaining(["compact", "review"]),
+    );
+    expect(commands.availableCommands.find((command) => command.name === "review")?.description).toBe("Review a file");
+
+    await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/review src/app.ts" }] });
+    const png = Buffer.from("89504e470d0a1a0a", "hex").toString("base64");
+    await agent.request("session/prompt", {
+      sessionId,
+      prompt: [
+        { type: "text", text: "look at these" },
+        { type: "image", data: png, mimeType: "image/png" },
+        { type: "resource_link", name: "notes.md", uri: `file://${cwd}/notes.md` },
+        { type: "resource", resource: { uri: `file://${cwd}/open.ts`, text: "const unsaved = 1;" } },
+      ],
+    });
+    const switched = await agent.request("session/set_config_option", {
+      sessionId,
+      configId: "model",
+      value: "lab/fake-mini",
+    });
+    expect(switched.configOptions.find((option) => option.id === "model")).toMatchObject({
+      currentValue: "lab/fake-mini",
+    });
+    const thinking = await agent.request("session/set_config_option", {
+      sessionId,
+      configId: "thinking",
+      value: "high",
+    });
+    expect(thinking.configOptions.find((option) => option.id === "thinking")).toMatchObject({ currentValue: "high" });
+    await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "third" }] });
+
+    const requests = server?.requests ?? [];
+    expect(requests.map((request) => request.body.model)).toEqual(["fake-model", "fake-model", "fake-mini"]);
+    const lastUser = (index: number) =>
+      [...(requests[index]?.body.messages ?? [])].reverse().find((message) => message.role === "user");
+    expect(textOfBody(lastUser(0)?.content)).toContain("Review src/app.ts with care.");
+    const second = lastUser(1)?.content as { type: string; image_url?: { url: string } }[];
+    expect(textOfBody(second)).toContain(`[@notes.md](file://${cwd}/notes.md)`);
+    expect(textOfBody(second)).toContain(`<context uri="file://${cwd}/open.ts">\nconst unsaved = 1;\n</context>`);
+    expect(second.find((part) => part.type === "image_url")?.image_url?.url).toBe(`data:image/png;base64,${png}`);
+    expect(editor.updates(sessionId, "config_option_update").length).toBeGreaterThanOrEqual(2);
+    expect(editor.updates(sessionId, "usage_update").at(-1)).toMatchObject({ size: 16384 });
+
+    // Killed and started again with the same flags: the loaded session keeps the model it switched to.
+    await editor.kill();
+    const again = startAcpAgent({
+      cwd,
+      home,
+      args: ["--provider", "lab", "--model", "fake-model"],
+      env: { LAB_API_KEY: "x" },
+    });
+    running.push(again);
+    await initialize(again.agent);
+    const loaded = await again.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
+    expect(loaded.configOptions?.find((option) => option.id === "model")).toMatchObject({
+      currentValue: "lab/fake-mini",
+    });
+    await again.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "fourth" }] });
+    expect(server?.requests.at(-1)?.body.model).toBe("fake-mini");
+  }, 60_000);
+
+  it("starts an MCP server the editor passes and lets the model call its tools", async () => {
+    const { editor, agent, cwd, home } = await labAgent(({ index }) =>
+      index === 0
+        ? {
+            toolCalls: [
+              {
+                name: "mcp__memory__create_entities",
+                arguments: { entities: [{ name: "gyre", entityType: "project", observations: ["speaks ACP"] }] },
+              },
+            ],
+          }
+        : { text: "Remembered." },
+    );
+    const memoryFile = join(home, "memory.jsonl");
+    const { sessionId } = await agent.request("session/new", {
+      cwd,
+      mcpServers: [
+        {
+          name: "memory",
+          command: process.execPath,
+          args: [memoryServer],
+          env: [{ name: "MEMORY_FILE_PATH", value: memoryFile }],
+        },
+      ],
+    });
+    const done = await agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "remember gyre" }],
+    });
+    expect(done.stopReason).toBe("end_turn");
+    const call = editor.updates(sessionId, "tool_call")[0];
+    expect(call).toMatchObject({ title: "memory: create_entities", kind: "other" });
+    expect(editor.updates(sessionId, "tool_call_update").at(-1)).toMatchObject({
+      toolCallId: call?.toolCallId,
+      status: "completed",
+    });
+    expect(await readFile(memoryFile, "utf8")).toContain("speaks ACP");
+    const tools = (server?.requests[0]?.body.tools ?? []) as { function?: { name?: string } }[];
+    expect(tools.map((tool) => tool.function?.name)).toContain("mcp__memory__create_entities");
+  }, 60_000);
+});
+
+async function editorWait(editor: AcpAgentProcess, kind: "available_commands_update") {
+  const update = await editor.waitFor((candidate) => candidate.sessionUpdate === kind);
+  return update as Extract<typeof update, { sessionUpdate: "available_commands_update" }>;
+}
