@@ -4,6 +4,7 @@
  * stdout carries nothing but JSON-RPC), and the permission answer is the test's to choose.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import {
   type ClientConnection,
@@ -23,6 +24,9 @@ export type AcpAgentProcess = {
   connection: ClientConnection;
   notifications: SessionNotification[];
   permissions: RequestPermissionRequest[];
+  /** `fs/read_text_file` paths and `fs/write_text_file` calls, in order. */
+  reads: string[];
+  writes: { path: string; content: string }[];
   stdoutLines(): string[];
   stderr(): string;
   /** Updates of one kind for one session, in arrival order. */
@@ -45,6 +49,11 @@ export type StartOptions = {
   env?: Record<string, string>;
   /** The answer to each `session/request_permission`; default: allow once. */
   answer?: (request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
+  /**
+   * The editor's open buffers by absolute path: served by `fs/read_text_file` (other files from
+   * disk); `fs/write_text_file` updates the buffer, saves it to disk and is recorded in `writes`.
+   */
+  buffers?: Map<string, string>;
 };
 
 export function startAcpAgent(options: StartOptions): AcpAgentProcess {
@@ -63,6 +72,8 @@ export function startAcpAgent(options: StartOptions): AcpAgentProcess {
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   const notifications: SessionNotification[] = [];
   const permissions: RequestPermissionRequest[] = [];
+  const reads: string[] = [];
+  const writes: { path: string; content: string }[] = [];
   const waiters: { test: (update: SessionUpdate) => boolean; resolve: (update: SessionUpdate) => void }[] = [];
   const app = client({ name: "gyre-test-editor" })
     .onNotification("session/update", ({ params }) => {
@@ -77,6 +88,19 @@ export function startAcpAgent(options: StartOptions): AcpAgentProcess {
       permissions.push(params);
       return options.answer ? options.answer(params) : { outcome: { outcome: "selected", optionId: "allow_once" } };
     });
+  const buffers = options.buffers;
+  if (buffers)
+    app
+      .onRequest("fs/read_text_file", ({ params }) => {
+        reads.push(params.path);
+        return { content: buffers.get(params.path) ?? readFileSync(params.path, "utf8") };
+      })
+      .onRequest("fs/write_text_file", ({ params }) => {
+        writes.push({ path: params.path, content: params.content });
+        buffers.set(params.path, params.content);
+        writeFileSync(params.path, params.content);
+        return {};
+      });
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
@@ -88,6 +112,8 @@ export function startAcpAgent(options: StartOptions): AcpAgentProcess {
     connection,
     notifications,
     permissions,
+    reads,
+    writes,
     stdoutLines: () => stdout.split("\n").filter((line) => line.trim() !== ""),
     stderr: () => stderr,
     updates: (sessionId, kind) =>
@@ -121,11 +147,12 @@ export function startAcpAgent(options: StartOptions): AcpAgentProcess {
   };
 }
 
-/** `initialize` as an editor with no fs or terminal capabilities sends it. */
-export function initialize(agent: ClientContext) {
+/** `initialize` as an editor sends it: without fs or terminal capabilities unless `fs` is true. */
+export function initialize(agent: ClientContext, options: { fs?: boolean } = {}) {
+  const fs = options.fs === true;
   return agent.request("initialize", {
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientCapabilities: { fs: { readTextFile: fs, writeTextFile: fs }, terminal: false },
     clientInfo: { name: "gyre-test-editor", version: "1.0.0" },
   });
 }

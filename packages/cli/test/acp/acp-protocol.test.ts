@@ -223,3 +223,65 @@ async function editorWait(editor: AcpAgentProcess, kind: "available_commands_upd
   const update = await editor.waitFor((candidate) => candidate.sessionUpdate === kind);
   return update as Extract<typeof update, { sessionUpdate: "available_commands_update" }>;
 }
+
+describe("gyre acp: the editor's file system", () => {
+  it("reads unsaved buffers through fs/read_text_file and writes edits through fs/write_text_file", async () => {
+    const { cwd, home } = await createWorkspace();
+    const file = join(cwd, "open.ts");
+    await writeFile(file, "const saved = 1;\n");
+    await writeFile(join(cwd, "closed.txt"), "on disk\n");
+    await writeFile(join(home, "secret.txt"), "outside the workspace\n");
+    await writeFile(
+      join(home, "s.json"),
+      JSON.stringify([
+        { content: [{ type: "toolCall", name: "read", arguments: { path: "open.ts" } }] },
+        {
+          content: [
+            {
+              type: "toolCall",
+              name: "edit",
+              arguments: { path: "open.ts", edits: [{ oldText: "unsaved = 2", newText: "unsaved = 3" }] },
+            },
+          ],
+        },
+        { content: [{ type: "toolCall", name: "read", arguments: { path: "closed.txt" } }] },
+        { content: [{ type: "toolCall", name: "read", arguments: { path: join(home, "secret.txt") } }] },
+        { content: [{ type: "text", text: "Edited the buffer." }] },
+      ]),
+    );
+    const buffers = new Map([[file, "const unsaved = 2;\n"]]);
+    const editor = startAcpAgent({
+      cwd,
+      home,
+      args: ["--provider", "faux", "--faux-script", join(home, "s.json")],
+      buffers,
+    });
+    running.push(editor);
+    await initialize(editor.agent, { fs: true });
+    const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] });
+    const done = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "bump it" }],
+    });
+    expect(done.stopReason).toBe("end_turn");
+    const results = editor
+      .updates(sessionId, "tool_call_update")
+      .filter((update) => update.status === "completed")
+      .map((update) => update.rawOutput as { text: string });
+    // The model read the buffer, not the file on disk.
+    expect(results[0]?.text).toContain("const unsaved = 2;");
+    expect(results[0]?.text).not.toContain("saved = 1");
+    expect(editor.writes).toEqual([{ path: file, content: "const unsaved = 3;\n" }]);
+    expect(await readFile(file, "utf8")).toBe("const unsaved = 3;\n");
+    expect(results[2]?.text).toContain("on disk");
+    expect(editor.reads).toEqual(expect.arrayContaining([file, join(cwd, "closed.txt")]));
+    // The path policy still decides first: a file outside the workspace is refused, the editor never asked.
+    const outside = editor.updates(sessionId, "tool_call_update").at(-1);
+    expect(outside?.status).toBe("failed");
+    expect((outside?.rawOutput as { text?: string } | undefined)?.text).toMatch(
+      /^Refused by the workspace policy: .* is outside the workspace/,
+    );
+    expect(editor.reads).not.toContain(join(home, "secret.txt"));
+    expect(await editor.close()).toBe(0);
+  }, 60_000);
+});

@@ -78,7 +78,13 @@ async function openSession(flags: CliArgs, io: CommandIo, request: AcpSessionReq
       mcp: { configFiles: [...(cli.mcp?.configFiles ?? []), editorServers], enabled: cli.mcp?.enabled !== false },
       ...(request.plan ? { plan: true } : {}),
     };
-    const runtimeIo = { cwd: request.cwd, env: io.env, ui: request.ui, reservedFlags: BUILT_IN_FLAG_NAMES };
+    const runtimeIo = {
+      cwd: request.cwd,
+      env: io.env,
+      ui: request.ui,
+      reservedFlags: BUILT_IN_FLAG_NAMES,
+      ...(request.fileSystem ? { fileSystem: request.fileSystem } : {}),
+    };
     const runtime = await createRuntime(config, await loadRuntimeBase(config, runtimeIo), runtimeIo);
     const messages: string[] = runtime.notices.filter((notice) => notice.level === "problem").map((n) => n.text);
     if (runtime.mcp) {

@@ -21,6 +21,7 @@ import { getSessionsDir } from "../../core/config/paths.js";
 import { CliError } from "../../core/errors.js";
 import { listSessions } from "../../core/session/session-store.js";
 import { version } from "../../version.js";
+import { createEditorFileSystem } from "./acp-file-system.js";
 import { historyUpdates } from "./acp-history.js";
 import { toGyreMcpServers } from "./acp-mcp.js";
 import { AcpSession } from "./acp-session.js";
@@ -62,12 +63,36 @@ export async function runAcpMode(options: AcpModeOptions): Promise<number> {
       onAllowed: (toolCallId) => bridge?.allowed(toolCallId),
       notice: (text, level) => bridge?.notice(text, level),
     };
+    const fs = clientCapabilities.fs;
+    const sessionId = () => {
+      if (!bridge) throw new Error("the session is not open yet");
+      return bridge.id;
+    };
+    const fileSystem =
+      fs?.readTextFile || fs?.writeTextFile
+        ? createEditorFileSystem({
+            ...(fs.readTextFile
+              ? {
+                  read: async (path: string) =>
+                    (await client.request("fs/read_text_file", { sessionId: sessionId(), path })).content,
+                }
+              : {}),
+            ...(fs.writeTextFile
+              ? {
+                  write: async (path: string, content: string) => {
+                    await client.request("fs/write_text_file", { sessionId: sessionId(), path, content });
+                  },
+                }
+              : {}),
+          })
+        : undefined;
     const saved = params.load ? await readMode(modeFile(params.load)) : undefined;
     const opened = await options
       .open({
         cwd: params.cwd,
         mcpServers: toGyreMcpServers(params.mcpServers ?? []),
         ui: createAcpUserInterface(peer),
+        ...(fileSystem ? { fileSystem } : {}),
         ...(params.load ? { load: params.load } : {}),
         ...(saved === "plan" ? { plan: true } : {}),
       })
@@ -171,7 +196,6 @@ export async function runAcpMode(options: AcpModeOptions): Promise<number> {
   const input = Readable.toWeb(options.stdin as Readable) as ReadableStream<Uint8Array>;
   const output = Writable.toWeb(options.stdout as Writable) as WritableStream<Uint8Array>;
   const opened = app.connect(ndJsonStream(output, input));
-  void clientCapabilities;
   await opened.closed;
   for (const session of sessions.values()) {
     await session.close().catch((error: unknown) => {

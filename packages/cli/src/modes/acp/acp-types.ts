@@ -4,6 +4,7 @@
  * drives the `AgentSession` it gets back.
  */
 import type { AgentSession } from "../../core/agent-session.js";
+import type { ToolFileSystem } from "../../core/tools/tool-fs.js";
 import type { UserInterface } from "../../core/user-interface.js";
 
 /** Claude Code's `.mcp.json` server shape, as gyre's MCP config reads it. */
@@ -20,6 +21,8 @@ export type AcpSessionRequest = {
   plan?: boolean;
   /** How the session asks the editor: approvals, questions, notices. */
   ui: UserInterface;
+  /** The file tools' file system: the editor's, when it offers `fs` (its unsaved buffers). */
+  fileSystem?: ToolFileSystem;
 };
 
 export type OpenedAcpSession = {
