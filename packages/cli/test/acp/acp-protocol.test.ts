@@ -285,3 +285,73 @@ describe("gyre acp: the editor's file system", () => {
     expect(await editor.close()).toBe(0);
   }, 60_000);
 });
+
+describe("gyre acp: stop reasons", () => {
+  it("answers max_tokens for a cut-off answer and max_turn_requests at the turn budget", async () => {
+    const { cwd, home } = await createWorkspace();
+    await writeFile(
+      join(home, "s.json"),
+      JSON.stringify([
+        { content: [{ type: "text", text: "This answer is cut" }], stopReason: "length" },
+        { content: [{ type: "toolCall", name: "ls", arguments: {} }] },
+        { content: [{ type: "toolCall", name: "ls", arguments: {} }] },
+        { content: [{ type: "text", text: "never reached" }] },
+      ]),
+    );
+    const editor = startAcpAgent({
+      cwd,
+      home,
+      args: ["--provider", "faux", "--faux-script", join(home, "s.json"), "--max-turns", "2"],
+    });
+    running.push(editor);
+    await initialize(editor.agent);
+    const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] });
+    const cut = await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "long" }] });
+    expect(cut.stopReason).toBe("max_tokens");
+    const budget = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "loop" }],
+    });
+    expect(budget.stopReason).toBe("max_turn_requests");
+    expect(await editor.close()).toBe(0);
+  }, 60_000);
+});
+
+describe("gyre acp: plan and shutdown", () => {
+  it("sends the todo list as a plan, and on SIGTERM closes its sessions so the next process loads them", async () => {
+    const { cwd, home } = await createWorkspace();
+    const todos = [
+      { content: "Read the code", status: "completed" },
+      { content: "Write the fix", status: "in_progress" },
+      { content: "Run the tests", status: "pending" },
+    ];
+    await writeFile(
+      join(home, "s.json"),
+      JSON.stringify([
+        { content: [{ type: "toolCall", name: "todo", arguments: { todos } }] },
+        { content: [{ type: "text", text: "Planned." }] },
+      ]),
+    );
+    const args = ["--provider", "faux", "--faux-script", join(home, "s.json")];
+    const editor = startAcpAgent({ cwd, home, args });
+    running.push(editor);
+    await initialize(editor.agent);
+    const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] });
+    await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "plan it" }] });
+    expect(editor.updates(sessionId, "plan").at(-1)?.entries).toEqual(
+      todos.map((todo) => ({ ...todo, priority: "medium" })),
+    );
+    expect(editor.updates(sessionId, "tool_call")[0]).toMatchObject({ kind: "think", title: "Update the todo list" });
+    const exited = new Promise<number | null>((resolve) => editor.child.on("close", (code) => resolve(code)));
+    editor.child.kill("SIGTERM");
+    expect(await exited).toBe(143);
+    const again = startAcpAgent({ cwd, home, args });
+    running.push(again);
+    await initialize(again.agent);
+    await again.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
+    expect(again.updates(sessionId, "agent_message_chunk").map((chunk) => chunk.content)).toEqual([
+      { type: "text", text: "Planned." },
+    ]);
+    expect(await again.close()).toBe(0);
+  }, 60_000);
+});

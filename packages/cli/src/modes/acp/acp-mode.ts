@@ -196,13 +196,25 @@ export async function runAcpMode(options: AcpModeOptions): Promise<number> {
   const input = Readable.toWeb(options.stdin as Readable) as ReadableStream<Uint8Array>;
   const output = Writable.toWeb(options.stdout as Writable) as WritableStream<Uint8Array>;
   const opened = app.connect(ndJsonStream(output, input));
+  // The editor stops its agent with a signal: the sessions are still written and closed.
+  let signalled: number | undefined;
+  const onSignal = (code: number) => () => {
+    signalled = code;
+    opened.close();
+  };
+  const onTerm = onSignal(143);
+  const onInt = onSignal(130);
+  process.once("SIGTERM", onTerm);
+  process.once("SIGINT", onInt);
   await opened.closed;
+  process.off("SIGTERM", onTerm);
+  process.off("SIGINT", onInt);
   for (const session of sessions.values()) {
     await session.close().catch((error: unknown) => {
       options.stderr.write(`gyre: could not close session ${session.id}: ${describeError(error)}\n`);
     });
   }
-  return 0;
+  return signalled ?? 0;
 }
 
 /** A gyre error as the JSON-RPC error the editor shows: a locked or missing session is said so. */
