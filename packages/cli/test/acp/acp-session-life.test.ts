@@ -219,3 +219,42 @@ describe("gyre acp: the whole life of an editor session", () => {
     expect(await other.close()).toBe(0);
   }, 60_000);
 });
+
+describe("gyre acp: cancel while the editor is asked", () => {
+  it("a cancel during a pending permission request withdraws it, runs nothing and answers cancelled", async () => {
+    const { cwd, home } = await createWorkspace();
+    const file = await script(home, "s.json", [
+      { content: [{ type: "toolCall", name: "bash", arguments: { command: "echo x > asked.txt", escalate: true } }] },
+      { content: [{ type: "text", text: "never" }] },
+    ]);
+    let asked: () => void = () => {};
+    const waiting = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const editor = start({
+      cwd,
+      home,
+      args: ["--provider", "faux", "--faux-script", file],
+      // The user never answers.
+      answer: () => {
+        asked();
+        return new Promise(() => {});
+      },
+    });
+    await initialize(editor.agent);
+    const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] });
+    const prompt = editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    await waiting;
+    await editor.agent.notify("session/cancel", { sessionId });
+    expect((await prompt).stopReason).toBe("cancelled");
+    expect(existsSync(join(cwd, "asked.txt"))).toBe(false);
+    const callId = editor.permissions[0]?.toolCall.toolCallId;
+    expect(
+      editor
+        .updates(sessionId, "tool_call_update")
+        .filter((u) => u.toolCallId === callId)
+        .at(-1)?.status,
+    ).toBe("failed");
+    expect(await editor.close()).toBe(0);
+  }, 60_000);
+});

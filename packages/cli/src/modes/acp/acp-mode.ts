@@ -193,6 +193,8 @@ export async function runAcpMode(options: AcpModeOptions): Promise<number> {
       configOptions: await find(params.sessionId).setConfigOption(params.configId, params.value),
     }));
 
+  // Stdout is the protocol's: whatever an extension or library logs goes to stderr instead.
+  for (const name of ["log", "info", "debug"] as const) console[name] = console.error;
   const input = Readable.toWeb(options.stdin as Readable) as ReadableStream<Uint8Array>;
   const output = Writable.toWeb(options.stdout as Writable) as WritableStream<Uint8Array>;
   const opened = app.connect(ndJsonStream(output, input));
