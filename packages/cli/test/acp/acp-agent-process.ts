@@ -34,6 +34,8 @@ export type AcpAgentProcess = {
     sessionId: string,
     kind: K,
   ): Extract<SessionUpdate, { sessionUpdate: K }>[];
+  /** The last status a tool call was given in `session/update`s. */
+  statusOf(sessionId: string, toolCallId: string | undefined): string | null | undefined;
   /** Resolves once an update matching `test` has arrived (or rejects after `timeoutMs`). */
   waitFor(test: (update: SessionUpdate) => boolean, timeoutMs?: number): Promise<SessionUpdate>;
   /** Closes stdin and waits for the exit code. */
@@ -120,6 +122,13 @@ export function startAcpAgent(options: StartOptions): AcpAgentProcess {
       notifications
         .filter((note) => note.sessionId === sessionId && note.update.sessionUpdate === kind)
         .map((note) => note.update as Extract<SessionUpdate, { sessionUpdate: typeof kind }>),
+    statusOf: (sessionId, toolCallId) =>
+      notifications
+        .filter((note) => note.sessionId === sessionId)
+        .map((note) => note.update)
+        .filter((update) => update.sessionUpdate === "tool_call_update" && update.toolCallId === toolCallId)
+        .map((update) => (update.sessionUpdate === "tool_call_update" ? update.status : undefined))
+        .at(-1),
     waitFor: (test, timeoutMs = 20_000) => {
       const seen = notifications.find((note) => test(note.update));
       if (seen) return Promise.resolve(seen.update);

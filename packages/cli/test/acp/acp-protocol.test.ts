@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
-import { createWorkspace } from "../helpers/run-cli.js";
+import { cliEnv, createWorkspace, runCli } from "../helpers/run-cli.js";
 import { type AcpAgentProcess, initialize, startAcpAgent } from "./acp-agent-process.js";
 
 const running: AcpAgentProcess[] = [];
@@ -63,6 +63,15 @@ const textOfBody = (content: unknown): string =>
       : "";
 
 describe("gyre acp: protocol", () => {
+  it("refuses a prompt or a session flag with exit 2 and one sentence", async () => {
+    const { cwd, home } = await createWorkspace();
+    for (const args of [["explain", "this"], ["-c"], ["--session", "abc"], ["--mode", "json"]]) {
+      const result = await runCli(["acp", ...args], { cwd, env: cliEnv(home) });
+      expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 2, stdout: "" });
+      expect(result.stderr).toMatch(/^gyre: gyre acp (takes no prompt|does not take)\b.*\.\n$/);
+    }
+  });
+
   it("answers bad input with JSON-RPC errors and keeps serving", async () => {
     const { cwd, home } = await createWorkspace();
     await writeFile(join(home, "s.json"), JSON.stringify([{ content: [{ type: "text", text: "still here" }] }]));

@@ -118,12 +118,7 @@ describe("gyre acp: the whole life of an editor session", () => {
     expect(asked?.toolCall).toMatchObject({ kind: "execute", title: "Run `echo yes > allowed.txt`" });
     expect(await readFile(join(cwd, "allowed.txt"), "utf8")).toBe("yes\n");
     const ranId = asked?.toolCall.toolCallId;
-    expect(
-      editor
-        .updates(id, "tool_call_update")
-        .filter((u) => u.toolCallId === ranId)
-        .at(-1)?.status,
-    ).toBe("completed");
+    expect(editor.statusOf(id, ranId)).toBe("completed");
 
     // Reject once: the tool does not run and its call fails.
     answer = "reject_once";
@@ -134,12 +129,7 @@ describe("gyre acp: the whole life of an editor session", () => {
     expect(rejected.stopReason).toBe("end_turn");
     expect(editor.permissions).toHaveLength(2);
     const refusedId = editor.permissions[1]?.toolCall.toolCallId;
-    expect(
-      editor
-        .updates(id, "tool_call_update")
-        .filter((u) => u.toolCallId === refusedId)
-        .at(-1)?.status,
-    ).toBe("failed");
+    expect(editor.statusOf(id, refusedId)).toBe("failed");
     expect(existsSync(join(cwd, "rejected.txt"))).toBe(false);
 
     // Cancel while bash sleeps: the prompt answers cancelled and the command is gone.
@@ -249,12 +239,7 @@ describe("gyre acp: cancel while the editor is asked", () => {
     expect((await prompt).stopReason).toBe("cancelled");
     expect(existsSync(join(cwd, "asked.txt"))).toBe(false);
     const callId = editor.permissions[0]?.toolCall.toolCallId;
-    expect(
-      editor
-        .updates(sessionId, "tool_call_update")
-        .filter((u) => u.toolCallId === callId)
-        .at(-1)?.status,
-    ).toBe("failed");
+    expect(editor.statusOf(sessionId, callId)).toBe("failed");
     expect(await editor.close()).toBe(0);
   }, 60_000);
 });

@@ -16,7 +16,8 @@ import type { RuntimeConfig } from "../../core/runtime-config.js";
 import type { AcpSessionRequest, OpenedAcpSession } from "../../modes/acp/acp-types.js";
 import type { CommandIo } from "../index.js";
 
-export const acpUsage = `gyre acp [flags]: gyre as an Agent Client Protocol (ACP) agent on stdin/stdout.
+export const acpUsage = `Usage:
+  gyre acp [flags]    gyre as an Agent Client Protocol (ACP) agent on stdin/stdout
 
 An editor (Zed, JetBrains, Neovim, Emacs) starts it and speaks ACP v1 over the pipes; nothing
 but JSON-RPC is written to stdout. The gyre flags given here apply to every session the editor
@@ -37,8 +38,9 @@ export async function runAcpCommand(argv: string[], io: CommandIo): Promise<numb
   const flags = parsed.value;
   if (flags.prompt.length > 0 || flags.fileArguments.length > 0)
     return usageError(io, "gyre acp takes no prompt: the editor sends prompts over ACP.");
-  if (flags.print || flags.continueSession || flags.resume || flags.session || flags.outputSchema)
-    return usageError(io, `gyre acp does not take ${refusedFlags.join(", ")}: the editor picks sessions.`);
+  const named = (flag: string) => argv.some((word) => word === flag || word.startsWith(`${flag}=`));
+  if (flags.print || flags.continueSession || flags.resume || flags.session || flags.outputSchema || named("--mode"))
+    return usageError(io, `gyre acp does not take ${refusedFlags.join(", ")}: the editor picks the sessions.`);
   const { runAcpMode } = await import("../../modes/acp/acp-mode.js");
   return runAcpMode({
     stdin: io.stdin,
@@ -51,7 +53,7 @@ export async function runAcpCommand(argv: string[], io: CommandIo): Promise<numb
 }
 
 function usageError(io: CommandIo, message: string): number {
-  io.stderr.write(`gyre: ${message} (gyre acp --help)\n`);
+  io.stderr.write(`gyre: ${message}\n`);
   return 2;
 }
 

@@ -100,9 +100,7 @@ export async function runAcpMode(options: AcpModeOptions): Promise<number> {
         throw toRequestError(error, params.load);
       });
     const id = opened.session.state.sessionId;
-    bridge = new AcpSession(id, opened, client, params.cwd, options.env, (mode) => {
-      void saveMode(modeFile(id), mode);
-    });
+    bridge = new AcpSession(id, opened, client, params.cwd, options.env, (mode) => saveMode(modeFile(id), mode));
     sessions.set(id, bridge);
     for (const notice of opened.notices) bridge.notice(notice, "warning");
     return bridge;

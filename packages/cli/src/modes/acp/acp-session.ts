@@ -54,7 +54,8 @@ export class AcpSession {
     private readonly client: AgentContext,
     readonly cwd: string,
     private readonly env: NodeJS.ProcessEnv,
-    private readonly onModeChange: (mode: string) => void,
+    /** Saves the mode for the next load; the mode's update (and set_mode's answer) wait for it. */
+    private readonly onModeChange: (mode: string) => Promise<void>,
   ) {
     this.unsubscribe = this.session.subscribe((event) => this.onEvent(event));
   }
@@ -142,6 +143,7 @@ export class AcpSession {
     if (modeId !== "default" && modeId !== "plan")
       throw RequestError.invalidParams({ modeId }, `unknown mode "${modeId}"; use default or plan.`);
     await this.session.submit({ type: "set_mode", mode: modeId });
+    await this.outgoing;
   }
 
   /** The model (every model with a key, the current one first) and the thinking level. */
@@ -277,7 +279,7 @@ export class AcpSession {
         });
         return;
       case "permission_mode_changed":
-        this.onModeChange(event.mode);
+        this.outgoing = this.outgoing.then(() => this.onModeChange(event.mode));
         void this.send({ sessionUpdate: "current_mode_update", currentModeId: event.mode });
         return;
       case "compaction_start":
