@@ -186,7 +186,7 @@ describe("gyre acp: protocol", () => {
     expect(server?.requests.at(-1)?.body.model).toBe("fake-mini");
   }, 60_000);
 
-  it("starts an MCP server the editor passes and lets the model call its tools", async () => {
+  it("starts an MCP server the editor passes, next to the user's, and lets the model call its tools", async () => {
     const { editor, agent, cwd, home } = await labAgent(({ index }) =>
       index === 0
         ? {
@@ -200,6 +200,13 @@ describe("gyre acp: protocol", () => {
         : { text: "Remembered." },
     );
     const memoryFile = join(home, "memory.jsonl");
+    // The user's own server is kept next to the editor's.
+    const mine = {
+      command: process.execPath,
+      args: [memoryServer],
+      env: { MEMORY_FILE_PATH: join(home, "mine.jsonl") },
+    };
+    await writeFile(join(home, "mcp.json"), JSON.stringify({ mcpServers: { mine } }));
     const { sessionId } = await agent.request("session/new", {
       cwd,
       mcpServers: [
@@ -224,7 +231,9 @@ describe("gyre acp: protocol", () => {
     });
     expect(await readFile(memoryFile, "utf8")).toContain("speaks ACP");
     const tools = (server?.requests[0]?.body.tools ?? []) as { function?: { name?: string } }[];
-    expect(tools.map((tool) => tool.function?.name)).toContain("mcp__memory__create_entities");
+    expect(tools.map((tool) => tool.function?.name)).toEqual(
+      expect.arrayContaining(["mcp__memory__create_entities", "mcp__mine__create_entities"]),
+    );
   }, 60_000);
 });
 
