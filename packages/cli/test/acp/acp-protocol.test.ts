@@ -92,7 +92,13 @@ describe("gyre acp: protocol", () => {
       code: -32002,
       message: expect.stringContaining('No session id starts with "0000dead"'),
     });
-    const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] });
+    // An editor's MCP server that cannot start: the session opens, and the editor is told why.
+    const { sessionId } = await editor.agent.request("session/new", {
+      cwd,
+      mcpServers: [{ name: "broken", command: join(cwd, "no-such-server"), args: [], env: [] }],
+    });
+    const told = await editor.waitFor((update) => update.sessionUpdate === "notice");
+    expect(told).toMatchObject({ severity: "warning", title: expect.stringContaining("broken") });
     const badMode = await errorOf(editor.agent.request("session/set_mode", { sessionId, modeId: "yolo" }));
     expect(badMode).toMatchObject({ code: -32602, message: expect.stringContaining('unknown mode "yolo"') });
     const badModel = await errorOf(

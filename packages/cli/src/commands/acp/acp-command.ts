@@ -12,6 +12,7 @@ import { toRuntimeConfig } from "../../cli-config.js";
 import { getGyreHome } from "../../core/config/paths.js";
 import { createRuntime, loadRuntimeBase } from "../../core/create-runtime.js";
 import { CliError } from "../../core/errors.js";
+import { describeServerState } from "../../core/mcp/describe-status.js";
 import type { RuntimeConfig } from "../../core/runtime-config.js";
 import type { AcpSessionRequest, OpenedAcpSession } from "../../modes/acp/acp-types.js";
 import type { CommandIo } from "../index.js";
@@ -89,12 +90,18 @@ async function openSession(flags: CliArgs, io: CommandIo, request: AcpSessionReq
     };
     const runtime = await createRuntime(config, await loadRuntimeBase(config, runtimeIo), runtimeIo);
     const messages: string[] = runtime.notices.filter((notice) => notice.level === "problem").map((n) => n.text);
+    const session = runtime.session;
     if (runtime.mcp) {
       // The first prompt sees the same tools every time: wait for every server, bounded.
       const started = await runtime.mcp.waitForStartup(runtime.settings.mcpStartupTimeoutMs);
       messages.push(...started.messages);
+      // A server that failed may have said so before anyone listened: its state says it again.
+      for (const status of session.mcpStatuses()) {
+        const named = `MCP server "${status.name}"`;
+        if ((status.state === "failed" || status.state === "disabled") && !messages.some((m) => m.includes(named)))
+          messages.push(`${named} ${describeServerState(status)}.`);
+      }
     }
-    const session = runtime.session;
     return {
       session,
       notices: messages,

@@ -46,6 +46,9 @@ export async function runAcpMode(options: AcpModeOptions): Promise<number> {
   let clientCapabilities: ClientCapabilities = {};
   const modeFile = (id: string) => join(options.gyreHome, "acp", `${id.replace(/[^\w-]/g, "_")}.json`);
 
+  /** Start-up problems (an MCP server that failed…), told once the editor knows the session. */
+  const startNotices = new WeakMap<AcpSession, string[]>();
+
   /** Opens a gyre session for the editor and wires it to the connection. */
   const openSession = async (params: {
     cwd: string;
@@ -102,7 +105,7 @@ export async function runAcpMode(options: AcpModeOptions): Promise<number> {
     const id = opened.session.state.sessionId;
     bridge = new AcpSession(id, opened, client, params.cwd, options.env, (mode) => saveMode(modeFile(id), mode));
     sessions.set(id, bridge);
-    for (const notice of opened.notices) bridge.notice(notice, "warning");
+    startNotices.set(bridge, opened.notices);
     return bridge;
   };
 
@@ -112,10 +115,12 @@ export async function runAcpMode(options: AcpModeOptions): Promise<number> {
     return session;
   };
 
-  /** What the editor shows once a session exists: commands (after the response names the session). */
+  /** What the editor shows once a session exists (after the response names it): commands, start-up notices. */
   const announce = (session: AcpSession) => {
     setTimeout(() => {
       void session.send({ sessionUpdate: "available_commands_update", availableCommands: session.availableCommands() });
+      for (const notice of startNotices.get(session) ?? []) session.notice(notice, "warning");
+      startNotices.delete(session);
     }, 0);
   };
 
