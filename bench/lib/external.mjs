@@ -246,5 +246,6 @@ export const EXTERNAL_ITEMS = {
   tui: { script: "bench/tui.mjs", args: [], parse: parseTable },
   checkpoints: { script: "bench/checkpoints.mjs", args: [], parse: parseCheckpoints },
   mcp: { script: "bench/mcp.mjs", args: ["--rounds", "5", "--calls", "200"], parse: parseMcp },
+  acp: { script: "bench/acp.mjs", args: ["--rounds", "10"], parse: parseTable },
   fleet: { script: "bench/fleet.mjs", args: [], parse: parseTable },
 };

@@ -428,5 +428,3 @@ function applyValue(args: CliArgs, key: ValueFlag, name: string, value: string):
     }
   }
 }
-
-export { helpText } from "./help-text.js";

@@ -2,7 +2,7 @@
  * gyre's entry: parse flags, build the runtime, hand over to a mode. Wiring only.
  */
 import { defaultModelRegistry, describeError, type ImageContent } from "@gyre/ai";
-import { BUILT_IN_FLAG_NAMES, type CliArgs, helpText, parseArgs } from "./args.js";
+import { BUILT_IN_FLAG_NAMES, type CliArgs, parseArgs } from "./args.js";
 import { toRuntimeConfig } from "./cli-config.js";
 import { findSubcommand, runSubcommand } from "./commands/index.js";
 import type { AgentSession, SessionEvent } from "./core/agent-session.js";
@@ -18,6 +18,7 @@ import type { RuntimeConfig } from "./core/runtime-config.js";
 import { createAgentSession } from "./core/sdk.js";
 import { createRedactor } from "./core/session/redact-secrets.js";
 import { createHeadlessUserInterface, type UserInterface } from "./core/user-interface.js";
+import { helpText } from "./help-text.js";
 import type { ScopedModel } from "./modes/model-cycle.js";
 import type { RpcUserInterface } from "./modes/rpc/rpc-mode.js";
 import { version } from "./version.js";

@@ -42,6 +42,14 @@ export const subcommands: readonly Subcommand[] = [
     },
   },
   {
+    name: "acp",
+    summary: "gyre as an Agent Client Protocol agent on stdio, for editors (Zed, JetBrains, Neovim)",
+    load: async () => {
+      const { acpUsage, runAcpCommand } = await import("./acp/acp-command.js");
+      return { usage: acpUsage, run: runAcpCommand };
+    },
+  },
+  {
     name: "mcp",
     summary: "MCP servers: list, get, add, remove, login, logout, serve",
     load: async () => {

@@ -39,6 +39,7 @@ import type { SessionEvent } from "./session-events.js";
 import { buildRuntimeSystemPrompt } from "./system-prompt/build-runtime-system-prompt.js";
 import { createCodingTools } from "./tools/index.js";
 import type { TodoStore } from "./tools/todo-tool.js";
+import type { ToolFileSystem } from "./tools/tool-fs.js";
 import {
   type BuiltInToolName,
   DEFAULT_HARNESS_TOOL_NAMES,
@@ -86,6 +87,8 @@ export type RuntimeIo = {
    * default the process's, which the CLI's output redactors read.
    */
   secrets?: SecretRegistry;
+  /** The file system read, write, edit and ls use (an editor's buffers over ACP); default node:fs. */
+  fileSystem?: ToolFileSystem;
 };
 
 /** What start-up has settled before the model and session: home, project, settings, extensions. */
@@ -293,7 +296,13 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     },
   });
   const builtIn = [
-    ...selectTools(names, settings, resources, { cwd: io.cwd, env: io.env, safety, allowPaths: config.allowPaths }),
+    ...selectTools(names, settings, resources, {
+      cwd: io.cwd,
+      env: io.env,
+      safety,
+      allowPaths: config.allowPaths,
+      ...(io.fileSystem ? { fs: io.fileSystem } : {}),
+    }),
     ...harness.tools,
   ];
   // Probed now, in parallel with the rest of start-up, so the notice comes once and early.
@@ -504,13 +513,14 @@ function selectTools(
   names: readonly BuiltInToolName[],
   settings: Settings,
   resources: RuntimeResources,
-  where: { cwd: string; env: NodeJS.ProcessEnv; safety: Safety; allowPaths: readonly string[] },
+  where: { cwd: string; env: NodeJS.ProcessEnv; safety: Safety; allowPaths: readonly string[]; fs?: ToolFileSystem },
 ): AnyAgentTool[] {
   const coding = names.filter(isCodingToolName);
   if (coding.length === 0) return [];
   return createCodingTools({
     cwd: where.cwd,
     tools: coding,
+    ...(where.fs ? { fs: where.fs } : {}),
     allowedPaths: [...where.allowPaths, ...(settings.allowedPaths ?? []), ...resources.readablePaths],
     bash: {
       sandbox: where.safety.sandbox,
