@@ -21,6 +21,9 @@ async function runJson(spec, label, onStdout) {
   return result;
 }
 
+/** The line a run writes after agent_end: gyre's `result`, Pi 1.6's `agent_settled`. */
+const isTrailer = (head) => head.includes('"type":"result"') || head.includes('"type":"agent_settled"');
+
 /**
  * Counts the bytes of message_update lines as stdout arrives, without keeping Pi's tens of MiB.
  * Coalesced deltas (several tokens per event) only lower the per-token figure, so it stays a fair
@@ -31,12 +34,14 @@ function createUpdateCounter() {
   let lineBytes = 0;
   let head = "";
   let lastHead = "";
+  let endHead = "";
   return {
     add: (chunk) => {
       let start = 0;
       for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, start)) {
         if (head.length < 64) head += chunk.toString("utf8", start, Math.min(at, start + 64));
         if (head.includes('"message_update"')) bytes += lineBytes + at - start + 1;
+        if (!isTrailer(head)) endHead = head;
         lastHead = head;
         lineBytes = 0;
         head = "";
@@ -48,9 +53,12 @@ function createUpdateCounter() {
     get bytes() {
       return bytes;
     },
-    /** Whether the last full line is agent_end: a run that lost output at exit ends elsewhere. */
+    /**
+     * Whether the output ends as a whole run does: agent_end, then at most the closing line each
+     * tool adds (gyre's result, Pi 1.6's agent_settled). A run that lost output at exit ends elsewhere.
+     */
     get complete() {
-      return lastHead.includes('"agent_end"');
+      return (lastHead.includes('"agent_end"') || isTrailer(lastHead)) && endHead.includes('"agent_end"');
     },
   };
 }
@@ -83,6 +91,7 @@ function markerArrivals(chunks, count) {
 /** Measures the streaming items; resolves to table rows. */
 export async function run({
   pi,
+  piLatest,
   rounds = 3,
   tokens = 4000,
   "latency-tokens": latencyTokens = 200,
@@ -90,7 +99,9 @@ export async function run({
   log = () => {},
 }) {
   const server = await startPacedSseServer();
-  const agents = createAgents({ serverUrl: server.url, piCli: pi?.cli });
+  // Pi 1.6 (on its Node 24) when installed, as start-up and loop compare; else Pi 0.73.1 on this Node.
+  const peer = piLatest ?? pi;
+  const agents = createAgents({ serverUrl: server.url, piCli: peer?.cli, node: piLatest?.node });
   const sides = { gyre: agents.gyre, ...(agents.pi ? { pi: agents.pi } : {}) };
   const each = (make) =>
     Object.fromEntries(Object.entries(sides).map(([name, spec]) => [name, make(spec(ARGS), name)]));

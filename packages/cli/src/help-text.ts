@@ -1,4 +1,6 @@
 /** `gyre --help`. Its own module so the bin can print it without loading the CLI (start-up). */
+import { subcommandHelp } from "./commands/index.js";
+
 export const helpText = `gyre — a terminal coding agent
 
 Usage:
@@ -6,11 +8,12 @@ Usage:
   gyre -p "prompt"                    print mode: run, print the final answer, exit
   gyre --mode json -p "prompt"        one JSON line per event on stdout
   gyre --mode rpc                     JSONL commands on stdin, responses and events on stdout
-  gyre mcp list|get|add|remove|serve  MCP servers (gyre mcp --help)
-  gyre install|list|remove|update     extension/skill/prompt packages (gyre install --help)
-  gyre doctor [session] [--fix]       check a session and its checkpoints; --fix repairs, keeping a backup
-  echo text | gyre "prompt"           piped stdin is appended to the prompt (implies -p)
+  gyre <command> [args...]            one of the commands below (gyre <command> --help for its usage)
+  echo text | gyre "prompt"           piped stdin is appended to the prompt (implies -p); with a prompt
+                                      argument a pipe silent for 1 s is ignored (docs/cli.md)
 
+Commands:
+${subcommandHelp()}
 Model:
   --provider <name>          anthropic, openai, openai-responses, google, ollama, llamacpp, faux, or models.json
   --model, -m <id>           model id (unknown ids are accepted with default limits)
@@ -63,17 +66,8 @@ Other:
   -v, --version              print the version
   -h, --help                 this help
 
-Fleet (BullMQ on Redis; --redis or GYRE_REDIS_URL):
-  gyre worker [--concurrency N] [--queue name]      run jobs from the queue (keys stay with the worker)
-  gyre submit --cwd DIR|--git URL[@ref] [--follow] "prompt"
-  gyre jobs                                          list jobs
-  gyre job <id> [--follow|--cancel|--session]       one job: state, live events, cancel, its session as JSONL
-
-Evaluation (local child processes; with --redis URL [--queue name], jobs for the queue's workers):
-  gyre eval tasks.jsonl [--workers N] [--model provider/id]... [--build label=bin]... [--repeat k] [--out DIR]
-                                                     pass rates (95% CI), cost, tokens, turns, harness errors
-  gyre replay <session.jsonl> [--workspace DIR]      re-run all of a session's model outputs on this build's
-                                                     tools; exit 1 when a tool result differs
+Fleet and evaluation: the queue is on Redis (--redis URL or GYRE_REDIS_URL); gyre eval runs local
+child processes unless given --redis.
 
 Exit codes: 0 success, 1 the run failed (provider error, aborted, budget), 2 bad usage.
 Files: $GYRE_HOME (default ~/.gyre) holds settings.json, models.json, sessions/, extensions/, checkpoints/.

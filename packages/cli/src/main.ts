@@ -4,6 +4,7 @@
 import { defaultModelRegistry, describeError, type ImageContent } from "@gyre/ai";
 import { BUILT_IN_FLAG_NAMES, type CliArgs, helpText, parseArgs } from "./args.js";
 import { toRuntimeConfig } from "./cli-config.js";
+import { findSubcommand, runSubcommand } from "./commands/index.js";
 import type { AgentSession, SessionEvent } from "./core/agent-session.js";
 import { getGyreHome, getSessionsDir } from "./core/config/paths.js";
 import { CliError, exitCodeFor } from "./core/errors.js";
@@ -37,42 +38,11 @@ async function main(argv: string[]): Promise<number> {
   // A fleet worker's child journals its session to Redis before the file (fleet/session-store.ts).
   if (process.env.GYRE_SESSION_JOURNAL_KEY !== undefined)
     await (await import("./fleet/session-store.js")).installSessionJournalFromEnv(process.env);
-  // The fleet's subcommands load their module (and bullmq) only when named: start-up.
-  if (["worker", "submit", "jobs", "job", "eval", "replay"].includes(argv[0] ?? "")) {
-    const { runFleetCommand } = await import("./fleet/fleet-commands.js");
-    return runFleetCommand(argv, {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      env: process.env,
-      cwd: process.cwd(),
-    });
-  }
-  if (argv[0] === "doctor") {
-    // `gyre doctor [session]` checks and repairs session files; loaded only for it.
-    const { runDoctorMode } = await import("./modes/doctor-mode.js");
-    const context = { cwd: process.cwd(), gyreHome: getGyreHome(process.env), stdout: process.stdout };
-    return runDoctorMode({ argv: argv.slice(1), ...context, stderr: process.stderr });
-  }
-  if (["install", "list", "remove", "update"].includes(argv[0] ?? "")) {
-    // Package management (packages/cli/src/commands/packages); loaded only for it.
-    const { runPackageCommand } = await import("./commands/packages/package-commands.js");
-    return await runPackageCommand(argv[0] ?? "", argv.slice(1), {
-      cwd: process.cwd(),
-      env: process.env,
-      gyreHome: getGyreHome(process.env),
-      stdout: process.stdout,
-      stderr: process.stderr,
-    });
-  }
-  if (argv[0] === "mcp") {
-    // `gyre mcp …` manages MCP servers (packages/cli/src/commands/mcp); loaded only for it.
-    const { runMcpCommand } = await import("./commands/mcp/run-mcp-command.js");
-    return await runMcpCommand(argv.slice(1), {
-      cwd: process.cwd(),
-      env: process.env,
-      stdout: process.stdout,
-      stderr: process.stderr,
-    });
+  // A subcommand (commands/index.ts) loads its module only when named: start-up.
+  const subcommand = findSubcommand(argv[0]);
+  if (subcommand) {
+    const io = { cwd: process.cwd(), env: process.env, gyreHome: getGyreHome(process.env) };
+    return await runSubcommand(subcommand, argv.slice(1), { ...io, ...standardStreams() });
   }
   // Unknown --flags may belong to extensions; they are checked again once extensions loaded.
   const parsed = parseArgs(argv, { allowUnknownFlags: true });
@@ -96,12 +66,12 @@ async function main(argv: string[]): Promise<number> {
   if (args.listModels) return (await import("./modes/list-models.js")).runListModels(process.stdout);
   if (args.resume && args.mode !== "interactive") return failResumeHeadless(process.cwd());
 
-  let piped = "";
-  if (args.mode !== "rpc" && args.rewind === undefined && !process.stdin.isTTY) {
-    const read = await readPipedPrompt(process.stdin, process.stderr);
-    if (!read.ok) throw new CliError("bad_usage", read.error);
-    piped = read.text;
-    if (piped.trim() && args.mode === "interactive") args.mode = "print";
+  const piped = await readStdinPrompt(args);
+  if (args.mode === "interactive" && !(process.stdin.isTTY && process.stdout.isTTY)) {
+    // The full-screen UI needs a terminal on both ends (docs/cli.md, "Standard input").
+    if (args.resume) return failResumeHeadless(process.cwd());
+    if (!hasPromptArgument(args) && !piped.trim()) throw new CliError("bad_usage", noTerminalMessage);
+    args.mode = "print";
   }
   if (args.rewind === undefined && lacksPrompt(args, joinPrompt(args.prompt.join(" "), piped)))
     throw new CliError("bad_usage", noPromptMessage);
@@ -113,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`gyre: ${message}\n`);
   };
   const deferredUi = args.mode === "interactive" ? createDeferredUserInterface(notify) : undefined;
-  if (deferredUi && process.stdin.isTTY) {
+  if (deferredUi) {
     // Until the screen UI is up, questions (the folder-trust prompt) are asked on plain lines.
     const { createLineUserInterface } = await import("./modes/interactive/line-user-interface.js");
     deferredUi.attach(createLineUserInterface(process.stdin, process.stdout));
@@ -257,6 +227,29 @@ function writeNotice(event: SessionEvent, loud: boolean): void {
   process.stderr.write(`gyre: ${event.message}\n`);
 }
 
+/**
+ * The prompt piped on stdin ("" when stdin is a terminal, or RPC's command stream, or ignored).
+ * With a prompt argument a silent pipe is waited on for a second only: a caller that holds
+ * stdin open and never writes (CI runners, other agents) is not hung (docs/cli.md).
+ */
+async function readStdinPrompt(args: CliArgs): Promise<string> {
+  if (args.mode === "rpc" || args.rewind !== undefined || process.stdin.isTTY) return "";
+  const wait = hasPromptArgument(args) ? { firstByteTimeoutMs: STDIN_FIRST_BYTE_MS } : {};
+  const read = await readPipedPrompt(process.stdin, process.stderr, wait);
+  if (!read.ok) throw new CliError("bad_usage", read.error);
+  return read.text;
+}
+
+const STDIN_FIRST_BYTE_MS = 1_000;
+
+/** Whether the command line itself carries a prompt (words or @file arguments). */
+function hasPromptArgument(args: CliArgs): boolean {
+  return args.prompt.join(" ").trim() !== "" || args.fileArguments.length > 0;
+}
+
+const noTerminalMessage =
+  'The full-screen UI needs stdin and stdout to be a terminal; pass a prompt (gyre -p "fix the failing test") or pipe one on stdin.';
+
 const noPromptMessage =
   'No prompt given; pass one as an argument (gyre -p "fix the failing test") or pipe it on stdin.';
 
@@ -347,6 +340,10 @@ async function failResumeHeadless(cwd: string): Promise<number> {
     "bad_usage",
     "--resume needs the interactive mode; pass --session <id> (or -c for the newest) instead.",
   );
+}
+
+function standardStreams() {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 }
 
 function fail(message: string, code: 1 | 2): number {

@@ -1,5 +1,6 @@
 /** Flag parsing shared by `gyre eval` and `gyre replay`: node:util's parseArgs, strict, one sentence on error. */
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { describeUsageError } from "../commands/usage-error.js";
 import { CliError } from "../core/errors.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
@@ -13,6 +14,6 @@ export function parseCommandArgs<T extends Options>(
   try {
     return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliError("bad_usage", `gyre ${command}: ${(error as Error).message.replace(/\.$/, "")}.`);
+    throw new CliError("bad_usage", describeUsageError(command, error));
   }
 }

@@ -74,7 +74,8 @@ export async function createFleetClient(options: { redisUrl: string; queue: stri
       id: jobId,
       state,
       prompt: String(data.prompt ?? ""),
-      attempts: job.attemptsMade,
+      // Started attempts: an active job is on its first (not 0), a taken-over one on its second.
+      attempts: Math.max(job.attemptsStarted ?? 0, job.attemptsMade),
       ...(job.returnvalue ? { result: job.returnvalue as JobResult } : {}),
       ...(job.failedReason ? { failedReason: job.failedReason } : {}),
       createdAt: job.timestamp,

@@ -8,6 +8,7 @@ import { realpathSync } from "node:fs";
 import * as nodePath from "node:path";
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
+import { describeUsageError } from "../commands/usage-error.js";
 import { getGyreHome } from "../core/config/paths.js";
 import { CliError } from "../core/errors.js";
 import { DEFAULT_QUEUE } from "./fleet-keys.js";
@@ -58,10 +59,7 @@ function parse(command: string, argv: readonly string[], options: FlagSpec): Par
     });
     return { values: parsed.values as Parsed["values"], positionals: parsed.positionals };
   } catch (error) {
-    throw new CliError(
-      "bad_usage",
-      `gyre ${command}: ${(error as Error).message.replace(/\.$/, "")}; run gyre --help to see the options.`,
-    );
+    throw new CliError("bad_usage", describeUsageError(command, error));
   }
 }
 
@@ -153,9 +151,11 @@ async function runJobsCommand(argv: readonly string[], io: Io): Promise<number> 
   try {
     const jobs = await client.list({ limit: positiveInteger(values.limit, "--limit") ?? 50 });
     if (values.json) io.stdout.write(`${JSON.stringify(jobs)}\n`);
-    else
+    else {
+      io.stdout.write("id\tstate\tattempts\tprompt\n");
       for (const job of jobs)
         io.stdout.write(`${job.id}\t${job.state}\t${job.attempts}\t${job.prompt.slice(0, 60).replace(/\s+/g, " ")}\n`);
+    }
     return 0;
   } finally {
     await client.close();

@@ -46,6 +46,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const [{ Worker, UnrecoverableError }, { Redis }] = await Promise.all([import("bullmq"), import("ioredis")]);
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   const controllers = new Map<string, AbortController>();
+  let stopping = false;
   const subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   reportOutages(redis, options.log);
   subscriber.on("error", () => {}); // the same outage, reported once through `redis`
@@ -61,12 +62,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         throw new UnrecoverableError("The job was cancelled.");
       const controller = new AbortController();
       controllers.set(jobId, controller);
-      options.log?.(`job ${jobId} attempt ${job.attemptsMade + 1} started`);
+      // attemptsStarted also counts a start after a worker died (a stalled job taken over);
+      // attemptsMade counts only attempts that ended.
+      const attempt = Math.max(job.attemptsStarted ?? 0, job.attemptsMade + 1);
+      options.log?.(`job ${jobId} attempt ${attempt} started`);
+      let outcome = "failed";
       try {
         const result = await runJob({
           queue: options.queue,
           jobId,
-          attempt: job.attemptsMade + 1,
+          attempt,
           payload: parsed.value,
           redis,
           redisUrl: options.redisUrl,
@@ -75,11 +80,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           env: options.env,
           signal: controller.signal,
         });
+        outcome = result.reason;
         if (result.reason === "cancelled") throw new UnrecoverableError("The job was cancelled.");
-        options.log?.(`job ${jobId} ended: ${result.reason}`);
         return result;
+      } catch (error) {
+        if (outcome === "failed") outcome = `failed: ${(error as Error).message}`;
+        throw error;
       } finally {
         controllers.delete(jobId);
+        // Every start gets its end, also when cancelled, failed or stopped with the worker.
+        options.log?.(
+          `job ${jobId} attempt ${attempt} ended: ${outcome}${stopping ? " (the worker is stopping)" : ""}`,
+        );
       }
     },
     {
@@ -99,6 +111,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   options.onReady?.();
   return {
     async close() {
+      stopping = true;
+      if (controllers.size > 0) options.log?.(`stopping: aborting ${controllers.size} running job(s)`);
       for (const controller of controllers.values()) controller.abort();
       await worker.close();
       await subscriber.quit();

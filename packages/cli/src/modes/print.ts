@@ -56,7 +56,8 @@ export async function runPrintMode(options: PrintModeOptions): Promise<number> {
     }
     const text = prepareForStdout(session.getLastAssistantText() ?? "", options.stdout);
     const problem = describeAnswerProblem(session.messages);
-    if (text !== "" || problem === undefined) options.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+    // No text and no problem: an extension command took the prompt and ran no model; stdout stays empty.
+    if (text !== "") options.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
     if (problem === undefined) return 0;
     stderr.write(`gyre: ${problem}\n`);
     return 1;

@@ -51,4 +51,19 @@ describe("RpcClient", () => {
     expect(last?.role).toBe("assistant");
     expect(JSON.stringify(last)).toContain("typed answer");
   });
+
+  it("starts gyre through node with the bin and a Node flag first (N14)", async () => {
+    const { cwd, home } = await createWorkspace();
+    const server = closing(await startFakeModelServer({ respond: () => ({ text: "hi" }) }));
+    const client = closing(
+      new RpcClient({
+        command: process.execPath,
+        args: ["--max-old-space-size=512", gyreBin, "--provider", "openai", "--model", "gpt-4o", "--no-session"],
+        cwd,
+        env: cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" }),
+      }),
+    );
+    const state = await client.send({ type: "get_state" });
+    expect(state).toMatchObject({ type: "response", command: "get_state", success: true });
+  });
 });

@@ -11,6 +11,12 @@ afterEach(async () => {
 
 type Line = { type: string; id?: string; success?: boolean; error?: string; problems?: string[]; warnings?: string[] };
 
+/** The response lines of an RPC server's stdout. */
+function responsesOf(stdout: string): Line[] {
+  const lines = stdout.trim().split("\n");
+  return lines.map((line) => JSON.parse(line) as Line).filter((line) => line.type === "response");
+}
+
 describe("rpc commands checked against their schemas", () => {
   it("answers a bad command with one failed response naming every problem, and keeps reading", async () => {
     const { cwd, home } = await createWorkspace();
@@ -26,11 +32,7 @@ describe("rpc commands checked against their schemas", () => {
     await rpc.waitFor('"type":"agent_end"');
     expect(await rpc.close()).toBe(0);
     const stdout = rpc.stdout();
-    const responses = stdout
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as Line)
-      .filter((line) => line.type === "response");
+    const responses = responsesOf(stdout);
     expect(responses.map((response) => [response.id, response.success])).toEqual([
       ["bad", false],
       ["rewind", false],
@@ -49,5 +51,21 @@ describe("rpc commands checked against their schemas", () => {
     expect(responses[2]?.warnings).toEqual(['/verbose is not a field of "get_state"; it is ignored.']);
     expect(server.requests).toHaveLength(1);
     expect(stdout).toContain("served after the bad lines");
+  });
+
+  it("names an unknown field in warnings even when the command fails for a missing one (N15)", async () => {
+    const { cwd, home } = await createWorkspace();
+    server = await startFakeModelServer({ respond: () => ({ text: "unused" }) });
+    const rpc = startRawRpc({ cwd, home, serverUrl: server.url, args: ["--no-session"] });
+    rpc.child.stdin.write(`${JSON.stringify({ id: "typo", type: "prompt", mesage: "x" })}\n`);
+    await rpc.waitFor('"id":"typo"');
+    expect(await rpc.close()).toBe(0);
+    const response = responsesOf(rpc.stdout()).find((line) => line.id === "typo");
+    expect(response).toMatchObject({
+      success: false,
+      problems: ["/message is missing; it must be a string"],
+      warnings: ['/mesage is not a field of "prompt"; it is ignored.'],
+    });
+    expect(server.requests).toHaveLength(0);
   });
 });

@@ -53,4 +53,11 @@ describe("the -p start-up chunk", () => {
     const eager = inputs.filter((input) => lazyOnly.some((pattern) => pattern.test(input)));
     expect(eager).toEqual([]);
   });
+
+  it("loads no subcommand's module: the table in commands/index.ts imports them lazily", async () => {
+    const inputs = await startupInputs();
+    expect(inputs.some((input) => input.endsWith("cli/src/commands/index.ts"))).toBe(true);
+    const subcommandModules = [/\/commands\/(doctor|mcp|packages)\//, /\/commands\/fleet-usage\.ts$/, /\/fleet\//];
+    expect(inputs.filter((input) => subcommandModules.some((pattern) => pattern.test(input)))).toEqual([]);
+  });
 });

@@ -1,8 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import type { FleetClient, JobInfo } from "../../src/fleet/fleet-client.js";
+import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
 import { cliEnv, gyreBin } from "../helpers/run-cli.js";
+import { type RedisServer, startRedisServer } from "./redis-server.js";
 
 /** Worker processes started by a test file; `killAll` ends them (SIGKILL: they hold no state of ours). */
 export function createWorkerPool(redisUrl: () => string) {
@@ -83,4 +87,24 @@ export function goodOrBadModel({ body }: { body: { model?: string; messages?: { 
   if (results.length > 0) return { text: "finished" };
   if (body.model === "good") return { toolCalls: [{ name: "bash", arguments: { command: "cat seed.txt > out.txt" } }] };
   return { toolCalls: [{ name: "bash", arguments: '{"command": "echo broken' }] };
+}
+
+/**
+ * A test file's fleet: a redis-server and a fake model server answering with `respond`, both
+ * started before its tests and stopped after them with every worker the pool started.
+ */
+export function useFleet(prefix: string, respond: Parameters<typeof startFakeModelServer>[0]["respond"]) {
+  const state = {} as { root: string; redis: RedisServer; server: FakeModelServer };
+  const pool = createWorkerPool(() => state.redis.url);
+  beforeAll(async () => {
+    state.root = await mkdtemp(join(tmpdir(), prefix));
+    state.redis = await startRedisServer(join(state.root, "redis"));
+    state.server = await startFakeModelServer({ respond });
+  });
+  afterAll(async () => {
+    pool.killAll();
+    await state.server?.close();
+    await state.redis?.stop();
+  });
+  return { state, pool };
 }

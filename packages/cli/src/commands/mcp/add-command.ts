@@ -3,6 +3,7 @@
  * `gyre mcp add --transport http|sse <name> <url> [-H "Name: value"]…` (DESIGN §9).
  */
 import { projectMcpConfigPath, userMcpConfigPath } from "../../core/mcp/mcp-config.js";
+import { parseCommandWords } from "../usage-error.js";
 import { readMcpFileForEdit, writeMcpFile } from "./edit-mcp-config.js";
 import type { McpCommandIo } from "./run-mcp-command.js";
 
@@ -15,50 +16,39 @@ type AddArgs = {
   rest: string[];
 };
 
-/** Parses the words after `add`; a sentence on bad usage. */
+/** Parses the words after `add` (node:util parseArgs; after `--` every word is the command); a sentence on bad usage. */
 export function parseAddArgs(words: string[]): { ok: true; value: AddArgs } | { ok: false; error: string } {
+  const parsed = parseCommandWords("mcp add", words, {
+    scope: { type: "string", short: "s" },
+    transport: { type: "string", short: "t" },
+    env: { type: "string", short: "e", multiple: true },
+    header: { type: "string", short: "H", multiple: true },
+  });
+  if (!parsed.ok) return parsed;
+  const { values, positionals } = parsed.value;
+  const scope = values.scope ?? "user";
+  if (scope !== "user" && scope !== "project")
+    return { ok: false, error: `--scope must be user or project; got "${scope}".` };
+  const transport = values.transport ?? "stdio";
+  if (transport !== "stdio" && transport !== "http" && transport !== "sse")
+    return { ok: false, error: `--transport must be stdio, http or sse; got "${transport}".` };
   const args: Omit<AddArgs, "name"> & { name?: string } = {
-    scope: "user",
-    transport: "stdio",
+    scope,
+    transport,
     env: {},
     headers: {},
-    rest: [],
+    rest: positionals.slice(1),
+    ...(positionals[0] === undefined ? {} : { name: positionals[0] }),
   };
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index] ?? "";
-    const value = () => words[++index];
-    if (word === "--") {
-      args.rest.push(...words.slice(index + 1));
-      break;
-    }
-    if (word === "--scope" || word === "-s") {
-      const scope = value();
-      if (scope !== "user" && scope !== "project")
-        return { ok: false, error: `--scope must be user or project; got "${scope ?? ""}".` };
-      args.scope = scope;
-    } else if (word === "--transport" || word === "-t") {
-      const transport = value();
-      if (transport !== "stdio" && transport !== "http" && transport !== "sse") {
-        return { ok: false, error: `--transport must be stdio, http or sse; got "${transport ?? ""}".` };
-      }
-      args.transport = transport;
-    } else if (word === "--env" || word === "-e") {
-      const pair = value() ?? "";
-      const at = pair.indexOf("=");
-      if (at < 1) return { ok: false, error: `--env takes KEY=VALUE; got "${pair}".` };
-      args.env[pair.slice(0, at)] = pair.slice(at + 1);
-    } else if (word === "--header" || word === "-H") {
-      const header = value() ?? "";
-      const at = header.indexOf(":");
-      if (at < 1) return { ok: false, error: `--header takes "Name: value"; got "${header}".` };
-      args.headers[header.slice(0, at).trim()] = header.slice(at + 1).trim();
-    } else if (word.startsWith("-")) {
-      return { ok: false, error: `Unknown option ${word} for gyre mcp add; see gyre mcp --help.` };
-    } else if (args.name === undefined) {
-      args.name = word;
-    } else {
-      args.rest.push(word);
-    }
+  for (const pair of values.env ?? []) {
+    const at = pair.indexOf("=");
+    if (at < 1) return { ok: false, error: `--env takes KEY=VALUE; got "${pair}".` };
+    args.env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  for (const header of values.header ?? []) {
+    const at = header.indexOf(":");
+    if (at < 1) return { ok: false, error: `--header takes "Name: value"; got "${header}".` };
+    args.headers[header.slice(0, at).trim()] = header.slice(at + 1).trim();
   }
   if (!args.name)
     return { ok: false, error: "gyre mcp add needs a server name: gyre mcp add <name> -- <command> [args…]." };

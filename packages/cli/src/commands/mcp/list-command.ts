@@ -14,6 +14,7 @@ import type { McpManager } from "../../core/mcp/mcp-manager.js";
 import type { McpServerEntry, McpServerStatus } from "../../core/mcp/types.js";
 import { getProjectTrustState, isProjectMcpTrusted } from "../../core/trust.js";
 import { version } from "../../version.js";
+import { parseCommandWords } from "../usage-error.js";
 import type { McpCommandIo } from "./run-mcp-command.js";
 
 export type ListOptions = {
@@ -25,24 +26,27 @@ export type ListOptions = {
 };
 
 export function parseListArgs(words: string[]): { ok: true; value: ListOptions } | { ok: false; error: string } {
-  const options: ListOptions = { verbose: false, trust: false, configFiles: [], timeoutMs: 10_000, names: [] };
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index] ?? "";
-    if (word === "--verbose" || word === "-v") options.verbose = true;
-    else if (word === "--trust") options.trust = true;
-    else if (word === "--mcp-config") {
-      const file = words[++index];
-      if (!file) return { ok: false, error: "--mcp-config needs a file." };
-      options.configFiles.push(file);
-    } else if (word === "--timeout") {
-      const ms = Number(words[++index]);
-      if (!Number.isFinite(ms) || ms <= 0)
-        return { ok: false, error: "--timeout needs a positive number of milliseconds." };
-      options.timeoutMs = ms;
-    } else if (word.startsWith("-")) return { ok: false, error: `Unknown option ${word}; see gyre mcp --help.` };
-    else options.names.push(word);
-  }
-  return { ok: true, value: options };
+  const parsed = parseCommandWords("mcp", words, {
+    verbose: { type: "boolean", short: "v" },
+    trust: { type: "boolean" },
+    "mcp-config": { type: "string", multiple: true },
+    timeout: { type: "string" },
+  });
+  if (!parsed.ok) return parsed;
+  const { values, positionals } = parsed.value;
+  const timeoutMs = values.timeout === undefined ? 10_000 : Number(values.timeout);
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    return { ok: false, error: "--timeout needs a positive number of milliseconds." };
+  return {
+    ok: true,
+    value: {
+      verbose: values.verbose === true,
+      trust: values.trust === true,
+      configFiles: values["mcp-config"] ?? [],
+      timeoutMs,
+      names: positionals,
+    },
+  };
 }
 
 /** Loads the servers as a run in `io.cwd` would, and those of an unapproved project `.mcp.json` apart. */
@@ -64,7 +68,7 @@ export async function loadForListing(io: McpCommandIo, options: Pick<ListOptions
 }
 
 /** Connects to `servers` and waits (bounded) for each to connect or fail. */
-async function connectAll(io: McpCommandIo, servers: McpServerEntry[], timeoutMs: number): Promise<McpManager> {
+export async function connectAll(io: McpCommandIo, servers: McpServerEntry[], timeoutMs: number): Promise<McpManager> {
   const { createMcpManager } = await import("../../core/mcp/mcp-manager.js");
   const manager = createMcpManager({
     servers,

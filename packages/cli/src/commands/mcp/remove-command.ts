@@ -1,22 +1,17 @@
 /** `gyre mcp remove <name> [--scope user|project]`: removes the server from the file(s) that define it. */
 import { projectMcpConfigPath, userMcpConfigPath } from "../../core/mcp/mcp-config.js";
+import { parseCommandWords } from "../usage-error.js";
 import { readMcpFileForEdit, writeMcpFile } from "./edit-mcp-config.js";
 import type { McpCommandIo } from "./run-mcp-command.js";
 
 /** Exit code: 0 when removed, 1 when no file had it, 2 on bad usage. */
 export async function runRemoveCommand(words: string[], io: McpCommandIo): Promise<number> {
-  let scope: "user" | "project" | undefined;
-  const names: string[] = [];
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index] ?? "";
-    if (word === "--scope" || word === "-s") {
-      const value = words[++index];
-      if (value !== "user" && value !== "project")
-        return io.fail(`--scope must be user or project; got "${value ?? ""}".`, 2);
-      scope = value;
-    } else if (word.startsWith("-")) return io.fail(`Unknown option ${word} for gyre mcp remove.`, 2);
-    else names.push(word);
-  }
+  const parsed = parseCommandWords("mcp remove", words, { scope: { type: "string", short: "s" } });
+  if (!parsed.ok) return io.fail(parsed.error, 2);
+  const scope = parsed.value.values.scope;
+  if (scope !== undefined && scope !== "user" && scope !== "project")
+    return io.fail(`--scope must be user or project; got "${scope}".`, 2);
+  const names = parsed.value.positionals;
   const [name] = names;
   if (!name || names.length > 1) return io.fail("gyre mcp remove takes one server name: gyre mcp remove <name>.", 2);
   const files = [

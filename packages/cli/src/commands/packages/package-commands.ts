@@ -16,6 +16,7 @@ import {
   updatePackages,
 } from "../../core/packages/package-store.js";
 import { getProjectTrustState } from "../../core/trust.js";
+import { parseCommandWords } from "../usage-error.js";
 
 export type PackageCommandIo = {
   cwd: string;
@@ -40,16 +41,15 @@ those names; they load at start-up like your own.
 
 type Parsed = { words: string[]; project: boolean; allowScripts: boolean };
 
-function parseWords(words: string[]): Parsed | string {
-  const parsed: Parsed = { words: [], project: false, allowScripts: false };
-  for (const word of words) {
-    if (word === "--project" || word === "-l") parsed.project = true;
-    else if (word === "--allow-scripts") parsed.allowScripts = true;
-    else if (word === "--help" || word === "-h") return "help";
-    else if (word.startsWith("-")) return `Unknown option ${word}; see gyre install --help.`;
-    else parsed.words.push(word);
-  }
-  return parsed;
+/** The words after the verb (node:util parseArgs, strict); a string is the one-sentence error. */
+function parseWords(words: string[], verb: string): Parsed | string {
+  const parsed = parseCommandWords(verb, words, {
+    project: { type: "boolean", short: "l" },
+    "allow-scripts": { type: "boolean" },
+  });
+  if (!parsed.ok) return parsed.error;
+  const { values, positionals } = parsed.value;
+  return { words: positionals, project: values.project === true, allowScripts: values["allow-scripts"] === true };
 }
 
 /** Runs one package command; the exit code (0 ok, 1 failed, 2 bad usage). */
@@ -58,11 +58,7 @@ export async function runPackageCommand(verb: string, words: string[], io: Packa
     io.stderr.write(`gyre: ${message}\n`);
     return code;
   };
-  const parsed = parseWords(words);
-  if (parsed === "help") {
-    io.stdout.write(packageHelpText);
-    return 0;
-  }
+  const parsed = parseWords(words, verb);
   if (typeof parsed === "string") return fail(parsed, 2);
   if (
     parsed.project &&

@@ -297,10 +297,9 @@ export class ExtensionRunner {
       select: (request) => ask(request.title, () => ui.select(request)),
       input: (request) => ask(request.title, () => ui.input(request)),
       notify: (message, level) => ui.notify(message, level),
-      setStatus: (key, text) => {
-        if (withStatus.setStatus) withStatus.setStatus(key, text);
-        else if (text !== undefined) ui.notify(`${key}: ${text}`, "info");
-      },
+      // A status is a live line of a screen (or an RPC event); print and JSON runs have neither,
+      // and turning it into a notice put "gyre: guard: guard: on" on every run's stderr.
+      setStatus: (key, text) => withStatus.setStatus?.(key, text),
     };
   }
 

@@ -9,7 +9,10 @@ type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;
 export type RpcClientOptions = {
   /** Path of the gyre bin (default: the `gyre` on PATH). */
   command?: string;
-  /** Extra CLI arguments (provider, model, …); `--mode rpc` is added. */
+  /**
+   * Extra CLI arguments (provider, model, …); `--mode rpc` is added after them, so `command` may
+   * be `node` with the bin (and Node's own flags) first: `{ command: "node", args: [bin, …] }`.
+   */
   args?: string[];
   cwd?: string;
   env?: NodeJS.ProcessEnv;
@@ -35,7 +38,7 @@ export class RpcClient {
   constructor(private readonly options: RpcClientOptions = {}) {
     const command = options.command ?? "gyre";
     const isScript = command.endsWith(".js") || command.endsWith(".mjs");
-    const argv = [...(isScript ? [command] : []), "--mode", "rpc", ...(options.args ?? [])];
+    const argv = [...(isScript ? [command] : []), ...(options.args ?? []), "--mode", "rpc"];
     this.child = spawn(isScript ? process.execPath : command, argv, {
       cwd: options.cwd,
       env: options.env ?? process.env,

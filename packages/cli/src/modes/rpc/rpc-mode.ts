@@ -148,6 +148,7 @@ export async function runRpcMode(options: RpcModeOptions): Promise<number> {
             success: false,
             error: parsed.error,
             ...(parsed.problems ? { problems: parsed.problems } : {}),
+            ...(parsed.warnings ? { warnings: parsed.warnings } : {}),
           });
           return;
         }

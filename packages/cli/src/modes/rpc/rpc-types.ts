@@ -137,7 +137,7 @@ export const rpcCommandTypes = Object.keys(rpcCommandSchemas) as RpcCommandType[
 
 export type ParsedCommand =
   | { ok: true; value: RpcCommand; warnings: string[] }
-  | { ok: false; error: string; id?: string; command?: string; problems?: string[] };
+  | { ok: false; error: string; id?: string; command?: string; problems?: string[]; warnings?: string[] };
 
 /**
  * Parses one input line into a command checked against its schema (`check` from
@@ -162,10 +162,18 @@ export function parseRpcCommand(line: string, check: SchemaChecker): ParsedComma
     return { ok: false, error: `Unknown command "${type}"; known commands: ${known}.`, command: type, ...id };
   }
   const report = check(rpcCommandSchemas[type as RpcCommandType], value);
+  // Unknown fields are named even when the command fails: `mesage` next to a missing `message`.
+  const warnings = report.unknownKeys.map((key) => `${key} is not a field of "${type}"; it is ignored.`);
   if (report.problems.length > 0) {
     const error = `Invalid "${type}" command: ${report.problems.join("; ")}.`;
-    return { ok: false, error, problems: report.problems, command: type, ...id };
+    return {
+      ok: false,
+      error,
+      problems: report.problems,
+      command: type,
+      ...id,
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
   }
-  const warnings = report.unknownKeys.map((key) => `${key} is not a field of "${type}"; it is ignored.`);
   return { ok: true, value: value as RpcCommand, warnings };
 }

@@ -8,17 +8,27 @@ import { existsSync } from "node:fs";
 import { copyFile, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { runGit } from "../checkpoints/run-git.js";
-import { workspaceId } from "../checkpoints/shadow-repository.js";
-import { parseSessionEntryLine, parseSessionHeader } from "../session/parse-entry.js";
-import { lockPathFor } from "../session/session-lock.js";
-import { SessionManager } from "../session/session-manager.js";
-import type { SessionEntry } from "../session/types.js";
+import { runGit } from "../../core/checkpoints/run-git.js";
+import { workspaceId } from "../../core/checkpoints/shadow-repository.js";
+import { parseSessionEntryLine, parseSessionHeader } from "../../core/session/parse-entry.js";
+import { lockPathFor } from "../../core/session/session-lock.js";
+import { SessionManager } from "../../core/session/session-manager.js";
+import type { SessionEntry } from "../../core/session/types.js";
 
 /** One finding: what is wrong, and what `--fix` does (or why it cannot). */
 export type DoctorFinding = {
-  kind: "torn_tail" | "damaged_line" | "orphaned_tool_call" | "missing_checkpoint" | "stale_lock" | "live_lock";
+  kind:
+    | "torn_tail"
+    | "damaged_line"
+    | "missing_parent"
+    | "parent_cycle"
+    | "orphaned_tool_call"
+    | "missing_checkpoint"
+    | "stale_lock"
+    | "live_lock";
   message: string;
+  /** The line of the file it is about (1-based), when it is about one. */
+  line?: number;
   fix: string;
   /** The file a fix removes (locks). */
   file?: string;
@@ -39,6 +49,7 @@ export async function diagnoseSession(path: string, options: { gyreHome: string 
       kind: "torn_tail",
       message: `the last line (${lines.length}) is incomplete (a write cut off by a crash)`,
       fix: "drop the incomplete line",
+      line: lines.length,
     });
   }
   const header = parseSessionHeader(lines[0] ?? "");
@@ -55,12 +66,42 @@ export async function diagnoseSession(path: string, options: { gyreHome: string 
         kind: "damaged_line",
         message: `line ${at + 1}: ${parsed.error}`,
         fix: "move the line out of the file (the backup keeps it)",
+        line: at + 1,
       });
   }
+  findings.push(...(await findLoaderProblems(path, findings)));
   findings.push(...findOrphanedToolCalls(entries));
   findings.push(...(await findMissingCheckpoints(entries, options.gyreHome)));
   findings.push(...(await checkLocks(path, entries, options.gyreHome)));
   return { path, findings, entries: entries.length };
+}
+
+/**
+ * What the session loader itself would skip or work around when gyre opens the file (a parent
+ * line lost from the middle, a parentId cycle), so doctor never passes a session that opening
+ * then repairs. Lines already reported as damaged are not reported twice.
+ */
+async function findLoaderProblems(path: string, known: readonly DoctorFinding[]): Promise<DoctorFinding[]> {
+  const reported = new Set(known.flatMap((finding) => (finding.line === undefined ? [] : [finding.line])));
+  const session = await SessionManager.open(path, { readOnly: true });
+  try {
+    session.buildContext();
+    return session.problems
+      .filter((problem) => !reported.has(problem.line))
+      .map((problem): DoctorFinding => {
+        const missing = /parent entry \S+ is missing/.test(problem.message);
+        return {
+          kind: missing ? "missing_parent" : "parent_cycle",
+          message: `line ${problem.line}: ${problem.message} (gyre works around this each time it opens the session)`,
+          fix: missing
+            ? "link the entry to the one before it in the file, as every load does"
+            : "none needed: every load breaks the cycle the same way",
+          line: problem.line,
+        };
+      });
+  } finally {
+    await session.close();
+  }
 }
 
 function findOrphanedToolCalls(entries: readonly SessionEntry[]): DoctorFinding[] {
@@ -186,6 +227,8 @@ export async function repairSession(diagnosis: SessionDiagnosis): Promise<string
   if (findings.some((finding) => finding.kind === "torn_tail" || finding.kind === "damaged_line")) {
     done.push(...(await dropBadLines(path, stamp)));
   }
+  // Dropping lines can orphan the entries after them: relinked like the ones found missing.
+  done.push(...(await relinkMissingParents(path)));
   const session = await SessionManager.open(path);
   const answered = session.repairInterruptedToolCalls();
   await session.close();
@@ -209,4 +252,33 @@ async function dropBadLines(path: string, stamp: string): Promise<string[]> {
   await writeFile(`${path}.doctor-tmp`, `${kept.filter((line) => line.trim() !== "").join("\n")}\n`);
   await rename(`${path}.doctor-tmp`, path);
   return [`moved ${dropped.length} torn or damaged line(s) to ${path}.damaged-${stamp}`];
+}
+
+/**
+ * Gives every entry whose parent is in no line of the file the entry before it in the file as
+ * its parent: what the loader does on every open (core/session/session-tree.ts), made lasting.
+ */
+async function relinkMissingParents(path: string): Promise<string[]> {
+  const lines = (await readFile(path, "utf8")).split("\n");
+  const ids = new Set<string>();
+  for (const line of lines.slice(1)) {
+    const parsed = line.trim() === "" ? undefined : parseSessionEntryLine(line);
+    if (parsed?.ok) ids.add(parsed.value.id);
+  }
+  let previous: string | null = null;
+  let relinked = 0;
+  for (let at = 1; at < lines.length; at++) {
+    const parsed = (lines[at] as string).trim() === "" ? undefined : parseSessionEntryLine(lines[at] as string);
+    if (!parsed?.ok) continue;
+    const entry = parsed.value;
+    if (entry.parentId !== null && !ids.has(entry.parentId)) {
+      lines[at] = JSON.stringify({ ...(JSON.parse(lines[at] as string) as object), parentId: previous });
+      relinked++;
+    }
+    previous = entry.id;
+  }
+  if (relinked === 0) return [];
+  await writeFile(`${path}.doctor-tmp`, lines.join("\n"));
+  await rename(`${path}.doctor-tmp`, path);
+  return [`linked ${relinked} entr${relinked === 1 ? "y" : "ies"} whose parent line was lost to the entry before it`];
 }

@@ -1,0 +1,101 @@
+/**
+ * gyre's subcommands, one row each (docs/cli.md, "Subcommands"): the name that starts the command
+ * line, the line `gyre --help` shows, and `load`, which imports the command's module only when it
+ * runs, so start-up loads none of them. `main.ts` dispatches through `runSubcommand`; a first word
+ * that is no row here is the start of a prompt.
+ */
+import type { Readable, Writable } from "node:stream";
+
+/** What a subcommand may use: the folder, the environment, gyre's home and the standard streams. */
+export type CommandIo = {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  gyreHome: string;
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+};
+
+/** A subcommand's module: its usage (what `gyre <name> --help` prints) and its run (the exit code). */
+export type CommandModule = { usage: string; run(args: string[], io: CommandIo): Promise<number> };
+
+export type Subcommand = { name: string; summary: string; load(): Promise<CommandModule> };
+
+/** `install`, `list`, `remove`, `update` share one module, told which verb ran. */
+function packageCommand(verb: string): () => Promise<CommandModule> {
+  return async () => {
+    const { packageHelpText, runPackageCommand } = await import("./packages/package-commands.js");
+    return { usage: packageHelpText, run: (args, io) => runPackageCommand(verb, args, io) };
+  };
+}
+
+/** The fleet's and the evaluation's commands share fleet/fleet-commands.ts. */
+function fleetCommand(name: string): () => Promise<CommandModule> {
+  return async () => {
+    const [{ runFleetCommand }, { fleetUsage }] = await Promise.all([
+      import("../fleet/fleet-commands.js"),
+      import("./fleet-usage.js"),
+    ]);
+    return { usage: fleetUsage(name), run: (args, io) => runFleetCommand([name, ...args], io) };
+  };
+}
+
+export const subcommands: readonly Subcommand[] = [
+  {
+    name: "doctor",
+    summary: "check the installation (Node, sandbox, git, ripgrep, keys, MCP) and a session; --fix repairs the session",
+    load: async () => {
+      const { doctorUsage, runDoctorCommand } = await import("./doctor/doctor-command.js");
+      return { usage: doctorUsage, run: runDoctorCommand };
+    },
+  },
+  {
+    name: "mcp",
+    summary: "MCP servers: list, get, add, remove, login, logout, serve",
+    load: async () => {
+      const { mcpHelpText, runMcpCommand } = await import("./mcp/run-mcp-command.js");
+      return { usage: mcpHelpText, run: runMcpCommand };
+    },
+  },
+  { name: "install", summary: "install extension, skill, prompt and theme packages", load: packageCommand("install") },
+  { name: "list", summary: "list the installed packages", load: packageCommand("list") },
+  { name: "remove", summary: "remove installed packages", load: packageCommand("remove") },
+  { name: "update", summary: "update installed packages", load: packageCommand("update") },
+  { name: "worker", summary: "fleet: run jobs from a Redis queue", load: fleetCommand("worker") },
+  { name: "submit", summary: "fleet: put a prompt on the queue as a job", load: fleetCommand("submit") },
+  { name: "jobs", summary: "fleet: list the queue's jobs", load: fleetCommand("jobs") },
+  { name: "job", summary: "fleet: one job's state, live events, cancel, or its session", load: fleetCommand("job") },
+  {
+    name: "eval",
+    summary: "run a task set across models or builds: pass rates, cost, turns",
+    load: fleetCommand("eval"),
+  },
+  {
+    name: "replay",
+    summary: "re-run a session's model outputs on this build's tools and diff",
+    load: fleetCommand("replay"),
+  },
+];
+
+/** The row for `word`, if it names a subcommand. */
+export function findSubcommand(word: string | undefined): Subcommand | undefined {
+  return subcommands.find((row) => row.name === word);
+}
+
+/** Loads and runs one subcommand; `--help`/`-h` anywhere before `--` prints its usage instead (exit 0). */
+export async function runSubcommand(row: Subcommand, args: string[], io: CommandIo): Promise<number> {
+  const command = await row.load();
+  const end = args.indexOf("--");
+  const flags = end === -1 ? args : args.slice(0, end);
+  if (flags.includes("--help") || flags.includes("-h")) {
+    io.stdout.write(command.usage);
+    return 0;
+  }
+  return await command.run(args, io);
+}
+
+/** The subcommand lines of `gyre --help`, from the table. */
+export function subcommandHelp(): string {
+  const width = Math.max(...subcommands.map((row) => row.name.length)) + 2;
+  return subcommands.map((row) => `  gyre ${row.name.padEnd(width)}${row.summary}\n`).join("");
+}
