@@ -22,6 +22,13 @@ import {
 import { createInputResolver } from "./extensions/resolve-input.js";
 import { createBudgetQuestion } from "./governor/budget-question.js";
 import { createGovernor } from "./governor/governor.js";
+import {
+  contextBlock,
+  createSessionHooks,
+  gateHooksOf,
+  withPreToolUse,
+  withPromptHooks,
+} from "./hooks/create-session-hooks.js";
 import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome } from "./inspect-project.js";
 import type { McpManager } from "./mcp/mcp-manager.js";
 import { attachMcpTools, createMcpPromptExpander, startMcp, withOptionalMentions } from "./mcp/start-mcp.js";
@@ -230,6 +237,18 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     throw new CliError("bad_usage", error.message);
   });
   mcpNotices.push(...mcp.warnings.map((text): RuntimeNotice => ({ level: "warning", text })));
+  // The user's shell hooks (docs/hooks.md); a project's only once its folder is trusted.
+  const { hooks, warnings: hookWarnings } = await createSessionHooks({
+    gyreHome: home,
+    cwd: io.cwd,
+    trusted: project.trusted,
+    env: io.env,
+    session: () => ({
+      id: session?.state.sessionId ?? opened.store.id,
+      file: session?.state.sessionFile ?? opened.store.path,
+    }),
+    permissionMode: () => safety.permissionMode(),
+  });
   const safety = createSafety({
     config,
     settings,
@@ -238,6 +257,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     env: io.env,
     ui: io.ui,
     allowPaths: [...config.allowPaths, ...(settings.allowedPaths ?? [])],
+    ...(hooks ? { gateHooks: gateHooksOf(hooks) } : {}),
   });
   const names = selectToolNames(config, settings);
   const governor = createGovernor({ budgets: mergeBudgets(config, settings) });
@@ -265,7 +285,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     loop: {
       getApiKey: (provider) =>
         provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env, models }),
-      beforeToolCall: (input, signal) => safety.gate.beforeToolCall(input, signal),
+      beforeToolCall: withPreToolUse(hooks, (input, signal) => safety.gate.beforeToolCall(input, signal)),
     },
     network: {
       allowed: config.allowNetwork === true || settings.sandbox?.network === true,
@@ -288,7 +308,12 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       skills: resources.skills,
       extensions,
     });
-  const systemPrompt = await buildPrompt(tools, extensionTools);
+  const startContext = await hooks?.sessionStart(
+    config.session.kind === "new" || config.session.kind === "memory" ? "startup" : "resume",
+  );
+  const withStartContext = (prompt: string) =>
+    startContext?.length ? `${prompt}\n\n${contextBlock("SessionStart", startContext)}` : prompt;
+  const systemPrompt = withStartContext(await buildPrompt(tools, extensionTools));
   // The key may have come from a flag or a custom env var no redaction rule knows by name.
   addProcessSecret(model.apiKey);
   const thinkingLevel: ThinkingLevel = config.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
@@ -335,12 +360,13 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     getApiKey: (provider) => resolveApiKey({ provider, env: io.env, models }),
     ...(extensions ? { extensions } : {}),
     // The safety gate decides first: a blocked call changes nothing, so it needs no checkpoint.
-    beforeToolCall: async (input, signal) => {
+    beforeToolCall: withPreToolUse(hooks, async (input, signal) => {
       const verdict = await safety.gate.beforeToolCall(input, signal);
       if (verdict?.block) return verdict;
       await checkpoints.turns.beforeToolCall(input);
       return verdict;
-    },
+    }),
+    ...(hooks ? { hooks, afterToolCall: (input, signal) => hooks.afterToolCall(input, signal) } : {}),
     // `!cmd` from the editor: the bash tool's sandbox and environment, whichever tools are on.
     userShell: createUserShell({ cwd: io.cwd, env: io.env, sandbox: safety.sandbox }),
     safety,
@@ -369,17 +395,25 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     owned: [
       ...(mcp.manager ? [{ name: "the MCP servers", close: () => mcp.manager?.close() }] : []),
       { name: "the bash sandbox", close: () => safety.sandbox.dispose() },
+      ...(hooks ? [{ name: "the SessionEnd hooks", close: () => hooks.sessionEnd(sessionEndReason(config)) }] : []),
     ],
-    resolveInput: withOptionalMentions(
-      createInputResolver({
-        ...(extensions ? { extensions } : {}),
-        templates: resources.templates,
-        skills: resources.skills,
-        ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
-      }),
-      mcp.manager,
+    resolveInput: withPromptHooks(
+      hooks,
+      withOptionalMentions(
+        createInputResolver({
+          ...(extensions ? { extensions } : {}),
+          templates: resources.templates,
+          skills: resources.skills,
+          ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
+        }),
+        mcp.manager,
+      ),
     ),
   });
+  if (hooks) {
+    hooks.setReporter((text, level) => session.notice("hooks", text, level));
+    session.subscribe((event) => hooks.onSessionEvent(event));
+  }
   if (mcp.manager) {
     attachMcpTools(session, tools, mcp.manager);
     reportMcp = (text, level = "warning") => session.notice("mcp", text, level);
@@ -402,7 +436,11 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       text: `sandbox.allowedDomains entries that are not host names are ignored: ${invalidDomains.join("; ")}.`,
     });
   }
-  notices.push(...thinkingNotices, ...mcpNotices);
+  notices.push(
+    ...thinkingNotices,
+    ...mcpNotices,
+    ...hookWarnings.map((text): RuntimeNotice => ({ level: "problem", text })),
+  );
   const reload = () =>
     reloadRuntime({
       session,
@@ -424,7 +462,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
         session.setTools([...tools, ...(mcp.manager?.tools() ?? [])]);
         return tools;
       },
-      rebuildSystemPrompt: (runTools, reloaded) => buildPrompt(runTools, [...reloaded, ...(io.customTools ?? [])]),
+      rebuildSystemPrompt: async (runTools, reloaded) =>
+        withStartContext(await buildPrompt(runTools, [...reloaded, ...(io.customTools ?? [])])),
     });
   return {
     reload,
@@ -463,6 +502,11 @@ function recordModel(store: SessionManager, model: Model, last: SessionContext["
   const baseUrl = customBaseUrl(model, models);
   if (last && last.provider === model.provider && last.modelId === model.id && last.baseUrl === baseUrl) return;
   store.appendModelChange(model.provider, model.id, baseUrl);
+}
+
+/** SessionEnd's `reason`: a person leaving the TUI, or the run ending otherwise. */
+function sessionEndReason(config: RuntimeConfig): string {
+  return config.mode === "interactive" ? "prompt_input_exit" : "other";
 }
 
 /** The tool names of a run: the config's, else settings', else the defaults. */

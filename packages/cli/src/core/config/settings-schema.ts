@@ -93,6 +93,8 @@ export const settingsSchema = Type.Object({
       expected: "dark, light or the name of a file in $GYRE_HOME/themes (letters, digits, - and _)",
     }),
   ),
+  /** Shell commands run on lifecycle events, Claude Code's format (docs/hooks.md); checked when loaded. */
+  hooks: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   /** Who decides calls that need more than the sandbox gives, when `--approval` is not given. */
   approval: Type.Optional(oneOf(["ask", "deny", "allow"])),
 });

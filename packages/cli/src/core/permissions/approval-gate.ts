@@ -19,6 +19,20 @@ export type ApprovalGateOptions = {
   protectedFiles: ProtectedFileOptions;
   /** Saves an allow rule after "yes, always" (to the project's settings). */
   saveAllowRule: (rule: string) => Promise<void>;
+  /** The user's hooks (docs/hooks.md): a PreToolUse verdict per call, and PermissionRequest before asking. */
+  hooks?: GateHooks;
+};
+
+/** What the gate asks the hooks; deny rules and plan mode are checked before either. */
+export type GateHooks = {
+  /** "allow" skips the approval prompt, "ask" forces it; read once per call. */
+  verdict(toolCallId: string): "allow" | "ask" | undefined;
+  /** Answers for the user when a hook decides; undefined leaves the question to the normal path. */
+  permissionRequest(
+    request: ApprovalRequest,
+    signal: AbortSignal,
+    willAsk: boolean,
+  ): Promise<ApprovalAnswer | undefined>;
 };
 
 export type ApprovalGate = {
@@ -76,19 +90,33 @@ export function createApprovalGate(options: ApprovalGateOptions, planMode = fals
         return block(
           `Denied by the permission rules: ${verdict.reason}. Do not retry it; find another way or ask the user.`,
         );
+      const hook = options.hooks?.verdict(input.toolCall.id);
+      if (hook === "allow") return undefined;
       const needs = await needsOf(toolName, args);
       if (verdict.decision === "ask") needs.unshift(verdict.reason);
+      if (hook === "ask") needs.unshift("a PreToolUse hook asks for the user's approval");
       // An allow rule is the user's standing approval, so it also covers escalations and protected files.
-      if (needs.length === 0 || verdict.decision === "allow") return undefined;
+      if (needs.length === 0 || (verdict.decision === "allow" && hook !== "ask")) return undefined;
       const reason = needs.join("; ");
       if (options.approval === "allow") return undefined;
+      const request = { toolCallId: input.toolCall.id, toolName, args, reason };
+      const hooked = await options.hooks?.permissionRequest(
+        request,
+        signal,
+        options.approval === "ask" && !!options.ask,
+      );
+      if (hooked?.decision === "allow") return undefined;
+      if (hooked?.decision === "deny")
+        return block(
+          `A PermissionRequest hook denied this call: ${hooked.reason ?? "no reason given"}. Do not retry it unchanged.`,
+        );
       if (options.approval === "deny" || !options.ask) {
         return block(
           `This call needs the user's approval (${reason}), and this run does not ask (--approval deny or no one to answer). ` +
             "Work inside the sandbox and the project, or tell the user what you need and why.",
         );
       }
-      const answer = await options.ask({ toolCallId: input.toolCall.id, toolName, args, reason }, signal);
+      const answer = await options.ask(request, signal);
       if (answer.decision === "allow") return undefined;
       if (answer.decision === "allow_always") {
         await options.saveAllowRule(suggestAllowRule(toolName, args));

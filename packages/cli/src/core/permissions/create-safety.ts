@@ -11,7 +11,13 @@ import type { RuntimeConfig } from "../runtime-config.js";
 import { type BashSandbox, createBashSandbox } from "../sandbox/bash-sandbox.js";
 import type { SandboxMode } from "../sandbox/types.js";
 import type { ApprovalAnswer, ApprovalRequest, UserInterface } from "../user-interface.js";
-import { type ApprovalGate, type ApprovalMode, createApprovalGate, suggestAllowRule } from "./approval-gate.js";
+import {
+  type ApprovalGate,
+  type ApprovalMode,
+  createApprovalGate,
+  type GateHooks,
+  suggestAllowRule,
+} from "./approval-gate.js";
 import { createRuleSet } from "./permission-rules.js";
 
 export type Safety = {
@@ -42,6 +48,8 @@ export type SafetyOptions = {
   ui: UserInterface | undefined;
   /** Extra writable roots (`--allow-path`, `allowedPaths`). */
   allowPaths: readonly string[];
+  /** The user's PreToolUse verdicts and PermissionRequest hooks (docs/hooks.md). */
+  gateHooks?: GateHooks;
 };
 
 function defaultApproval(mode: RuntimeConfig["mode"]): ApprovalMode {
@@ -108,6 +116,7 @@ export function createSafety(options: SafetyOptions): Safety {
       ask: createAsker(options.ui),
       protectedFiles: { cwd, homeDir, gyreHome, extra: sandboxSettings.protectedPaths ?? [] },
       saveAllowRule: (rule) => saveProjectAllowRule(cwd, rule),
+      ...(options.gateHooks ? { hooks: options.gateHooks } : {}),
     },
     config.plan === true,
   );
