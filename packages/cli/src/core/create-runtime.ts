@@ -258,6 +258,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     ui: io.ui,
     allowPaths: [...config.allowPaths, ...(settings.allowedPaths ?? [])],
     ...(hooks ? { gateHooks: gateHooksOf(hooks) } : {}),
+    trusted: project.trusted,
+    stopRun: () => void session?.submit({ type: "abort" }),
   });
   const names = selectToolNames(config, settings);
   const governor = createGovernor({ budgets: mergeBudgets(config, settings) });
@@ -441,7 +443,13 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     ...mcpNotices,
     ...hookWarnings.map((text): RuntimeNotice => ({ level: "problem", text })),
   );
-  const reload = () =>
+  // New deny and ask rules hold from the next call on, not after a restart.
+  const reload = async () => {
+    const changes = await reloadRules();
+    safety.setPermissions(settings.permissions ?? {});
+    return changes;
+  };
+  const reloadRules = () =>
     reloadRuntime({
       session,
       gyreHome: home,
