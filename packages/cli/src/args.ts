@@ -57,6 +57,8 @@ export type CliArgs = {
   mcpConfigs: string[];
   noMcp: boolean;
   trust: boolean;
+  /** `--claude-compat`: read the project's and the user's Claude Code setup (docs/claude-compat.md). */
+  claudeCompat: boolean;
   /** Continue a session (`-c`/`--session`) in a new file that copies its current branch. */
   fork: boolean;
   /** `--rewind <entryId>`: rewind the session (files and/or conversation) and exit. */
@@ -150,6 +152,7 @@ const booleanFlags: Record<string, { field: SwitchField; short?: string }> = {
   "web-search": { field: "webSearch" },
   plan: { field: "plan" },
   trust: { field: "trust" },
+  "claude-compat": { field: "claudeCompat" },
   verbose: { field: "verbose" },
   "list-models": { field: "listModels" },
   version: { field: "version", short: "v" },
@@ -193,6 +196,7 @@ function createDefaults(): CliArgs {
     mcpConfigs: [],
     noMcp: false,
     trust: false,
+    claudeCompat: false,
     fork: false,
     force: false,
     unknownFlags: [],

@@ -4,6 +4,12 @@ import { createModelRegistry, type Model, type ModelRegistry, type StreamFunctio
 import { version } from "../version.js";
 import { AgentSession } from "./agent-session.js";
 import { WorkspaceCheckpoints } from "./checkpoints/workspace-checkpoints.js";
+import {
+  isClaudeCompat,
+  type LoadedClaudeSetup,
+  loadClaudeSetup,
+  withClaudeRules,
+} from "./claude-compat/claude-compat.js";
 import { readApiKeyFile } from "./config/api-key-file.js";
 import { getSessionsDir } from "./config/paths.js";
 import { resolveApiKey } from "./config/resolve-api-key.js";
@@ -95,6 +101,8 @@ export type RuntimeBase = {
   resources: RuntimeResources;
   /** Start-up notices so far; extension load failures are added as they happen. */
   notices: RuntimeNotice[];
+  /** The Claude Code setup read with `--claude-compat` (docs/claude-compat.md). */
+  claude?: LoadedClaudeSetup;
 };
 
 export type Runtime = {
@@ -143,6 +151,19 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
   const loaded = await loadSettings({ gyreHome: home, cwd: io.cwd, includeProject: project.trusted });
   const settings: Settings = { ...loaded.settings, ...config.settings };
   const notices: RuntimeNotice[] = [...project.notices];
+  const claude = isClaudeCompat(config.claudeCompat, settings.claudeCompat)
+    ? await loadClaudeSetup({
+        cwd: io.cwd,
+        env: io.env,
+        trusted: project.trusted,
+        loadedContextFiles: project.contextFiles,
+      })
+    : undefined;
+  if (claude) {
+    project.contextFiles.push(...claude.contextFiles);
+    settings.permissions = withClaudeRules(settings.permissions, claude);
+    notices.push(...claude.warnings.map((text): RuntimeNotice => ({ level: "problem", text })));
+  }
   // Problems, so quiet headless runs show them too: a setting not applied, a package (not) installed.
   const problems = (texts: string[]) =>
     notices.push(...texts.map((text): RuntimeNotice => ({ level: "problem", text })));
@@ -165,6 +186,7 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
     trusted: project.trusted,
     ...(io.ui ? { ui: io.ui } : {}),
     ...(io.reservedFlags ? { reservedFlags: io.reservedFlags } : {}),
+    ...(claude ? { claudeDirs: { skills: claude.setup.skillDirs, commands: claude.setup.commandDirs } } : {}),
     ...(Number.isFinite(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
     // Extension failures are shown even in quiet headless runs: the user asked for the extension.
     report: (text) => notices.push({ level: "problem", text }),
@@ -172,7 +194,7 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
   notices.push(...resources.warnings.map((text): RuntimeNotice => ({ level: "warning", text })));
   // After loading: a project's new packages wait for the folder to be trusted again.
   problems(await installSettingsPackages({ ...installs, kind: "project" }));
-  return { home, project, settings, resources, notices };
+  return { home, project, settings, resources, notices, ...(claude ? { claude } : {}) };
 }
 
 /**
@@ -248,6 +270,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       file: session?.state.sessionFile ?? opened.store.path,
     }),
     permissionMode: () => safety.permissionMode(),
+    claudeHooks: base.claude?.hooks ?? [],
   });
   const safety = createSafety({
     config,
@@ -269,6 +292,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     cwd: io.cwd,
     home,
     trusted: project.trusted,
+    ...(base.claude ? { claudeAgentDirs: base.claude.setup.agentDirs } : {}),
     // A subagent started in plan mode is offered what the main agent is: no write/edit.
     baseTools: () =>
       tools.filter(
@@ -446,7 +470,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   // New deny and ask rules hold from the next call on, not after a restart.
   const reload = async () => {
     const changes = await reloadRules();
-    safety.setPermissions(settings.permissions ?? {});
+    safety.setPermissions(withClaudeRules(settings.permissions, base.claude));
     return changes;
   };
   const reloadRules = () =>

@@ -2,7 +2,7 @@ import type { BeforeToolCallInput, BeforeToolCallResult } from "@gyre/agent";
 import type { InputResolution } from "../extensions/resolve-input.js";
 import type { GateHooks } from "../permissions/approval-gate.js";
 import { HookRunner } from "./hook-runner.js";
-import { loadHooks } from "./load-hooks.js";
+import { loadHooks, parseHooks } from "./load-hooks.js";
 import { SessionHooks, type SessionHooksOptions } from "./session-hooks.js";
 
 type BeforeToolCall = (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
@@ -12,9 +12,20 @@ type BeforeToolCall = (input: BeforeToolCallInput, signal: AbortSignal) => Promi
  * (docs/hooks.md); undefined when none is configured, so a run without hooks pays nothing.
  */
 export async function createSessionHooks(
-  options: Omit<SessionHooksOptions, "runner"> & { gyreHome: string; trusted: boolean; env: NodeJS.ProcessEnv },
+  options: Omit<SessionHooksOptions, "runner"> & {
+    gyreHome: string;
+    trusted: boolean;
+    env: NodeJS.ProcessEnv;
+    /** `hooks` objects of a Claude Code setup's settings files (docs/claude-compat.md), run after gyre's. */
+    claudeHooks?: readonly { file: string; value: unknown }[];
+  },
 ): Promise<{ hooks: SessionHooks | undefined; warnings: string[] }> {
   const loaded = await loadHooks({ gyreHome: options.gyreHome, cwd: options.cwd, trusted: options.trusted });
+  for (const { file, value } of options.claudeHooks ?? []) {
+    const parsed = parseHooks(value, file);
+    loaded.commands.push(...parsed.commands);
+    loaded.warnings.push(...parsed.warnings);
+  }
   if (loaded.commands.length === 0) return { hooks: undefined, warnings: loaded.warnings };
   const runner = new HookRunner(loaded.commands, { projectDir: options.cwd, env: options.env });
   return { hooks: new SessionHooks({ ...options, runner }), warnings: loaded.warnings };
