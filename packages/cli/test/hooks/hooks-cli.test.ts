@@ -107,4 +107,16 @@ describe("hooks in print mode", () => {
     const asked = await runCli(["--mode", "json", "-p", ...faux, "go"], { cwd, env: cliEnv(home) });
     expect(asked.stdout).toContain("A PermissionRequest hook denied this call: escalation needs a ticket");
   });
+
+  it("runs a project's .claude/settings.json hooks with --claude-compat --trust", async () => {
+    const hooks = { UserPromptSubmit: command("echo 'blocked by the Claude setup' >&2; exit 2") };
+    const { cwd, home, faux } = await setup({ hooks: {}, where: "user", responses: [answer("MODEL WAS CALLED")] });
+    await mkdir(join(cwd, ".claude"));
+    await writeFile(join(cwd, ".claude", "settings.json"), JSON.stringify({ hooks }));
+    const without = await runCli(["-p", "--trust", ...faux, "hi"], { cwd, env: cliEnv(home) });
+    expect(without.stdout).toContain("MODEL WAS CALLED");
+    const withCompat = await runCli(["-p", "--trust", "--claude-compat", ...faux, "hi"], { cwd, env: cliEnv(home) });
+    expect(withCompat.code).toBe(1);
+    expect(withCompat.stderr).toContain("blocked by the Claude setup");
+  });
 });
