@@ -57,6 +57,8 @@ export type CliArgs = {
   mcpConfigs: string[];
   noMcp: boolean;
   trust: boolean;
+  /** `-w`/`--worktree[=name]`: run in a new git worktree (true: a generated name; docs/worktrees.md). */
+  worktree?: string | true;
   /** `--claude-compat`: read the project's and the user's Claude Code setup (docs/claude-compat.md). */
   claudeCompat: boolean;
   /** Continue a session (`-c`/`--session`) in a new file that copies its current branch. */
@@ -278,6 +280,11 @@ function own<T>(table: Record<string, T>, name: string): T | undefined {
 /** Applies one flag as typed; returns the sentence for bad usage. */
 function applyToken(args: CliArgs, token: OptionToken, options: ParseOptions): string | undefined {
   const { name, rawName, value, inlineValue } = token;
+  if (name === "worktree" || name === "w") {
+    if (inlineValue && !value) return `${rawName}= needs a name, or leave out "=" for a generated one.`;
+    args.worktree = inlineValue && value ? value : true;
+    return undefined;
+  }
   const switchFlag = own(booleanFlags, name);
   if (switchFlag) {
     if (inlineValue) return `${rawName} takes no value; remove "=${value}".`;

@@ -15,6 +15,8 @@ export const HOOK_EVENTS = [
   "PreCompact",
   "Notification",
   "PermissionRequest",
+  "WorktreeCreate",
+  "WorktreeRemove",
 ] as const;
 
 export type HookEvent = (typeof HOOK_EVENTS)[number];
