@@ -166,7 +166,6 @@ async function resolveModelsFlag(patterns: readonly string[], session: AgentSess
   return resolveModelScope(patterns, listAvailableModels(session.info.startupModel));
 }
 
-/** `-c --rewind` in a folder without a session would open a new, empty one: say so instead. */
 /** `-w`: the session runs in a new git worktree (docs/worktrees.md); a failure is bad usage. */
 async function enterWorktree(name: string | true, stderr: NodeJS.WritableStream): Promise<string> {
   const { createWorktree } = await import("./core/worktree/worktrees.js");
@@ -183,6 +182,7 @@ async function enterWorktree(name: string | true, stderr: NodeJS.WritableStream)
   return created.workDir;
 }
 
+/** `-c --rewind` in a folder without a session would open a new, empty one: say so instead. */
 async function assertSessionToRewind(cwd: string): Promise<void> {
   const { findNewestSession } = await import("./core/session/session-store.js");
   const newest = await findNewestSession({ sessionsDir: getSessionsDir(getGyreHome(process.env)), cwd });
