@@ -131,6 +131,52 @@ describe("PreToolUse", () => {
   });
 });
 
+describe("failures and fan-out", () => {
+  it("blocks the call when a guard crashes (exit 1), but a failing PostToolUse hook only tells the user", async () => {
+    await userHooks({
+      PreToolUse: [["Write", "cat >/dev/null; exit 1"]],
+      PostToolUse: [["Bash", "echo broken >&2; exit 3"]],
+    });
+    const notices: string[] = [];
+    const { faux, session, dispose } = await start([
+      call("write", { path: "a.txt", content: "x" }),
+      call("bash", { command: "echo still-ran" }),
+      text("ok"),
+    ]);
+    session.subscribe((event) => {
+      if (event.type === "notice") notices.push(event.message);
+    });
+    await session.prompt("go");
+    await dispose();
+    expect(existsSync(join(dirs.cwd, "a.txt"))).toBe(false);
+    expect(toolResults(faux.contexts[1])[0]).toContain("exited with code 1, so the call is blocked");
+    const bash = toolResults(faux.contexts[2])[1];
+    expect(bash).toContain("still-ran");
+    expect(bash).not.toContain("broken");
+    expect(notices.some((notice) => notice.includes("exited with code 3: broken"))).toBe(true);
+  });
+
+  it("runs matching hooks in parallel and the same command once", async () => {
+    const log = join(dirs.cwd, "runs.log");
+    const slow = (tag: string) => `cat >/dev/null; sleep 1; echo ${tag} >> "${log}"`;
+    await userHooks({
+      PreToolUse: [
+        ["Bash", slow("a")],
+        [".*", slow("b")],
+        ["Bash|Read", slow("a")],
+      ],
+    });
+    const { session, dispose } = await start([call("bash", { command: "true" }), text("ok")]);
+    const started = Date.now();
+    await session.prompt("go");
+    const elapsed = Date.now() - started;
+    await dispose();
+    expect((await readFile(log, "utf8")).trim().split("\n").sort()).toEqual(["a", "b", "c"]);
+    // One after another they would take 3 s.
+    expect(elapsed).toBeLessThan(2600);
+  });
+});
+
 describe("PostToolUse", () => {
   it("runs a formatter after Edit|Write that changes the file, and its additionalContext reaches the model", async () => {
     const format = await script(
