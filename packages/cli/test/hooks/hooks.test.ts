@@ -164,6 +164,7 @@ describe("failures and fan-out", () => {
         ["Bash", slow("a")],
         [".*", slow("b")],
         ["Bash|Read", slow("a")],
+        ["B.*", slow("c")],
       ],
     });
     const { session, dispose } = await start([call("bash", { command: "true" }), text("ok")]);
