@@ -44,7 +44,7 @@ export type HarnessToolsOptions = {
   /** Where subagent session files go; undefined keeps them in memory. */
   sessionsDir: string | undefined;
   parentSessionFile: () => string | undefined;
-  loop: Pick<AgentLoopConfig, "getApiKey" | "streamOptions" | "beforeToolCall">;
+  loop: Pick<AgentLoopConfig, "getApiKey" | "streamOptions" | "beforeToolCall" | "afterToolCall">;
   network: { allowed: boolean; allowedDomains: readonly string[] };
   limits?: { maxDepth?: number; maxSpawns?: number; maxParallel?: number };
   /** The main agent has the provider's web search (`--web-search`): subagents whose definition allows it get it. */

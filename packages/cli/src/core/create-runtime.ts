@@ -312,6 +312,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       getApiKey: (provider) =>
         provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env, models }),
       beforeToolCall: withPreToolUse(hooks, (input, signal) => safety.gate.beforeToolCall(input, signal)),
+      ...(hooks ? { afterToolCall: (input, signal) => hooks.afterToolCall(input, signal) } : {}),
     },
     network: {
       allowed: config.allowNetwork === true || settings.sandbox?.network === true,

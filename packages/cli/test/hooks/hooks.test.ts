@@ -200,6 +200,36 @@ describe("PostToolUse", () => {
   });
 });
 
+describe("subagents", () => {
+  it("fires PreToolUse and PostToolUse for a subagent's calls, and SubagentStop when it ends", async () => {
+    const log = join(dirs.cwd, "events.log");
+    const record = `jq -c '{event: .hook_event_name, tool: .tool_name}' >> "${log}"`;
+    await userHooks({
+      PreToolUse: [["Write", record]],
+      PostToolUse: [["Write", record]],
+      SubagentStop: [[undefined, record]],
+    });
+    const { session, dispose } = await start([
+      call("task", { description: "write a note", prompt: "write note.md" }),
+      call("write", { path: "note.md", content: "from the subagent\n" }),
+      text("subagent done"),
+      text("all done"),
+    ]);
+    await session.prompt("delegate it");
+    await dispose();
+    expect(await readFile(join(dirs.cwd, "note.md"), "utf8")).toBe("from the subagent\n");
+    const events = (await readFile(log, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(events).toEqual([
+      { event: "PreToolUse", tool: "Write" },
+      { event: "PostToolUse", tool: "Write" },
+      { event: "SubagentStop", tool: null },
+    ]);
+  });
+});
+
 describe("UserPromptSubmit", () => {
   it("adds its stdout as context under the prompt the model receives", async () => {
     const context = await script("context.sh", "cat >/dev/null; echo 'Sprint goal: ship hooks'");

@@ -38,6 +38,8 @@ export class SessionHooks {
   /** PreToolUse context waiting for its call's result, by tool call id. */
   private readonly pendingContext = new Map<string, string[]>();
   private stopHookActive = false;
+  /** Hooks that inform only (SubagentStop, PreCompact, Notification), not awaited by the run; `sessionEnd` waits for them. */
+  private readonly background = new Set<Promise<unknown>>();
   private pending: { text: string; level: "info" | "warning" }[] = [];
   private report: Report = (text, level) => this.pending.push({ text, level });
 
@@ -210,22 +212,29 @@ export class SessionHooks {
     return (await this.run("SessionStart", { source }, { target: source })).context;
   }
 
-  /** SessionEnd, as the session is disposed; it cannot stop that. */
+  /** SessionEnd, as the session is disposed, after the informing hooks still running; it cannot stop that. */
   async sessionEnd(reason: string): Promise<void> {
+    await Promise.allSettled([...this.background]);
     if (this.has("SessionEnd")) await this.run("SessionEnd", { reason }, { target: reason });
   }
 
+  private inBackground(event: HookEvent, fields: Record<string, unknown>, target?: string): void {
+    const running = this.run(event, fields, target === undefined ? {} : { target });
+    this.background.add(running);
+    void running.finally(() => this.background.delete(running));
+  }
+
   notify(message: string, type: string): void {
-    if (this.has("Notification")) void this.run("Notification", { message, notification_type: type }, { target: type });
+    if (this.has("Notification")) this.inBackground("Notification", { message, notification_type: type }, type);
   }
 
   /** PreCompact and SubagentStop, from the session's events; both inform only. */
   onSessionEvent(event: SessionEvent): void {
     if (event.type === "compaction_start" && this.has("PreCompact")) {
       const trigger = event.reason === "manual" ? "manual" : "auto";
-      void this.run("PreCompact", { trigger, custom_instructions: "" }, { target: trigger });
+      this.inBackground("PreCompact", { trigger, custom_instructions: "" }, trigger);
     }
     if (event.type === "subagent_event" && event.event.type === "agent_end" && this.has("SubagentStop"))
-      void this.run("SubagentStop", { stop_hook_active: false, agent_type: event.agent });
+      this.inBackground("SubagentStop", { stop_hook_active: false, agent_type: event.agent });
   }
 }
