@@ -81,6 +81,29 @@ function parseCheckpoints(output) {
   });
 }
 
+/** Rows from bench/hooks.mjs: an empty hook's cost per tool call; the baseline is the same path with no hook. */
+function parseHooks(output) {
+  const base = /^no hook \(median ms\/call\)\s+([\d.]+)/m.exec(output);
+  const rows = [
+    ["one empty PreToolUse hook", /^empty PreToolUse \(median ms\/call\)\s+([\d.]+)/m],
+    ["empty PreToolUse + PostToolUse hooks", /^empty PreToolUse \+ PostToolUse \(median ms\/call\)\s+([\d.]+)/m],
+  ];
+  return rows.flatMap(([kind, pattern]) => {
+    const gyre = pattern.exec(output);
+    if (!gyre) return [];
+    return [
+      {
+        item: `hooks: ${kind}, per tool call`,
+        unit: "ms",
+        gyre: one(num(gyre[1])),
+        pi: one(num(base?.[1])),
+        versus: "no hook",
+        note: "target ≤ 5 ms over no hook (Pi has no shell hooks)",
+      },
+    ];
+  });
+}
+
 /** Rows from bench/tools.mjs: baselines are bare `bash -c` and raw `rg`, not Pi. */
 function parseTools(output) {
   const rows = [];
@@ -245,6 +268,7 @@ export const EXTERNAL_ITEMS = {
   "loop-in-process": { script: "bench/agent-loop.mjs", args: [], parse: parseAgentLoop },
   tui: { script: "bench/tui.mjs", args: [], parse: parseTable },
   checkpoints: { script: "bench/checkpoints.mjs", args: [], parse: parseCheckpoints },
+  hooks: { script: "bench/hooks.mjs", args: [], parse: parseHooks },
   mcp: { script: "bench/mcp.mjs", args: ["--rounds", "5", "--calls", "200"], parse: parseMcp },
   acp: { script: "bench/acp.mjs", args: ["--rounds", "10"], parse: parseTable },
   fleet: { script: "bench/fleet.mjs", args: [], parse: parseTable },

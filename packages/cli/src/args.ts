@@ -57,6 +57,10 @@ export type CliArgs = {
   mcpConfigs: string[];
   noMcp: boolean;
   trust: boolean;
+  /** `-w`/`--worktree[=name]`: run in a new git worktree (true: a generated name; docs/worktrees.md). */
+  worktree?: string | true;
+  /** `--claude-compat`: read the project's and the user's Claude Code setup (docs/claude-compat.md). */
+  claudeCompat: boolean;
   /** Continue a session (`-c`/`--session`) in a new file that copies its current branch. */
   fork: boolean;
   /** `--rewind <entryId>`: rewind the session (files and/or conversation) and exit. */
@@ -150,6 +154,7 @@ const booleanFlags: Record<string, { field: SwitchField; short?: string }> = {
   "web-search": { field: "webSearch" },
   plan: { field: "plan" },
   trust: { field: "trust" },
+  "claude-compat": { field: "claudeCompat" },
   verbose: { field: "verbose" },
   "list-models": { field: "listModels" },
   version: { field: "version", short: "v" },
@@ -193,6 +198,7 @@ function createDefaults(): CliArgs {
     mcpConfigs: [],
     noMcp: false,
     trust: false,
+    claudeCompat: false,
     fork: false,
     force: false,
     unknownFlags: [],
@@ -274,6 +280,11 @@ function own<T>(table: Record<string, T>, name: string): T | undefined {
 /** Applies one flag as typed; returns the sentence for bad usage. */
 function applyToken(args: CliArgs, token: OptionToken, options: ParseOptions): string | undefined {
   const { name, rawName, value, inlineValue } = token;
+  if (name === "worktree" || name === "w") {
+    if (inlineValue && !value) return `${rawName}= needs a name, or leave out "=" for a generated one.`;
+    args.worktree = inlineValue && value ? value : true;
+    return undefined;
+  }
   const switchFlag = own(booleanFlags, name);
   if (switchFlag) {
     if (inlineValue) return `${rawName} takes no value; remove "=${value}".`;

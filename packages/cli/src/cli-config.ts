@@ -23,6 +23,7 @@ export function toRuntimeConfig(args: CliArgs): RuntimeConfig {
     extensions: { paths: args.extensions, discover: !args.noExtensions },
     allowPaths: args.allowPaths,
     trust: args.trust,
+    ...(args.claudeCompat ? { claudeCompat: true } : {}),
     mcp: { configFiles: args.mcpConfigs, enabled: !args.noMcp },
     ...(args.fauxScript !== undefined ? { fauxScript: args.fauxScript } : {}),
     ...(args.sandbox !== undefined ? { sandbox: args.sandbox } : {}),

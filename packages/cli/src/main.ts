@@ -95,7 +95,7 @@ async function main(argv: string[]): Promise<number> {
   const rpcUi =
     args.mode === "rpc" ? (await import("./modes/rpc/rpc-mode.js")).createRpcUserInterface(process.stdout) : undefined;
   const ui: UserInterface = deferredUi?.ui ?? rpcUi ?? createHeadlessUserInterface(notify);
-  const cwd = process.cwd();
+  const cwd = args.worktree ? await enterWorktree(args.worktree, process.stderr) : process.cwd();
   if (args.rewind !== undefined && args.continueSession) await assertSessionToRewind(cwd);
   let prompt = "";
   // The same entry as any integrator's; one session per process, on the process-wide registry the TUI's model lists read.
@@ -169,6 +169,22 @@ async function main(argv: string[]): Promise<number> {
 async function resolveModelsFlag(patterns: readonly string[], session: AgentSession): Promise<ScopedModel[]> {
   const { listAvailableModels, resolveModelScope } = await import("./modes/model-cycle.js");
   return resolveModelScope(patterns, listAvailableModels(session.info.startupModel));
+}
+
+/** `-w`: the session runs in a new git worktree (docs/worktrees.md); a failure is bad usage. */
+async function enterWorktree(name: string | true, stderr: NodeJS.WritableStream): Promise<string> {
+  const { createWorktree } = await import("./core/worktree/worktrees.js");
+  const created = await createWorktree({
+    cwd: process.cwd(),
+    gyreHome: getGyreHome(process.env),
+    env: process.env,
+    ...(name === true ? {} : { name }),
+  }).catch((error: Error) => {
+    throw new CliError("bad_usage", error.message);
+  });
+  for (const message of created.messages) stderr.write(`gyre: ${message}\n`);
+  stderr.write(`gyre: working in worktree ${created.path} (branch ${created.branch}); it stays after exit.\n`);
+  return created.workDir;
 }
 
 /** `-c --rewind` in a folder without a session would open a new, empty one: say so instead. */

@@ -71,6 +71,14 @@ export const subcommands: readonly Subcommand[] = [
     load: fleetCommand("eval"),
   },
   {
+    name: "worktree",
+    summary: "the git worktrees gyre -w made: list, remove",
+    load: async () => {
+      const { runWorktreeCommand, worktreeUsage } = await import("./worktree/worktree-command.js");
+      return { usage: worktreeUsage, run: runWorktreeCommand };
+    },
+  },
+  {
     name: "replay",
     summary: "re-run a session's model outputs on this build's tools and diff",
     load: fleetCommand("replay"),

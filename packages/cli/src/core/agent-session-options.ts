@@ -1,4 +1,6 @@
 import {
+  type AfterToolCallInput,
+  type AfterToolCallResult,
   Agent,
   type AgentBudgets,
   type AgentMessage,
@@ -15,6 +17,7 @@ import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import type { InputResolution } from "./extensions/resolve-input.js";
 import type { BudgetQuestion } from "./governor/budget-question.js";
 import type { Governor } from "./governor/governor.js";
+import type { SessionHooks } from "./hooks/session-hooks.js";
 import type { McpManager } from "./mcp/mcp-manager.js";
 import type { Safety } from "./permissions/create-safety.js";
 import type { SecretRegistry } from "./session/redact-secrets.js";
@@ -49,6 +52,10 @@ export type AgentSessionOptions = {
   /** Replaces @gyre/ai `stream` for every model call, summaries included (proxies, tests). */
   streamFn?: StreamFunction;
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+  /** Runs after each tool, before extensions' handlers see the result (the user's PostToolUse hooks). */
+  afterToolCall?: (input: AfterToolCallInput, signal: AbortSignal) => Promise<AfterToolCallResult | undefined>;
+  /** The user's shell hooks (docs/hooks.md); the Stop hook reads the agent's events. */
+  hooks?: SessionHooks;
   /** Workspace checkpoints (docs/design/rewind.md): taken before file-changing runs; `rewind` uses them. */
   checkpoints?: WorkspaceCheckpoints;
   /** Extensions: their hooks run in the loop and every `SessionEvent` reaches their handlers. */
@@ -117,7 +124,7 @@ export function createSessionAgent(
       ...(options.webSearch ? { webSearch: true } : {}),
     },
     getApiKey: (provider) => (provider === agent.state.model.provider ? hooks.apiKey() : options.getApiKey?.(provider)),
-    ...extensionAgentOptions(options.extensions, options.beforeToolCall),
+    ...extensionAgentOptions(options.extensions, options.beforeToolCall, options.afterToolCall),
     // The governor first: a run it ends must not be compacted and continued.
     shouldStopAfterTurn: (turn) => options.governor?.shouldStop() === true || hooks.stopToCompact(turn),
     onListenerError: (error, event) => hooks.notice(`a listener failed on "${event.type}": ${describeError(error)}`),

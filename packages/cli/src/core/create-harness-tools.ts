@@ -7,6 +7,7 @@
 import * as nodePath from "node:path";
 import type { AgentLoopConfig, AgentMessage, AnyAgentTool } from "@gyre/agent";
 import type { Model, ModelRegistry } from "@gyre/ai";
+import { adaptClaudeAgents } from "./claude-compat/claude-agents.js";
 import type { Governor } from "./governor/governor.js";
 import type { RuntimeNotice } from "./inspect-project.js";
 import type { Redactor } from "./session/redact-secrets.js";
@@ -33,6 +34,8 @@ export type HarnessToolsOptions = {
   cwd: string;
   home: string;
   trusted: boolean;
+  /** A Claude Code setup's agent folders (docs/claude-compat.md), read before gyre's own. */
+  claudeAgentDirs?: readonly string[];
   /** The tools subagents may be given (the run's other tools). */
   baseTools: () => readonly AnyAgentTool[];
   /** The main agent's model now (it can change with /model). */
@@ -45,7 +48,7 @@ export type HarnessToolsOptions = {
   /** How subagents' session files are redacted (the parent's redactor); default the process's. */
   redact?: Redactor;
   parentSessionFile: () => string | undefined;
-  loop: Pick<AgentLoopConfig, "getApiKey" | "streamOptions" | "beforeToolCall">;
+  loop: Pick<AgentLoopConfig, "getApiKey" | "streamOptions" | "beforeToolCall" | "afterToolCall">;
   network: { allowed: boolean; allowedDomains: readonly string[] };
   limits?: { maxDepth?: number; maxSpawns?: number; maxParallel?: number };
   /** The main agent has the provider's web search (`--web-search`): subagents whose definition allows it get it. */
@@ -82,10 +85,13 @@ export async function createHarnessTools(options: HarnessToolsOptions): Promise<
     }
     if (name === "task") {
       const dirs = [
+        ...(options.claudeAgentDirs ?? []),
         nodePath.join(options.home, "agents"),
         ...(options.trusted ? [nodePath.join(options.cwd, ".gyre", "agents")] : []),
       ];
-      const { definitions, problems } = await loadAgentDefinitions(dirs);
+      const loaded = await loadAgentDefinitions(dirs);
+      const { problems } = loaded;
+      const definitions = adaptClaudeAgents(loaded.definitions, options.claudeAgentDirs ?? []);
       notices.push(
         ...problems.map(
           (problem): RuntimeNotice => ({

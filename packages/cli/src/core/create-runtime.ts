@@ -4,6 +4,12 @@ import { createModelRegistry, type Model, type ModelRegistry, type StreamFunctio
 import { version } from "../version.js";
 import { AgentSession } from "./agent-session.js";
 import { WorkspaceCheckpoints } from "./checkpoints/workspace-checkpoints.js";
+import {
+  isClaudeCompat,
+  type LoadedClaudeSetup,
+  loadClaudeSetup,
+  withClaudeRules,
+} from "./claude-compat/claude-compat.js";
 import { readApiKeyFile } from "./config/api-key-file.js";
 import { getSessionsDir } from "./config/paths.js";
 import { resolveApiKey } from "./config/resolve-api-key.js";
@@ -22,6 +28,13 @@ import {
 import { createInputResolver } from "./extensions/resolve-input.js";
 import { createBudgetQuestion } from "./governor/budget-question.js";
 import { createGovernor } from "./governor/governor.js";
+import {
+  contextBlock,
+  createSessionHooks,
+  gateHooksOf,
+  withPreToolUse,
+  withPromptHooks,
+} from "./hooks/create-session-hooks.js";
 import { inspectProject, type ProjectInfo, type RuntimeNotice, resolveGyreHome } from "./inspect-project.js";
 import type { McpManager } from "./mcp/mcp-manager.js";
 import { attachMcpTools, createMcpPromptExpander, startMcp, withOptionalMentions } from "./mcp/start-mcp.js";
@@ -99,6 +112,8 @@ export type RuntimeBase = {
   resources: RuntimeResources;
   /** Start-up notices so far; extension load failures are added as they happen. */
   notices: RuntimeNotice[];
+  /** The Claude Code setup read with `--claude-compat` (docs/claude-compat.md). */
+  claude?: LoadedClaudeSetup;
 };
 
 export type Runtime = {
@@ -147,6 +162,19 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
   const loaded = await loadSettings({ gyreHome: home, cwd: io.cwd, includeProject: project.trusted });
   const settings: Settings = { ...loaded.settings, ...config.settings };
   const notices: RuntimeNotice[] = [...project.notices];
+  const claude = isClaudeCompat(config.claudeCompat, settings.claudeCompat)
+    ? await loadClaudeSetup({
+        cwd: io.cwd,
+        env: io.env,
+        trusted: project.trusted,
+        loadedContextFiles: project.contextFiles,
+      })
+    : undefined;
+  if (claude) {
+    project.contextFiles.push(...claude.contextFiles);
+    settings.permissions = withClaudeRules(settings.permissions, claude);
+    notices.push(...claude.warnings.map((text): RuntimeNotice => ({ level: "problem", text })));
+  }
   // Problems, so quiet headless runs show them too: a setting not applied, a package (not) installed.
   const problems = (texts: string[]) =>
     notices.push(...texts.map((text): RuntimeNotice => ({ level: "problem", text })));
@@ -169,6 +197,7 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
     trusted: project.trusted,
     ...(io.ui ? { ui: io.ui } : {}),
     ...(io.reservedFlags ? { reservedFlags: io.reservedFlags } : {}),
+    ...(claude ? { claudeDirs: { skills: claude.setup.skillDirs, commands: claude.setup.commandDirs } } : {}),
     ...(Number.isFinite(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
     // Extension failures are shown even in quiet headless runs: the user asked for the extension.
     report: (text) => notices.push({ level: "problem", text }),
@@ -176,7 +205,7 @@ export async function loadRuntimeBase(config: RuntimeConfig, io: RuntimeIo): Pro
   notices.push(...resources.warnings.map((text): RuntimeNotice => ({ level: "warning", text })));
   // After loading: a project's new packages wait for the folder to be trusted again.
   problems(await installSettingsPackages({ ...installs, kind: "project" }));
-  return { home, project, settings, resources, notices };
+  return { home, project, settings, resources, notices, ...(claude ? { claude } : {}) };
 }
 
 /**
@@ -252,6 +281,19 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     throw new CliError("bad_usage", error.message);
   });
   mcpNotices.push(...mcp.warnings.map((text): RuntimeNotice => ({ level: "warning", text })));
+  // The user's shell hooks (docs/hooks.md); a project's only once its folder is trusted.
+  const { hooks, warnings: hookWarnings } = await createSessionHooks({
+    gyreHome: home,
+    cwd: io.cwd,
+    trusted: project.trusted,
+    env: io.env,
+    session: () => ({
+      id: session?.state.sessionId ?? opened.store.id,
+      file: session?.state.sessionFile ?? opened.store.path,
+    }),
+    permissionMode: () => safety.permissionMode(),
+    claudeHooks: base.claude?.hooks ?? [],
+  });
   const safety = createSafety({
     config,
     settings,
@@ -260,6 +302,9 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     env: io.env,
     ui: io.ui,
     allowPaths: [...config.allowPaths, ...(settings.allowedPaths ?? [])],
+    ...(hooks ? { gateHooks: gateHooksOf(hooks) } : {}),
+    trusted: project.trusted,
+    stopRun: () => void session?.submit({ type: "abort" }),
   });
   const names = selectToolNames(config, settings);
   const governor = createGovernor({ budgets: mergeBudgets(config, settings) });
@@ -269,6 +314,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     cwd: io.cwd,
     home,
     trusted: project.trusted,
+    ...(base.claude ? { claudeAgentDirs: base.claude.setup.agentDirs } : {}),
     // A subagent started in plan mode is offered what the main agent is: no write/edit.
     baseTools: () =>
       tools.filter(
@@ -288,7 +334,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     loop: {
       getApiKey: (provider) =>
         provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env, models }),
-      beforeToolCall: (input, signal) => safety.gate.beforeToolCall(input, signal),
+      beforeToolCall: withPreToolUse(hooks, (input, signal) => safety.gate.beforeToolCall(input, signal)),
+      ...(hooks ? { afterToolCall: (input, signal) => hooks.afterToolCall(input, signal) } : {}),
     },
     network: {
       allowed: config.allowNetwork === true || settings.sandbox?.network === true,
@@ -317,7 +364,12 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       skills: resources.skills,
       extensions,
     });
-  const systemPrompt = await buildPrompt(tools, extensionTools);
+  const startContext = await hooks?.sessionStart(
+    config.session.kind === "new" || config.session.kind === "memory" ? "startup" : "resume",
+  );
+  const withStartContext = (prompt: string) =>
+    startContext?.length ? `${prompt}\n\n${contextBlock("SessionStart", startContext)}` : prompt;
+  const systemPrompt = withStartContext(await buildPrompt(tools, extensionTools));
   // The key may have come from a flag or a custom env var no redaction rule knows by name.
   secrets.add(model.apiKey);
   const thinkingLevel: ThinkingLevel = config.thinking ?? restored.thinkingLevel ?? settings.thinking ?? "off";
@@ -364,12 +416,13 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     getApiKey: (provider) => resolveApiKey({ provider, env: io.env, models }),
     ...(extensions ? { extensions } : {}),
     // The safety gate decides first: a blocked call changes nothing, so it needs no checkpoint.
-    beforeToolCall: async (input, signal) => {
+    beforeToolCall: withPreToolUse(hooks, async (input, signal) => {
       const verdict = await safety.gate.beforeToolCall(input, signal);
       if (verdict?.block) return verdict;
       await checkpoints.turns.beforeToolCall(input);
       return verdict;
-    },
+    }),
+    ...(hooks ? { hooks, afterToolCall: (input, signal) => hooks.afterToolCall(input, signal) } : {}),
     // `!cmd` from the editor: the bash tool's sandbox and environment, whichever tools are on.
     userShell: createUserShell({ cwd: io.cwd, env: io.env, sandbox: safety.sandbox }),
     safety,
@@ -399,17 +452,25 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     owned: [
       ...(mcp.manager ? [{ name: "the MCP servers", close: () => mcp.manager?.close() }] : []),
       { name: "the bash sandbox", close: () => safety.sandbox.dispose() },
+      ...(hooks ? [{ name: "the SessionEnd hooks", close: () => hooks.sessionEnd(sessionEndReason(config)) }] : []),
     ],
-    resolveInput: withOptionalMentions(
-      createInputResolver({
-        ...(extensions ? { extensions } : {}),
-        templates: resources.templates,
-        skills: resources.skills,
-        ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
-      }),
-      mcp.manager,
+    resolveInput: withPromptHooks(
+      hooks,
+      withOptionalMentions(
+        createInputResolver({
+          ...(extensions ? { extensions } : {}),
+          templates: resources.templates,
+          skills: resources.skills,
+          ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
+        }),
+        mcp.manager,
+      ),
     ),
   });
+  if (hooks) {
+    hooks.setReporter((text, level) => session.notice("hooks", text, level));
+    session.subscribe((event) => hooks.onSessionEvent(event));
+  }
   if (mcp.manager) {
     attachMcpTools(session, tools, mcp.manager);
     reportMcp = (text, level = "warning") => session.notice("mcp", text, level);
@@ -432,8 +493,18 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       text: `sandbox.allowedDomains entries that are not host names are ignored: ${invalidDomains.join("; ")}.`,
     });
   }
-  notices.push(...thinkingNotices, ...mcpNotices);
-  const reload = () =>
+  notices.push(
+    ...thinkingNotices,
+    ...mcpNotices,
+    ...hookWarnings.map((text): RuntimeNotice => ({ level: "problem", text })),
+  );
+  // New deny and ask rules hold from the next call on, not after a restart.
+  const reload = async () => {
+    const changes = await reloadRules();
+    safety.setPermissions(withClaudeRules(settings.permissions, base.claude));
+    return changes;
+  };
+  const reloadRules = () =>
     reloadRuntime({
       session,
       gyreHome: home,
@@ -454,7 +525,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
         session.setTools([...tools, ...(mcp.manager?.tools() ?? [])]);
         return tools;
       },
-      rebuildSystemPrompt: (runTools, reloaded) => buildPrompt(runTools, [...reloaded, ...(io.customTools ?? [])]),
+      rebuildSystemPrompt: async (runTools, reloaded) =>
+        withStartContext(await buildPrompt(runTools, [...reloaded, ...(io.customTools ?? [])])),
     });
   return {
     reload,
@@ -493,6 +565,11 @@ function recordModel(store: SessionManager, model: Model, last: SessionContext["
   const baseUrl = customBaseUrl(model, models);
   if (last && last.provider === model.provider && last.modelId === model.id && last.baseUrl === baseUrl) return;
   store.appendModelChange(model.provider, model.id, baseUrl);
+}
+
+/** SessionEnd's `reason`: a person leaving the TUI, or the run ending otherwise. */
+function sessionEndReason(config: RuntimeConfig): string {
+  return config.mode === "interactive" ? "prompt_input_exit" : "other";
 }
 
 /** The tool names of a run: the config's, else settings', else the defaults. */

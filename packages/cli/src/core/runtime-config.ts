@@ -43,6 +43,8 @@ export type RuntimeConfig = {
   allowPaths: readonly string[];
   /** Trust the project folder without asking. */
   trust: boolean;
+  /** Read a Claude Code setup (`--claude-compat`; else the `claudeCompat` setting; docs/claude-compat.md). */
+  claudeCompat?: boolean;
   /** Settings that win over settings.json, field by field at the top level (an embedder's own). */
   settings?: Settings;
   /**

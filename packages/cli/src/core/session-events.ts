@@ -11,7 +11,7 @@ export type CompactionReason = "threshold" | "overflow" | "manual";
 export type NoticeLevel = "info" | "warning" | "error";
 
 /** Who raised a notice. */
-export type NoticeSource = "session" | "extension" | "listener" | "mcp";
+export type NoticeSource = "session" | "extension" | "listener" | "mcp" | "hooks";
 
 /**
  * A report for the user that is not part of the conversation (a failed session write, an

@@ -24,7 +24,14 @@ export type UserInterface = {
 export type ApprovalRequest = { toolCallId: string; toolName: string; args: Record<string, unknown>; reason: string };
 
 /** The user's decision; `reason` (with a deny) is passed on to the model. */
-export type ApprovalAnswer = { decision: "allow" | "allow_always" | "deny"; reason?: string };
+export type ApprovalAnswer = {
+  decision: "allow" | "allow_always" | "deny";
+  reason?: string;
+  /** With allow_always: the rules the user chose to save (default: the suggested ones). */
+  rules?: string[];
+  /** With deny: the user pressed Esc, so the whole run stops. */
+  stop?: boolean;
+};
 
 /** The headless interface: nobody to ask, so every question is declined. */
 export function createHeadlessUserInterface(onNotify?: (message: string) => void): UserInterface {

@@ -38,6 +38,10 @@ export function wireSessionEvents(options: AgentSessionOptions, wiring: SessionW
     await flushed;
     // After the session's own entries, so a run's end checkpoint follows its last message.
     await checkpoints?.turns.handleEvent(event);
+    await options.hooks?.onAgentEvent(event, {
+      hasQueued: () => agent.hasQueuedMessages(),
+      followUp: (message) => wiring.queue(message, "follow_up"),
+    });
   });
   for (const attach of options.eventSources ?? [])
     attach((event) => {

@@ -211,7 +211,8 @@ describe("gyre --mode rpc approvals", () => {
     child.stdin.end();
     await new Promise((resolve) => child.once("close", resolve));
     expect((await stat(target)).isFile()).toBe(true);
-    const saved = JSON.parse(await readFile(join(cwd, ".gyre", "settings.json"), "utf8"));
-    expect(saved.permissions.allow).toEqual([`bash(touch ${target})`]);
+    // An untrusted folder's settings are not read: the answer goes to the user's, as a prefix rule.
+    const saved = JSON.parse(await readFile(join(home, "settings.json"), "utf8"));
+    expect(saved.permissions.approved).toEqual(["bash(touch:*)"]);
   });
 });

@@ -72,7 +72,7 @@ describe("the TUI's safety", () => {
         },
       ],
     });
-    const { tmux, cwd } = await startGyre(({ body, index }) => {
+    const { tmux, home } = await startGyre(({ body, index }) => {
       bodies.push(body as Body);
       const script: FakeReply[] = [
         escalate("c1", "once"),
@@ -88,7 +88,7 @@ describe("the TUI's safety", () => {
     await submit(tmux, "first");
     const dialog = await tmux.waitFor("Allow bash?");
     expect(dialog).toContain("needs the host for once");
-    expect(dialog).toContain("Yes, always (add allow rule bash(echo ran-once)");
+    expect(dialog).toContain("Yes, always: bash(echo ran-once:*)");
     await tmux.send(["Enter"]);
     await tmux.waitFor("done-once");
     expect(toolResults(bodies[1] as Body).join("\n")).toContain("ran-once");
@@ -97,16 +97,20 @@ describe("the TUI's safety", () => {
     await tmux.waitFor("needs the host for always");
     await tmux.send(["Down"]);
     await tmux.send(["Enter"]);
+    await tmux.waitFor("Rule(s) to save in");
+    await submit(tmux, "bash(echo ran-always)");
     await tmux.waitFor("done-always");
     expect(toolResults(bodies[3] as Body).join("\n")).toContain("ran-always");
+    // An untrusted folder: the edited rule goes to the user's settings (docs/safety.md).
     const settings = await eventually(
-      () => readFile(join(cwd, ".gyre", "settings.json"), "utf8").catch(() => undefined),
-      "the project settings",
+      () => readFile(join(home, "settings.json"), "utf8").catch(() => undefined),
+      "the user settings",
     );
-    expect(JSON.parse(settings).permissions.allow).toEqual(["bash(echo ran-always)"]);
+    expect(JSON.parse(settings).permissions.approved).toEqual(["bash(echo ran-always)"]);
 
     await submit(tmux, "third");
     await tmux.waitFor("needs the host for never");
+    await tmux.send(["Down"]);
     await tmux.send(["Down"]);
     await tmux.send(["Down"]);
     await tmux.send(["Enter"]);

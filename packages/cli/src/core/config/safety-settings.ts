@@ -26,7 +26,13 @@ export const sandboxSettingsSchema = Type.Object(
 
 /** `permissions`: allow / ask / deny rule lists for tool calls. */
 export const permissionSettingsSchema = Type.Object(
-  { allow: Type.Optional(ruleList), ask: Type.Optional(ruleList), deny: Type.Optional(ruleList) },
+  {
+    allow: Type.Optional(ruleList),
+    ask: Type.Optional(ruleList),
+    deny: Type.Optional(ruleList),
+    /** The user's "Yes, always" answers: they beat ask rules, never deny rules (docs/safety.md). */
+    approved: Type.Optional(ruleList),
+  },
   { additionalProperties: false },
 );
 

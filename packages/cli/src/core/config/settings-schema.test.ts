@@ -53,7 +53,7 @@ describe("settings.json checked against its schema", () => {
       }),
     ).toEqual([
       "/sandbox/netwrok is not a known key; use mode, network, allowedDomains, writableRoots, protectedPaths, denyRead",
-      "/permissions/allows is not a known key; use allow, ask, deny",
+      "/permissions/allows is not a known key; use allow, ask, deny, approved",
       "/checkpoints/maxDiskBytes is not a known key; use maxFileBytes, maxSnapshotBytes, maxRepositoryBytes",
     ]);
   });

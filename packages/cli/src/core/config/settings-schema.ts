@@ -93,6 +93,10 @@ export const settingsSchema = Type.Object({
       expected: "dark, light or the name of a file in $GYRE_HOME/themes (letters, digits, - and _)",
     }),
   ),
+  /** Read a Claude Code setup too: CLAUDE.md, `.claude/` commands, agents, skills, hooks, rules (docs/claude-compat.md). */
+  claudeCompat: Type.Optional(Type.Boolean()),
+  /** Shell commands run on lifecycle events, Claude Code's format (docs/hooks.md); checked when loaded. */
+  hooks: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   /** Who decides calls that need more than the sandbox gives, when `--approval` is not given. */
   approval: Type.Optional(oneOf(["ask", "deny", "allow"])),
 });

@@ -1,4 +1,6 @@
 import {
+  type AfterToolCallInput,
+  type AfterToolCallResult,
   type AgentMessage,
   type AgentOptions,
   type BeforeToolCallInput,
@@ -11,6 +13,7 @@ import type { ExtensionRunner } from "./extension-runner.js";
 import type { ExtensionMessage } from "./types.js";
 
 type BeforeToolCall = (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+type AfterToolCall = (input: AfterToolCallInput, signal: AbortSignal) => Promise<AfterToolCallResult | undefined>;
 
 /** What the bridge needs from the session it connects extensions to. */
 export type ExtensionBridgeTarget = {
@@ -30,21 +33,29 @@ export type ExtensionBridgeTarget = {
 
 /**
  * The agent options that route the loop's hooks through extensions: tool-call hooks (after the
- * session's own `beforeToolCall`, if it did not block), the `context` transform, and custom
- * messages (from `sendMessage`) reaching the model as user text.
+ * session's own `beforeToolCall`, if it did not block; before extensions, the session's own
+ * `afterToolCall`, whose patch they see), the `context` transform, and custom messages (from
+ * `sendMessage`) reaching the model as user text.
  */
 export function extensionAgentOptions(
   extensions: ExtensionRunner | undefined,
   own: BeforeToolCall | undefined,
+  ownAfter?: AfterToolCall,
 ): Pick<AgentOptions, "beforeToolCall" | "afterToolCall" | "transformContext" | "convertMessageToLlm"> {
-  if (!extensions) return own ? { beforeToolCall: own } : {};
+  if (!extensions) return { ...(own ? { beforeToolCall: own } : {}), ...(ownAfter ? { afterToolCall: ownAfter } : {}) };
   return {
     beforeToolCall: async (input, signal) => {
       const verdict = await own?.(input, signal);
       if (verdict?.block) return verdict;
       return extensions.beforeToolCall(input);
     },
-    afterToolCall: (input) => extensions.afterToolCall(input),
+    afterToolCall: async (input, signal) => {
+      const patch = await ownAfter?.(input, signal);
+      if (!patch) return extensions.afterToolCall(input);
+      const result = { ...input.result, ...(patch.content ? { content: patch.content } : {}) };
+      const theirs = await extensions.afterToolCall({ ...input, result, isError: patch.isError ?? input.isError });
+      return { ...patch, ...theirs };
+    },
     transformContext: (messages) =>
       extensions.hasHandlers("context") ? extensions.transformContext(messages) : messages,
     convertMessageToLlm: convertCustomMessageToUser,

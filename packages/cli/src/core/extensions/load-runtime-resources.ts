@@ -31,6 +31,8 @@ export type LoadResourcesOptions = {
   config: Pick<RuntimeConfig, "extensions" | "mode">;
   cwd: string;
   gyreHome: string;
+  /** A Claude Code setup's skill and command folders (docs/claude-compat.md); gyre's own win by name. */
+  claudeDirs?: { skills: readonly string[]; commands: readonly string[] };
   /** Whether the project folder is trusted: its `.gyre/` extensions, skills and prompts load only then. */
   trusted: boolean;
   ui?: UserInterface;
@@ -86,10 +88,17 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
     if (extensions.extensions.length === 0 && !standby) extensions = undefined;
   }
   // Packages first: a later folder wins by name, so the user's and the project's own come out on top.
-  const skillDirs = [...packages.skillDirs, join(gyreHome, "skills"), ...(trusted ? [join(projectDir, "skills")] : [])];
+  const claude = options.claudeDirs;
+  const skillDirs = [
+    ...packages.skillDirs,
+    ...(claude?.skills ?? []),
+    join(gyreHome, "skills"),
+    ...(trusted ? [join(projectDir, "skills")] : []),
+  ];
   const { skills, warnings } = await loadSkills(skillDirs);
   const templates = await loadPromptTemplates([
     ...packages.promptDirs,
+    ...(claude?.commands ?? []),
     join(gyreHome, "prompts"),
     ...(trusted ? [join(projectDir, "prompts")] : []),
   ]);

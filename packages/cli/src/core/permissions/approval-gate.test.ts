@@ -13,11 +13,19 @@ function input(name: string, args: Record<string, unknown>): BeforeToolCallInput
   };
 }
 
-function gateWith(options: { approval?: ApprovalMode; rules?: PermissionRules; answer?: ApprovalAnswer }) {
+function gateWith(options: {
+  approval?: ApprovalMode;
+  rules?: PermissionRules;
+  approved?: string[];
+  answer?: ApprovalAnswer;
+  onStop?: () => void;
+}) {
   const asked: ApprovalRequest[] = [];
   const saved: string[] = [];
   const gate = createApprovalGate({
     rules: createRuleSet(options.rules ?? {}, { cwd: "/w", homeDir: "/h" }),
+    ...(options.approved ? { approved: createRuleSet({ allow: options.approved }, { cwd: "/w", homeDir: "/h" }) } : {}),
+    ...(options.onStop ? { stopRun: options.onStop } : {}),
     approval: options.approval ?? "ask",
     ask: options.answer
       ? async (request) => {
@@ -26,8 +34,8 @@ function gateWith(options: { approval?: ApprovalMode; rules?: PermissionRules; a
         }
       : undefined,
     protectedFiles: { cwd: "/w", homeDir: "/h", gyreHome: "/h/.gyre", extra: [] },
-    saveAllowRule: async (rule) => {
-      saved.push(rule);
+    saveAllowRule: async (rules) => {
+      saved.push(...rules);
     },
   });
   return { gate, asked, saved };
@@ -44,11 +52,44 @@ describe("the approval gate", () => {
     expect(asked).toEqual([]);
   });
 
-  it("asks for an escalation and saves an allow rule on allow_always", async () => {
+  it("asks for an escalation and saves the command's prefix rule on allow_always", async () => {
     const { gate, asked, saved } = gateWith({ answer: { decision: "allow_always" } });
     expect(await gate.beforeToolCall(escalate, signal)).toBeUndefined();
     expect(asked[0]?.reason).toContain("outside the sandbox (needs the registry)");
-    expect(saved).toEqual(["bash(npm install)"]);
+    expect(saved).toEqual(["bash(npm install:*)"]);
+  });
+
+  it("saves the rules the user edited instead of the suggestion", async () => {
+    const { gate, saved } = gateWith({ answer: { decision: "allow_always", rules: ["bash(npm:*)"] } });
+    expect(await gate.beforeToolCall(escalate, signal)).toBeUndefined();
+    expect(saved).toEqual(["bash(npm:*)"]);
+  });
+
+  it("lets the user's approved rule beat an ask rule, but not a deny rule", async () => {
+    const test = input("bash", { command: "npm test 2>&1 | tail -30" });
+    const rules = { ask: ["bash(npm test:*)"] };
+    const approved = gateWith({ rules, approved: ["bash(npm test:*)", "bash(tail:*)"], answer: { decision: "deny" } });
+    expect(await approved.gate.beforeToolCall(test, signal)).toBeUndefined();
+    expect(approved.asked).toEqual([]);
+    const partly = gateWith({ rules, approved: ["bash(npm test:*)"], answer: { decision: "deny" } });
+    expect((await partly.gate.beforeToolCall(test, signal))?.block).toBe(true);
+    const denied = gateWith({ rules: { deny: ["bash(npm test:*)"] }, approved: ["bash(npm test:*)", "bash(tail:*)"] });
+    expect((await denied.gate.beforeToolCall(test, signal))?.reason).toContain("Denied by the permission rules");
+  });
+
+  it("applies new rules at once through setRules", async () => {
+    const { gate } = gateWith({ approval: "allow" });
+    const read = input("read", { path: "package.json" });
+    expect(await gate.beforeToolCall(read, signal)).toBeUndefined();
+    gate.setRules(createRuleSet({ deny: ["read(package.json)"] }, { cwd: "/w", homeDir: "/h" }));
+    expect((await gate.beforeToolCall(read, signal))?.reason).toContain("Denied by the permission rules");
+  });
+
+  it("stops the run when the user presses Esc at the question", async () => {
+    let stopped = 0;
+    const { gate } = gateWith({ answer: { decision: "deny", stop: true }, onStop: () => stopped++ });
+    expect((await gate.beforeToolCall(escalate, signal))?.reason).toContain("The user stopped the run");
+    expect(stopped).toBe(1);
   });
 
   it("passes the user's reason for a no on to the model", async () => {

@@ -3,16 +3,15 @@
  * `--allow-network` and the `sandbox` settings; the permission rules; and the approval gate with
  * the right way to ask for the mode. Plan mode switches both the gate and the sandbox.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
 import type { Settings } from "../config/settings.js";
 import type { RuntimeConfig } from "../runtime-config.js";
 import { type BashSandbox, createBashSandbox } from "../sandbox/bash-sandbox.js";
 import type { SandboxMode } from "../sandbox/types.js";
 import type { ApprovalAnswer, ApprovalRequest, UserInterface } from "../user-interface.js";
-import { type ApprovalGate, type ApprovalMode, createApprovalGate, suggestAllowRule } from "./approval-gate.js";
-import { createRuleSet } from "./permission-rules.js";
+import { type ApprovalGate, type ApprovalMode, createApprovalGate, type GateHooks } from "./approval-gate.js";
+import { approvalSettingsFile, saveApprovedRules, suggestApprovalRules } from "./approval-rules.js";
+import { createRuleSet, type PermissionRules } from "./permission-rules.js";
 import { createReadDenyFilter, type ReadDenyFilter, readDenyPatterns } from "./read-deny.js";
 
 export type Safety = {
@@ -31,6 +30,8 @@ export type Safety = {
   startupWarning(): Promise<string | undefined>;
   /** What the `read(...)` deny rules refuse, for grep, find and ls (undefined when there are none). */
   readDenied(): Promise<ReadDenyFilter | undefined>;
+  /** Applies permission rules read again (`/reload`) to the next call. */
+  setPermissions(permissions: PermissionRules & { approved?: string[] }): void;
 };
 
 /** The permission modes Shift+Tab cycles through and `set_permission_mode` sets. */
@@ -45,40 +46,51 @@ export type SafetyOptions = {
   ui: UserInterface | undefined;
   /** Extra writable roots (`--allow-path`, `allowedPaths`). */
   allowPaths: readonly string[];
+  /** The user's PreToolUse verdicts and PermissionRequest hooks (docs/hooks.md). */
+  gateHooks?: GateHooks;
+  /** Whether the project's settings are read: "Yes, always" saves there, else in the user's. */
+  trusted?: boolean;
+  /** Stops the run (Esc at the approval question). */
+  stopRun?: () => void;
 };
 
 function defaultApproval(mode: RuntimeConfig["mode"]): ApprovalMode {
   return mode === "print" || mode === "json" ? "deny" : "ask";
 }
 
-/** Asks through the ui: its own `approve` (RPC), else a select + input dialog when a person is there. */
-function createAsker(ui: UserInterface | undefined) {
+/**
+ * Asks through the ui: its own `approve` (RPC), else a select + input dialog when a person is
+ * there. Esc stops the run; "No" declines; "No, and say why" sends a reason to the model;
+ * "Yes, always" offers the suggested rule for editing before it is saved (`saveTo` names where).
+ */
+function createAsker(ui: UserInterface | undefined, saveTo: string) {
   if (!ui) return undefined;
   if (ui.approve) return (request: ApprovalRequest, signal: AbortSignal) => ui.approve!({ ...request, signal });
   if (!ui.interactive) return undefined;
   return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> => {
-    const rule = suggestAllowRule(request.toolName, request.args);
+    const rules = (await suggestApprovalRules(request.toolName, request.args)).join(" ");
     const once = "Yes, once";
-    const always = `Yes, always (add allow rule ${rule} to .gyre/settings.json)`;
+    const always = `Yes, always: ${rules}`;
+    const no = "No";
+    const noWhy = "No, and tell the model why";
     const title = `Allow ${request.toolName}? ${request.reason}`;
-    const choice = await ui.select({ title, options: [once, always, "No"], signal });
+    const choice = await ui.select({ title, options: [once, always, no, noWhy], signal });
+    if (choice === undefined) return { decision: "deny", stop: true };
     if (choice === once) return { decision: "allow" };
-    if (choice === always) return { decision: "allow_always" };
-    const reason = await ui.input({ title: "Why not? (sent to the model; empty to skip)", signal });
+    if (choice === always) {
+      const edited = await ui.input({
+        title: `Rule(s) to save in ${saveTo} (Enter keeps ${rules}; Esc allows once)`,
+        placeholder: rules,
+        signal,
+      });
+      if (edited === undefined) return { decision: "allow" };
+      const chosen = edited.trim() ? edited.trim() : rules;
+      return { decision: "allow_always", rules: chosen.split(/\s+(?=[\w*-]+(?:\(|$))/) };
+    }
+    if (choice === no) return { decision: "deny" };
+    const reason = await ui.input({ title: "Why not? (sent to the model)", signal });
     return { decision: "deny", ...(reason ? { reason } : {}) };
   };
-}
-
-/** Appends `rule` to `<cwd>/.gyre/settings.json` (creating it), keeping every other setting. */
-export async function saveProjectAllowRule(cwd: string, rule: string): Promise<void> {
-  const file = join(cwd, ".gyre", "settings.json");
-  const text = await readFile(file, "utf8").catch(() => "{}");
-  const settings = JSON.parse(text) as Settings;
-  const permissions = settings.permissions ?? {};
-  if (!(permissions.allow ?? []).includes(rule)) permissions.allow = [...(permissions.allow ?? []), rule];
-  settings.permissions = permissions;
-  await mkdir(join(cwd, ".gyre"), { recursive: true });
-  await writeFile(file, `${JSON.stringify(settings, null, 2)}\n`);
 }
 
 /** Builds the safety of a run. Starts nothing: the sandbox starts with the first command. */
@@ -107,13 +119,33 @@ export function createSafety(options: SafetyOptions): Safety {
     },
   });
   const approval = config.approval ?? settings.approval ?? defaultApproval(config.mode);
+  const saveTo = approvalSettingsFile({ cwd, gyreHome, trusted: options.trusted === true });
+  let permissions: PermissionRules & { approved?: string[] } = settings.permissions ?? {};
+  const compile = () => ({
+    rules: createRuleSet(permissions, { cwd, homeDir }),
+    approved: createRuleSet({ allow: permissions.approved ?? [] }, { cwd, homeDir }),
+  });
+  const setPermissions = (next: typeof permissions) => {
+    permissions = next;
+    // grep, find and ls apply the new read() deny rules at once; bash's masks are set when its sandbox starts.
+    readDenied = undefined;
+    const compiled = compile();
+    gate.setRules(compiled.rules, compiled.approved);
+  };
   const gate = createApprovalGate(
     {
-      rules: createRuleSet(settings.permissions ?? {}, { cwd, homeDir }),
+      ...compile(),
       approval,
-      ask: createAsker(options.ui),
+      ask: createAsker(options.ui, saveTo),
       protectedFiles: { cwd, homeDir, gyreHome, extra: sandboxSettings.protectedPaths ?? [] },
-      saveAllowRule: (rule) => saveProjectAllowRule(cwd, rule),
+      // Saved, applied at once, and said where: the same call is not asked again (docs/safety.md).
+      saveAllowRule: async (rules) => {
+        await saveApprovedRules(saveTo, rules);
+        setPermissions({ ...permissions, approved: [...new Set([...(permissions.approved ?? []), ...rules])] });
+        options.ui?.notify(`Saved ${rules.join(", ")} to permissions.approved in ${saveTo}.`, "info");
+      },
+      ...(options.stopRun ? { stopRun: options.stopRun } : {}),
+      ...(options.gateHooks ? { hooks: options.gateHooks } : {}),
     },
     config.plan === true,
   );
@@ -135,9 +167,10 @@ export function createSafety(options: SafetyOptions): Safety {
     },
     describeSandbox: () => sandbox.describe(),
     readDenied: () => {
-      readDenied ??= createReadDenyFilter(deniedPatterns, { cwd, homeDir });
+      readDenied ??= createReadDenyFilter(readDenyPatterns(permissions), { cwd, homeDir });
       return readDenied;
     },
+    setPermissions,
     startupWarning: async () => {
       const probe = await sandbox.availability();
       if (!probe || probe.available) return undefined;

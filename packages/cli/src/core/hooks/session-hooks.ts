@@ -1,0 +1,240 @@
+import {
+  type AfterToolCallInput,
+  type AfterToolCallResult,
+  type AgentEvent,
+  type AgentMessage,
+  type BeforeToolCallInput,
+  type BeforeToolCallResult,
+  createUserMessage,
+} from "@gyre/agent";
+import type { SessionEvent } from "../session-events.js";
+import type { ApprovalAnswer, ApprovalRequest } from "../user-interface.js";
+import { claudeToolInput, claudeToolName, gyreToolArgs } from "./claude-tool-names.js";
+import type { HookRunner } from "./hook-runner.js";
+import type { HookEvent, HookInput, HookOutcome } from "./hook-types.js";
+
+export type SessionHooksOptions = {
+  runner: HookRunner;
+  cwd: string;
+  /** The session's id and file now (they change with /new, /resume, /fork). */
+  session: () => { id: string; file: string | undefined };
+  permissionMode: () => string;
+};
+
+/** What the gate is told about a call a PreToolUse hook decided on. */
+export type HookGateVerdict = "allow" | "ask" | undefined;
+
+/** Where the hooks' messages for the user go; until the session exists, they wait in a list. */
+type Report = (text: string, level: "info" | "warning") => void;
+
+/**
+ * The hooks of one session, in the shapes the session and the loop call (docs/hooks.md):
+ * tool-call hooks for the agent, the prompt hook for the input path, the Stop hook on the agent's
+ * events, and the lifecycle events. Nothing here throws into the run: a failure is a message for
+ * the user, except at a gate, where it blocks the call.
+ */
+export class SessionHooks {
+  private readonly verdicts = new Map<string, HookGateVerdict>();
+  /** PreToolUse context waiting for its call's result, by tool call id. */
+  private readonly pendingContext = new Map<string, string[]>();
+  private stopHookActive = false;
+  /** Hooks that inform only (SubagentStop, PreCompact, Notification), not awaited by the run; `sessionEnd` waits for them. */
+  private readonly background = new Set<Promise<unknown>>();
+  private pending: { text: string; level: "info" | "warning" }[] = [];
+  private report: Report = (text, level) => this.pending.push({ text, level });
+
+  constructor(private readonly options: SessionHooksOptions) {}
+
+  /** From now on messages go to `report`; the ones gathered so far are handed over first. */
+  setReporter(report: Report): void {
+    for (const { text, level } of this.pending) report(text, level);
+    this.pending = [];
+    this.report = report;
+  }
+
+  has(event: HookEvent): boolean {
+    return this.options.runner.has(event);
+  }
+
+  private input(event: HookEvent, fields: Record<string, unknown>): HookInput {
+    const { id, file } = this.options.session();
+    return {
+      session_id: id,
+      transcript_path: file ?? "",
+      cwd: this.options.cwd,
+      hook_event_name: event,
+      permission_mode: this.options.permissionMode(),
+      ...fields,
+    };
+  }
+
+  private async run(
+    event: HookEvent,
+    fields: Record<string, unknown>,
+    options: { target?: string; signal?: AbortSignal } = {},
+  ): Promise<HookOutcome> {
+    const outcome = await this.options.runner.run(this.input(event, fields), options);
+    for (const message of outcome.messages) this.report(message, "warning");
+    if (outcome.stop) this.report(`A ${event} hook stopped the run: ${outcome.stop}`, "info");
+    return outcome;
+  }
+
+  /** PreToolUse: may block the call, rewrite its arguments, let it skip the approval prompt, or ask. */
+  async preToolUse(input: BeforeToolCallInput, signal: AbortSignal): Promise<BeforeToolCallResult | undefined> {
+    if (!this.has("PreToolUse")) return undefined;
+    const name = input.toolCall.name;
+    const toolName = claudeToolName(name);
+    const outcome = await this.run(
+      "PreToolUse",
+      {
+        tool_name: toolName,
+        tool_input: claudeToolInput(name, input.args, this.options.cwd),
+        tool_use_id: input.toolCall.id,
+      },
+      { target: toolName, signal },
+    );
+    if (outcome.context.length > 0) this.pendingContext.set(input.toolCall.id, outcome.context);
+    const denied =
+      outcome.blocked ??
+      (outcome.permissionDecision === "deny"
+        ? (outcome.permissionReason ?? "a PreToolUse hook denied it")
+        : undefined) ??
+      outcome.stop;
+    if (denied !== undefined) {
+      this.pendingContext.delete(input.toolCall.id);
+      return { block: true, reason: `Blocked by a PreToolUse hook: ${denied}` };
+    }
+    if (outcome.permissionDecision === "allow" || outcome.permissionDecision === "ask")
+      this.verdicts.set(input.toolCall.id, outcome.permissionDecision);
+    return outcome.updatedInput ? { args: gyreToolArgs(name, input.args, outcome.updatedInput) } : undefined;
+  }
+
+  /** What a PreToolUse hook said about this call for the approval gate (read once). */
+  gateVerdict(toolCallId: string): HookGateVerdict {
+    const verdict = this.verdicts.get(toolCallId);
+    this.verdicts.delete(toolCallId);
+    return verdict;
+  }
+
+  /**
+   * PermissionRequest, when the gate would ask for approval: a hook may answer for the user.
+   * Undefined leaves the question to the normal path; a Notification fires when a person is asked.
+   */
+  async permissionRequest(
+    request: ApprovalRequest,
+    signal: AbortSignal,
+    willAsk: boolean,
+  ): Promise<ApprovalAnswer | undefined> {
+    const toolName = claudeToolName(request.toolName);
+    if (this.has("PermissionRequest")) {
+      const outcome = await this.run(
+        "PermissionRequest",
+        { tool_name: toolName, tool_input: claudeToolInput(request.toolName, request.args, this.options.cwd) },
+        { target: toolName, signal },
+      );
+      if (outcome.blocked || outcome.permissionDecision === "deny")
+        return {
+          decision: "deny",
+          reason: outcome.blocked ?? outcome.permissionReason ?? "a PermissionRequest hook denied it",
+        };
+      if (outcome.permissionDecision === "allow") return { decision: "allow" };
+    }
+    if (willAsk) this.notify(`gyre needs your permission to use ${toolName}`, "permission_prompt");
+    return undefined;
+  }
+
+  /** PostToolUse: feedback and context appended to the result the model reads; `continue: false` ends the run. */
+  async afterToolCall(input: AfterToolCallInput, signal: AbortSignal): Promise<AfterToolCallResult | undefined> {
+    const early = this.pendingContext.get(input.toolCall.id) ?? [];
+    this.pendingContext.delete(input.toolCall.id);
+    const notes = [...early];
+    let terminate = false;
+    if (this.has("PostToolUse")) {
+      const name = input.toolCall.name;
+      const toolName = claudeToolName(name);
+      const text = input.result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+      const toolInput = claudeToolInput(name, input.args, this.options.cwd);
+      const outcome = await this.run(
+        "PostToolUse",
+        {
+          tool_name: toolName,
+          tool_input: toolInput,
+          tool_use_id: input.toolCall.id,
+          tool_response: {
+            output: text,
+            isError: input.isError,
+            success: !input.isError,
+            ...(typeof toolInput.file_path === "string" ? { filePath: toolInput.file_path } : {}),
+            ...(input.result.details !== undefined ? { details: input.result.details } : {}),
+          },
+        },
+        { target: toolName, signal },
+      );
+      if (outcome.blocked) notes.push(`PostToolUse hook feedback: ${outcome.blocked}`);
+      notes.push(...outcome.context);
+      terminate = outcome.stop !== undefined;
+    }
+    if (notes.length === 0 && !terminate) return undefined;
+    const added = notes.map((text) => ({ type: "text" as const, text: `\n\n${text}` }));
+    return { content: [...input.result.content, ...added], ...(terminate ? { terminate: true } : {}) };
+  }
+
+  /** UserPromptSubmit: `blocked` means the prompt goes nowhere (its reason is for the user); else context for the model. */
+  async userPromptSubmit(prompt: string): Promise<{ blocked?: string; context: string[] }> {
+    if (!this.has("UserPromptSubmit")) return { context: [] };
+    const outcome = await this.run("UserPromptSubmit", { prompt });
+    const blocked = outcome.blocked ?? outcome.stop;
+    return blocked !== undefined ? { blocked, context: [] } : { context: outcome.context };
+  }
+
+  /**
+   * The Stop hook, on the agent's events: when a turn ends with a final answer and nothing is
+   * queued, a hook that blocks makes the agent go on with its reason as the next message.
+   */
+  async onAgentEvent(
+    event: AgentEvent,
+    run: { hasQueued(): boolean; followUp(message: AgentMessage): void },
+  ): Promise<void> {
+    if (event.type === "agent_end") this.stopHookActive = false;
+    if (event.type !== "turn_end" || !this.has("Stop")) return;
+    const message = event.message;
+    if (message.stopReason !== "stop" || event.toolResults.length > 0 || run.hasQueued()) return;
+    if (message.content.some((block) => block.type === "toolCall")) return;
+    const outcome = await this.run("Stop", { stop_hook_active: this.stopHookActive });
+    if (outcome.blocked === undefined || outcome.stop !== undefined) return;
+    this.stopHookActive = true;
+    run.followUp(createUserMessage(`Stop hook feedback: ${outcome.blocked}`));
+  }
+
+  /** SessionStart: context for the model (`source`: startup, resume, clear, compact). */
+  async sessionStart(source: string): Promise<string[]> {
+    if (!this.has("SessionStart")) return [];
+    return (await this.run("SessionStart", { source }, { target: source })).context;
+  }
+
+  /** SessionEnd, as the session is disposed, after the informing hooks still running; it cannot stop that. */
+  async sessionEnd(reason: string): Promise<void> {
+    await Promise.allSettled([...this.background]);
+    if (this.has("SessionEnd")) await this.run("SessionEnd", { reason }, { target: reason });
+  }
+
+  private inBackground(event: HookEvent, fields: Record<string, unknown>, target?: string): void {
+    const running = this.run(event, fields, target === undefined ? {} : { target });
+    this.background.add(running);
+    void running.finally(() => this.background.delete(running));
+  }
+
+  notify(message: string, type: string): void {
+    if (this.has("Notification")) this.inBackground("Notification", { message, notification_type: type }, type);
+  }
+
+  /** PreCompact and SubagentStop, from the session's events; both inform only. */
+  onSessionEvent(event: SessionEvent): void {
+    if (event.type === "compaction_start" && this.has("PreCompact")) {
+      const trigger = event.reason === "manual" ? "manual" : "auto";
+      this.inBackground("PreCompact", { trigger, custom_instructions: "" }, trigger);
+    }
+    if (event.type === "subagent_event" && event.event.type === "agent_end" && this.has("SubagentStop"))
+      this.inBackground("SubagentStop", { stop_hook_active: false, agent_type: event.agent });
+  }
+}

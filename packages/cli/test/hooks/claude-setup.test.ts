@@ -1,0 +1,151 @@
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { Context } from "@gyre/ai";
+import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { adaptClaudeAgents } from "../../src/core/claude-compat/claude-agents.js";
+import { mapClaudeRule } from "../../src/core/claude-compat/claude-compat.js";
+import { loadAgentDefinitions } from "../../src/core/subagents/agent-definitions.js";
+import { createAgentSession } from "../../src/index.js";
+import { makeTempDirs, type TempDirs } from "../sdk/temp-dirs.js";
+
+let dirs: TempDirs;
+beforeEach(async () => {
+  dirs = await makeTempDirs();
+});
+afterEach(async () => {
+  await dirs.remove();
+});
+
+async function put(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+}
+
+/** A small Claude Code setup in the shape its docs show: user and project files, commands, agents, skills. */
+async function writeClaudeSetup(): Promise<void> {
+  const user = join(dirs.home, ".claude");
+  const project = join(dirs.cwd, ".claude");
+  await put(join(user, "CLAUDE.md"), "User memory: always answer in British English.\n");
+  await put(join(dirs.cwd, "CLAUDE.md"), "Project memory: this repository uses pnpm.\n");
+  await put(join(dirs.cwd, "AGENTS.md"), "Agents file: run the linter before committing.\n");
+  await put(
+    join(project, "settings.json"),
+    JSON.stringify({
+      permissions: { allow: ["Bash(npm test:*)"], deny: ["Bash(rm -rf:*)", "Read(./.env)"] },
+      hooks: {
+        PostToolUse: [
+          { matcher: "Write|Edit", hooks: [{ type: "command", command: 'touch "$CLAUDE_PROJECT_DIR/formatted"' }] },
+        ],
+      },
+    }),
+  );
+  await put(
+    join(project, "settings.local.json"),
+    JSON.stringify({
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo 'Local note: staging is down.'" }] }] },
+    }),
+  );
+  await put(
+    join(project, "commands", "review.md"),
+    "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $ARGUMENTS carefully; start with $1.\n",
+  );
+  await put(
+    join(project, "agents", "reader.md"),
+    "---\nname: reader\ndescription: Reads code and reports findings\ntools: Read, Grep, Glob\nmodel: sonnet\n---\nYou read code.\n",
+  );
+  await put(
+    join(project, "skills", "deploy", "SKILL.md"),
+    "---\nname: deploy\ndescription: Deploys the app to staging\n---\nRun the deploy script.\n",
+  );
+}
+
+const userText = (context: Context | undefined) => {
+  const content = (context?.messages ?? []).filter((message) => message.role === "user").at(-1)?.content;
+  return typeof content === "string" ? content : (content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("");
+};
+const results = (context: Context | undefined) =>
+  (context?.messages ?? [])
+    .filter((message) => message.role === "toolResult")
+    .map((message) => message.content.map((block) => (block.type === "text" ? block.text : "")).join(""));
+
+async function start(responses: FauxResponse[], options: { trust: boolean; compat: boolean }) {
+  const faux = createFauxModel(responses);
+  const created = await createAgentSession({
+    cwd: dirs.cwd,
+    gyreHome: join(dirs.home, ".gyre"),
+    model: faux.model,
+    trust: options.trust,
+    settings: { claudeCompat: options.compat },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dirs.home },
+  });
+  return { faux, ...created };
+}
+
+describe("a Claude Code setup under --claude-compat", () => {
+  it("runs its CLAUDE.md files, commands, agents, skills, hooks and rules unchanged", async () => {
+    await writeClaudeSetup();
+    const { faux, session, dispose } = await start(
+      [
+        { content: [{ type: "toolCall", name: "bash", arguments: { command: "rm -rf src" } }] },
+        { content: [{ type: "toolCall", name: "write", arguments: { path: "notes.md", content: "x\n" } }] },
+        { content: [{ type: "text", text: "done" }] },
+      ],
+      { trust: true, compat: true },
+    );
+    await session.prompt("/review src/app.ts now");
+    await dispose();
+    const [first] = faux.contexts;
+    const system = first?.systemPrompt ?? "";
+    expect(system).toContain("User memory: always answer in British English.");
+    expect(system).toContain("Project memory: this repository uses pnpm.");
+    expect(system).toContain("Agents file: run the linter before committing.");
+    expect(system).toContain("deploy");
+    const sent = userText(first);
+    expect(sent).toContain("Review src/app.ts now carefully; start with src/app.ts.");
+    expect(sent).toContain("Local note: staging is down.");
+    const task = first?.tools?.find((tool) => tool.name === "task");
+    expect(task?.description).toContain("reader");
+    expect(results(faux.contexts[1])[0]).toContain("Denied by the permission rules");
+    expect(existsSync(join(dirs.cwd, "formatted"))).toBe(true);
+  });
+
+  it("reads only the user's files in an untrusted folder, and nothing without the option", async () => {
+    await writeClaudeSetup();
+    const untrusted = await start([{ content: [{ type: "text", text: "ok" }] }], { trust: false, compat: true });
+    await untrusted.session.prompt("/review a.ts");
+    await untrusted.dispose();
+    const system = untrusted.faux.contexts[0]?.systemPrompt ?? "";
+    expect(system).toContain("User memory: always answer in British English.");
+    expect(system).not.toContain("Project memory");
+    expect(userText(untrusted.faux.contexts[0])).not.toContain("Local note");
+    expect(userText(untrusted.faux.contexts[0])).toBe("/review a.ts");
+
+    const off = await start([{ content: [{ type: "text", text: "ok" }] }], { trust: true, compat: false });
+    await off.session.prompt("hello");
+    await off.dispose();
+    expect(off.faux.contexts[0]?.systemPrompt ?? "").not.toContain("User memory");
+    expect(userText(off.faux.contexts[0])).toBe("hello");
+  });
+
+  it("maps Claude's rule syntax onto gyre's", () => {
+    expect(mapClaudeRule("Bash(npm test:*)")).toBe("bash(npm test:*)");
+    expect(mapClaudeRule("Read(./src/**)")).toBe("read(src/**)");
+    expect(mapClaudeRule("MultiEdit")).toBe("edit");
+    expect(mapClaudeRule("Glob(*.ts)")).toBe("find(*.ts)");
+    expect(mapClaudeRule("mcp__github__create_issue")).toBe("mcp__github__create_issue");
+    expect(mapClaudeRule("WebFetch(domain:example.com)")).toBeUndefined();
+    expect(mapClaudeRule("NotebookEdit")).toBeUndefined();
+  });
+
+  it("gives a .claude/agents definition gyre's tool names and the parent's model for an alias", async () => {
+    await writeClaudeSetup();
+    const agentDir = join(dirs.cwd, ".claude", "agents");
+    const { definitions } = await loadAgentDefinitions([agentDir]);
+    const reader = adaptClaudeAgents(definitions, [agentDir]).find((definition) => definition.name === "reader");
+    expect(reader?.tools).toEqual(["read", "grep", "find"]);
+    expect(reader?.model).toBeUndefined();
+    expect(reader?.systemPrompt).toBe("You read code.");
+  });
+});

@@ -1,0 +1,354 @@
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Context } from "@gyre/ai";
+import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createAgentSession } from "../../src/index.js";
+import { makeTempDirs, type TempDirs } from "../sdk/temp-dirs.js";
+
+const text = (value: string): FauxResponse => ({ content: [{ type: "text", text: value }] });
+const call = (name: string, args: Record<string, unknown>): FauxResponse => ({
+  content: [{ type: "toolCall", name, arguments: args }],
+});
+
+let dirs: TempDirs;
+beforeEach(async () => {
+  dirs = await makeTempDirs();
+});
+afterEach(async () => {
+  await dirs.remove();
+});
+
+/** Writes a real shell script into the project's `.hooks/` and returns the command that runs it. */
+async function script(name: string, body: string): Promise<string> {
+  await mkdir(join(dirs.cwd, ".hooks"), { recursive: true });
+  await writeFile(join(dirs.cwd, ".hooks", name), `#!/bin/sh\n${body}\n`);
+  return `sh "$CLAUDE_PROJECT_DIR/.hooks/${name}"`;
+}
+
+/** The user's settings.json with these hooks (`{ event: [[matcher, command, timeout?], …] }`). */
+async function userHooks(hooks: Record<string, [string | undefined, string, number?][]>): Promise<void> {
+  const config = Object.fromEntries(
+    Object.entries(hooks).map(([event, entries]) => [
+      event,
+      entries.map(([matcher, command, timeout]) => ({
+        ...(matcher !== undefined ? { matcher } : {}),
+        hooks: [{ type: "command", command, ...(timeout !== undefined ? { timeout } : {}) }],
+      })),
+    ]),
+  );
+  await writeFile(join(dirs.home, "settings.json"), JSON.stringify({ hooks: config }));
+}
+
+async function start(responses: FauxResponse[], options: { session?: "new" } = {}) {
+  const faux = createFauxModel(responses);
+  const created = await createAgentSession({
+    cwd: dirs.cwd,
+    gyreHome: dirs.home,
+    model: faux.model,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dirs.home },
+    ...(options.session ? { session: options.session } : {}),
+  });
+  return { faux, ...created };
+}
+
+/** The text of every tool result the model was sent in `context`. */
+const toolResults = (context: Context | undefined) =>
+  (context?.messages ?? [])
+    .filter((message) => message.role === "toolResult")
+    .map((message) => message.content.map((block) => (block.type === "text" ? block.text : "")).join(""));
+
+const lastUserText = (context: Context | undefined) => {
+  const users = (context?.messages ?? []).filter((message) => message.role === "user");
+  const content = users.at(-1)?.content;
+  return typeof content === "string" ? content : (content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("");
+};
+
+describe("PreToolUse", () => {
+  it("blocks rm -rf with exit 2 and the model reads the guard's reason", async () => {
+    const guard = await script(
+      "guard.sh",
+      'if grep -q "rm -rf"; then echo "rm -rf is not allowed in this project; delete files one by one" >&2; exit 2; fi',
+    );
+    await userHooks({ PreToolUse: [["Bash", guard]] });
+    await mkdir(join(dirs.cwd, "build"));
+    const { faux, session, dispose } = await start([call("bash", { command: "rm -rf build" }), text("ok")]);
+    await session.prompt("clean up");
+    await dispose();
+    expect(existsSync(join(dirs.cwd, "build"))).toBe(true);
+    expect(toolResults(faux.contexts[1])[0]).toContain("rm -rf is not allowed in this project");
+  });
+
+  it("denies a Write through JSON with the reason the model sees", async () => {
+    const deny = await script(
+      "deny.sh",
+      'cat >/dev/null; echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"secrets/ is read-only for agents"}}\'',
+    );
+    await userHooks({ PreToolUse: [["Edit|Write", deny]] });
+    const { faux, session, dispose } = await start([
+      call("write", { path: "secrets/key.txt", content: "x" }),
+      text("ok"),
+    ]);
+    await session.prompt("write the key");
+    await dispose();
+    expect(existsSync(join(dirs.cwd, "secrets", "key.txt"))).toBe(false);
+    expect(toolResults(faux.contexts[1])[0]).toContain("secrets/ is read-only for agents");
+  });
+
+  it("rewrites a command through updatedInput, and the tool runs the new one", async () => {
+    const rewrite = await script(
+      "rewrite.sh",
+      'cat >/dev/null; echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo rewritten-by-hook"}}}\'',
+    );
+    await userHooks({ PreToolUse: [["Bash", rewrite]] });
+    const { faux, session, dispose } = await start([call("bash", { command: "echo original" }), text("ok")]);
+    await session.prompt("run it");
+    await dispose();
+    const [result] = toolResults(faux.contexts[1]);
+    expect(result).toContain("rewritten-by-hook");
+    expect(result).not.toContain("original");
+  });
+
+  it("blocks the call when the guard hangs past its timeout, and kills the hook's processes", async () => {
+    const pidFile = join(dirs.cwd, "sleeper.pid");
+    const hang = await script("hang.sh", `sleep 60 & echo $! > "${pidFile}"; wait`);
+    await userHooks({ PreToolUse: [["Bash", hang, 1]] });
+    const { faux, session, dispose } = await start([call("bash", { command: "echo hi" }), text("ok")]);
+    const started = Date.now();
+    await session.prompt("run it");
+    const elapsed = Date.now() - started;
+    await dispose();
+    expect(elapsed).toBeLessThan(15_000);
+    const [result] = toolResults(faux.contexts[1]);
+    expect(result).toContain("timed out after 1 s");
+    expect(result).toContain("so the call is blocked");
+    expect(result).not.toMatch(/^hi/m);
+    // Killed: gone, or a zombie where no init reaps orphans.
+    const pid = Number(await readFile(pidFile, "utf8"));
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+    expect(stat === "" || stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")).toBe(true);
+  });
+});
+
+describe("failures and fan-out", () => {
+  it("blocks the call when a guard crashes (exit 1), but a failing PostToolUse hook only tells the user", async () => {
+    await userHooks({
+      PreToolUse: [["Write", "cat >/dev/null; exit 1"]],
+      PostToolUse: [["Bash", "echo broken >&2; exit 3"]],
+    });
+    const notices: string[] = [];
+    const { faux, session, dispose } = await start([
+      call("write", { path: "a.txt", content: "x" }),
+      call("bash", { command: "echo still-ran" }),
+      text("ok"),
+    ]);
+    session.subscribe((event) => {
+      if (event.type === "notice") notices.push(event.message);
+    });
+    await session.prompt("go");
+    await dispose();
+    expect(existsSync(join(dirs.cwd, "a.txt"))).toBe(false);
+    expect(toolResults(faux.contexts[1])[0]).toContain("exited with code 1, so the call is blocked");
+    const bash = toolResults(faux.contexts[2])[1];
+    expect(bash).toContain("still-ran");
+    expect(bash).not.toContain("broken");
+    expect(notices.some((notice) => notice.includes("exited with code 3: broken"))).toBe(true);
+  });
+
+  it("runs matching hooks in parallel and the same command once", async () => {
+    const log = join(dirs.cwd, "runs.log");
+    const slow = (tag: string) => `cat >/dev/null; sleep 1; echo ${tag} >> "${log}"`;
+    await userHooks({
+      PreToolUse: [
+        ["Bash", slow("a")],
+        [".*", slow("b")],
+        ["Bash|Read", slow("a")],
+        ["B.*", slow("c")],
+      ],
+    });
+    const { session, dispose } = await start([call("bash", { command: "true" }), text("ok")]);
+    const started = Date.now();
+    await session.prompt("go");
+    const elapsed = Date.now() - started;
+    await dispose();
+    expect((await readFile(log, "utf8")).trim().split("\n").sort()).toEqual(["a", "b", "c"]);
+    // One after another they would take 3 s.
+    expect(elapsed).toBeLessThan(2600);
+  });
+});
+
+describe("PostToolUse", () => {
+  it("runs a formatter after Edit|Write that changes the file, and its additionalContext reaches the model", async () => {
+    const format = await script(
+      "format.sh",
+      [
+        `file=$(sed -n 's/.*"file_path":"\\([^"]*\\)".*/\\1/p')`,
+        `sed -i 's/var /let /g' "$file"`,
+        `printf '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"formatted %s"}}' "$file"`,
+      ].join("\n"),
+    );
+    await userHooks({ PostToolUse: [["Edit|Write", format]] });
+    const { faux, session, dispose } = await start([
+      call("write", { path: "app.js", content: "var a = 1;\n" }),
+      text("ok"),
+    ]);
+    await session.prompt("write app.js");
+    await dispose();
+    expect(await readFile(join(dirs.cwd, "app.js"), "utf8")).toBe("let a = 1;\n");
+    expect(toolResults(faux.contexts[1])[0]).toContain(`formatted ${join(dirs.cwd, "app.js")}`);
+  });
+});
+
+describe("subagents", () => {
+  it("fires PreToolUse and PostToolUse for a subagent's calls, and SubagentStop when it ends", async () => {
+    const log = join(dirs.cwd, "events.log");
+    const record = `jq -c '{event: .hook_event_name, tool: .tool_name}' >> "${log}"`;
+    await userHooks({
+      PreToolUse: [["Write", record]],
+      PostToolUse: [["Write", record]],
+      SubagentStop: [[undefined, record]],
+    });
+    const { session, dispose } = await start([
+      call("task", { description: "write a note", prompt: "write note.md" }),
+      call("write", { path: "note.md", content: "from the subagent\n" }),
+      text("subagent done"),
+      text("all done"),
+    ]);
+    await session.prompt("delegate it");
+    await dispose();
+    expect(await readFile(join(dirs.cwd, "note.md"), "utf8")).toBe("from the subagent\n");
+    const events = (await readFile(log, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(events).toEqual([
+      { event: "PreToolUse", tool: "Write" },
+      { event: "PostToolUse", tool: "Write" },
+      { event: "SubagentStop", tool: null },
+    ]);
+  });
+});
+
+describe("UserPromptSubmit", () => {
+  it("adds its stdout as context under the prompt the model receives", async () => {
+    const context = await script("context.sh", "cat >/dev/null; echo 'Sprint goal: ship hooks'");
+    await userHooks({ UserPromptSubmit: [[undefined, context]] });
+    const { faux, session, dispose } = await start([text("ok")]);
+    await session.prompt("what now?");
+    await dispose();
+    const sent = lastUserText(faux.contexts[0]);
+    expect(sent.startsWith("what now?")).toBe(true);
+    expect(sent).toContain("Sprint goal: ship hooks");
+  });
+
+  it("blocks a prompt: the model is never called and the reason comes back", async () => {
+    const block = await script(
+      "block.sh",
+      'if grep -q password; then echo "prompts must not contain passwords" >&2; exit 2; fi',
+    );
+    await userHooks({ UserPromptSubmit: [[undefined, block]] });
+    const { faux, session, dispose } = await start([text("never")]);
+    await expect(session.prompt("my password is hunter2")).rejects.toThrow("prompts must not contain passwords");
+    await dispose();
+    expect(faux.contexts).toHaveLength(0);
+  });
+});
+
+describe("Stop", () => {
+  it("makes the agent go on once with decision block, then lets it stop when stop_hook_active", async () => {
+    const log = join(dirs.cwd, "stop.log");
+    const stop = await script(
+      "stop.sh",
+      [
+        "input=$(cat)",
+        `echo "$input" >> "${log}"`,
+        `case "$input" in *'"stop_hook_active":false'*) echo '{"decision":"block","reason":"run the tests before you stop"}';; esac`,
+      ].join("\n"),
+    );
+    await userHooks({ Stop: [[undefined, stop]] });
+    const { faux, session, dispose } = await start([text("done"), text("tests pass, done")]);
+    await session.prompt("fix it");
+    await dispose();
+    expect(faux.contexts).toHaveLength(2);
+    expect(lastUserText(faux.contexts[1])).toContain("run the tests before you stop");
+    expect(session.getLastAssistantText()).toBe("tests pass, done");
+    const calls = (await readFile(log, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(calls.map((input) => input.stop_hook_active)).toEqual([false, true]);
+  });
+});
+
+describe("SessionStart and SessionEnd", () => {
+  it("puts SessionStart's output in the model's context and runs SessionEnd on dispose", async () => {
+    const begin = await script("begin.sh", "cat >/dev/null; echo 'This project uses pnpm, never npm.'");
+    const end = await script("end.sh", `cat > "$CLAUDE_PROJECT_DIR/ended.json"`);
+    await userHooks({ SessionStart: [["startup", begin]], SessionEnd: [[undefined, end]] });
+    const { faux, session, dispose } = await start([text("ok")]);
+    await session.prompt("hello");
+    expect(existsSync(join(dirs.cwd, "ended.json"))).toBe(false);
+    await dispose();
+    expect(faux.contexts[0]?.systemPrompt).toContain("This project uses pnpm, never npm.");
+    const ended = JSON.parse(await readFile(join(dirs.cwd, "ended.json"), "utf8"));
+    expect(ended).toMatchObject({ hook_event_name: "SessionEnd", reason: "other" });
+  });
+});
+
+describe("stdin JSON", () => {
+  it("gives PreToolUse and PostToolUse Claude Code's fields, field by field", async () => {
+    const record = await script(
+      "record.sh",
+      `cat > "$CLAUDE_PROJECT_DIR/$1.json"; echo "$GYRE_PROJECT_DIR" > "$CLAUDE_PROJECT_DIR/$1.env"`,
+    );
+    await userHooks({ PreToolUse: [["Write", `${record} pre`]], PostToolUse: [["Write", `${record} post`]] });
+    const { session, dispose } = await start([call("write", { path: "notes.md", content: "hi\n" }), text("ok")], {
+      session: "new",
+    });
+    await session.prompt("write notes");
+    const { sessionId, sessionFile } = session.state;
+    await dispose();
+    const pre = JSON.parse(await readFile(join(dirs.cwd, "pre.json"), "utf8"));
+    const post = JSON.parse(await readFile(join(dirs.cwd, "post.json"), "utf8"));
+    expect(pre.session_id).toBe(sessionId);
+    expect(pre.transcript_path).toBe(sessionFile);
+    expect(pre.cwd).toBe(dirs.cwd);
+    expect(pre.hook_event_name).toBe("PreToolUse");
+    expect(pre.permission_mode).toBe("default");
+    expect(pre.tool_name).toBe("Write");
+    expect(pre.tool_input.file_path).toBe(join(dirs.cwd, "notes.md"));
+    expect(pre.tool_input.content).toBe("hi\n");
+    expect(typeof pre.tool_use_id).toBe("string");
+    expect(post.hook_event_name).toBe("PostToolUse");
+    expect(post.tool_use_id).toBe(pre.tool_use_id);
+    expect(post.tool_input).toEqual(pre.tool_input);
+    expect(post.tool_response).toMatchObject({ success: true, isError: false, filePath: join(dirs.cwd, "notes.md") });
+    expect(typeof post.tool_response.output).toBe("string");
+    expect((await readFile(join(dirs.cwd, "pre.env"), "utf8")).trim()).toBe(dirs.cwd);
+  });
+});
+
+describe("where hooks come from", () => {
+  it("runs a project's hooks only once the folder is trusted", async () => {
+    const marker = join(dirs.cwd, "project-hook-ran");
+    await mkdir(join(dirs.cwd, ".gyre"));
+    const hooks = { UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch "${marker}"` }] }] };
+    await writeFile(join(dirs.cwd, ".gyre", "settings.json"), JSON.stringify({ hooks }));
+    const untrusted = await start([text("ok")]);
+    await untrusted.session.prompt("hi");
+    await untrusted.dispose();
+    expect(existsSync(marker)).toBe(false);
+    const faux = createFauxModel([text("ok")]);
+    const trusted = await createAgentSession({
+      cwd: dirs.cwd,
+      gyreHome: dirs.home,
+      model: faux.model,
+      trust: true,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dirs.home },
+    });
+    await trusted.session.prompt("hi");
+    await trusted.dispose();
+    expect(existsSync(marker)).toBe(true);
+  });
+});
