@@ -175,9 +175,11 @@ describe("long tasks through the CLI", () => {
     );
     expect(JSON.stringify(requests.at(-1))).toMatch(/does not match the required JSON Schema/);
 
-    const interactive = await runCli(["--output-schema", schema, "hi"], { cwd, env: cliEnv(home) });
-    expect(interactive.code).toBe(2);
-    expect(interactive.stderr).toMatch(/--output-schema works with -p or --mode json/);
+    // RPC answers many prompts, so one schema cannot apply (interactive mode is refused the same way;
+    // without a terminal, as here, `gyre --output-schema s.json hi` runs as print mode).
+    const rpc = await runCli(["--mode", "rpc", "--output-schema", schema], { cwd, env: cliEnv(home) });
+    expect(rpc.code).toBe(2);
+    expect(rpc.stderr).toMatch(/--output-schema works with -p or --mode json/);
     const missing = await runCli(["-p", "--output-schema", join(home, "nope.json"), "hi"], { cwd, env: cliEnv(home) });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/Cannot read the output schema .*nope\.json/);

@@ -52,7 +52,7 @@ describe("settings.json checked against its schema", () => {
         checkpoints: { maxDiskBytes: 1 },
       }),
     ).toEqual([
-      "/sandbox/netwrok is not a known key; use mode, network, allowedDomains, writableRoots, protectedPaths, denyRead",
+      "/sandbox/netwrok is not a known key; use mode, network, allowedDomains, writableRoots, protectedPaths, denyRead, passEnv",
       "/permissions/allows is not a known key; use allow, ask, deny, approved",
       "/checkpoints/maxDiskBytes is not a known key; use maxFileBytes, maxSnapshotBytes, maxRepositoryBytes",
     ]);
