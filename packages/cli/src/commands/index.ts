@@ -71,6 +71,15 @@ export const subcommands: readonly Subcommand[] = [
     load: fleetCommand("eval"),
   },
   {
+    name: "stats",
+    summary:
+      "tokens, cache hits and cost of the sessions on disk, by model, day, project and agent; --html draws charts",
+    load: async () => {
+      const { statsUsage, runStatsCommand } = await import("./stats/stats-command.js");
+      return { usage: statsUsage, run: runStatsCommand };
+    },
+  },
+  {
     name: "replay",
     summary: "re-run a session's model outputs on this build's tools and diff",
     load: fleetCommand("replay"),
