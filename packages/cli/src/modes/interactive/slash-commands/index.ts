@@ -19,6 +19,7 @@ import { settingsCommand } from "./settings-command.js";
 import { thinkingCommand } from "./thinking-command.js";
 import { treeCommand } from "./tree-command.js";
 import type { SlashCommand } from "./types.js";
+import { usageCommand } from "./usage-command.js";
 
 /** The built-in slash commands, in the order /help lists them. */
 export const slashCommands: readonly SlashCommand[] = [
@@ -34,6 +35,7 @@ export const slashCommands: readonly SlashCommand[] = [
   nameCommand,
   compactCommand,
   costCommand,
+  usageCommand,
   sessionCommand,
   copyCommand,
   exportCommand,
