@@ -19,7 +19,9 @@ function delegate({ body }: { body: RequestBody }) {
   }
   if (results === 0)
     return {
-      toolCalls: [{ id: "task-1", name: "task", arguments: { description: "read notes", prompt: "TASK-READ", agent: "explore" } }],
+      toolCalls: [
+        { id: "task-1", name: "task", arguments: { description: "read notes", prompt: "TASK-READ", agent: "explore" } },
+      ],
       usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 },
     };
   return { text: "ALL-DONE", usage: { prompt_tokens: 1200, completion_tokens: 20, total_tokens: 1220 } };
@@ -40,7 +42,7 @@ describe("/usage", () => {
     const screen = await tmux.waitFor("Turns of the main agent");
     // main: its 2 calls and the subagent's 2; explore under it: its own 2.
     expect(screen).toMatch(/\n( *)main\s+4\s+8\.3k\s+190\s[^\n]*\n\1 {2}explore\s+2\s+6\.1k\s+70\s/);
-    expect(screen).toMatch(/turn 1\s+openai/gpt-4o\s+1\s+1\.0k\s+100\s/);
+    expect(screen).toMatch(/turn 1\s+openai\/gpt-4o\s+1\s+1\.0k\s+100\s/);
     expect(screen).toMatch(/turn 2\s+\S+\s+1\s+1\.2k\s+20\s/);
   });
 });
