@@ -3,6 +3,7 @@
  * `telemetry` settings (docs/usage-and-telemetry.md). Reading it loads nothing: the OpenTelemetry
  * modules are imported only when this returns a config.
  */
+import { randomBytes } from "node:crypto";
 import type { Settings } from "../config/settings.js";
 
 export type TelemetryConfig = {
@@ -52,4 +53,15 @@ export function telemetryConfigFrom(
     logContent: options?.logContent === true,
     ...(isTraceparent(env.TRACEPARENT) ? { traceparent: env.TRACEPARENT } : {}),
   };
+}
+
+/**
+ * The trace context a fleet job carries from `gyre submit` to the worker's child: the submitter's
+ * own `TRACEPARENT` when it has one, else a new trace when telemetry is on (so every attempt of the
+ * job is one trace), else none.
+ */
+export function traceparentForJob(env: NodeJS.ProcessEnv): string | undefined {
+  if (isTraceparent(env.TRACEPARENT)) return env.TRACEPARENT;
+  if (!telemetryConfigFrom(env, undefined)) return undefined;
+  return `00-${randomBytes(16).toString("hex")}-${randomBytes(8).toString("hex")}-01`;
 }
