@@ -37,7 +37,13 @@ const root = mkdtempSync(join(tmpdir(), "gyre-bench-otel-"));
 writeFileSync(join(root, "notes.md"), Array.from({ length: TURNS + 1 }, (_, line) => `line ${line}`).join("\n"));
 
 function run(prompt, telemetry) {
-  const env = { PATH: process.env.PATH, HOME: root, GYRE_HOME: join(root, "home"), OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: `${model.url}/v1` };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: root,
+    GYRE_HOME: join(root, "home"),
+    OPENAI_API_KEY: "sk-bench",
+    OPENAI_BASE_URL: `${model.url}/v1`,
+  };
   if (telemetry) env.OTEL_EXPORTER_OTLP_ENDPOINT = otlp;
   const args = [bin, "-p", "--provider", "openai", "--model", "gpt-4o", "--tools", "read", "--no-session", prompt];
   return new Promise((resolve, reject) => {
@@ -47,7 +53,11 @@ function run(prompt, telemetry) {
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
-    child.on("close", (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - began) / 1e6) : reject(new Error(`gyre exited ${code}: ${stderr}`))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(Number(process.hrtime.bigint() - began) / 1e6)
+        : reject(new Error(`gyre exited ${code}: ${stderr}`)),
+    );
   });
 }
 
