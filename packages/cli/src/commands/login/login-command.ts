@@ -4,15 +4,14 @@
  * tokens go to $GYRE_HOME/auth.json (0600) only; nothing secret is printed (docs/sign-in.md).
  * Exit 0 when signed in or out, 1 when the sign-in failed, 2 for bad usage.
  */
-import { authEndpointsFrom, COPILOT_HEADERS } from "../../core/auth/auth-endpoints.js";
 import {
   authFilePath,
-  type CopilotCredentials,
   isSignInProvider,
   readAuthFile,
   SIGN_IN_PROVIDERS,
   writeCredentials,
 } from "../../core/auth/auth-store.js";
+import { signIn } from "../../core/auth/sign-in.js";
 import type { CommandIo } from "../index.js";
 import { parseCommandWords } from "../usage-error.js";
 
@@ -49,57 +48,22 @@ export async function runLoginCommand(args: string[], io: CommandIo): Promise<nu
     io.stderr.write(extra !== undefined ? "gyre: login takes one provider.\n" : unknownProvider("login", provider));
     return 2;
   }
-  const endpoints = authEndpointsFrom(io.env);
-  const controller = new AbortController();
   try {
-    if (provider === "github-copilot") {
-      const { loginCopilot } = await import("../../core/auth/copilot-auth.js");
-      const credentials = await loginCopilot({
-        endpoints,
-        signal: controller.signal,
-        onCode: ({ userCode, verificationUri }) =>
-          io.stderr.write(`Open ${verificationUri} and enter the code ${userCode}\nWaiting for GitHub…\n`),
-      });
-      const models = await listCopilotModels(credentials, endpoints.copilotApiUrl);
-      await writeCredentials(io.gyreHome, provider, { ...credentials, ...(models.length > 0 ? { models } : {}) });
-      io.stderr.write(
-        `Signed in to GitHub Copilot${models.length > 0 ? ` (${models.length} models: ${models.slice(0, 6).join(", ")}${models.length > 6 ? ", …" : ""})` : ""}.\n`,
-      );
-    } else {
-      const { loginCodex } = await import("../../core/auth/codex-auth.js");
-      const credentials = await loginCodex({
-        endpoints,
-        signal: controller.signal,
-        onUrl: (url) =>
-          io.stderr.write(`Open this page to sign in with your ChatGPT account:\n  ${url}\nWaiting for the browser…\n`),
-      });
-      await writeCredentials(io.gyreHome, provider, credentials);
-      io.stderr.write("Signed in to ChatGPT (provider openai-codex).\n");
-    }
+    const done = await signIn(provider, {
+      gyreHome: io.gyreHome,
+      env: io.env,
+      onCode: ({ userCode, verificationUri }) =>
+        io.stderr.write(`Open ${verificationUri} and enter the code ${userCode}\nWaiting for GitHub…\n`),
+      onUrl: (url) =>
+        io.stderr.write(`Open this page to sign in with your ChatGPT account:\n  ${url}\nWaiting for the browser…\n`),
+    });
+    io.stderr.write(`${done}\n`);
   } catch (error) {
     io.stderr.write(`gyre: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
   io.stderr.write(`Tokens are in ${authFilePath(io.gyreHome)}; run gyre --provider ${provider} to use them.\n`);
   return 0;
-}
-
-/** Copilot's /models ids for this account (chat models only); empty when the list cannot be had. */
-async function listCopilotModels(credentials: CopilotCredentials, apiOverride: string | undefined): Promise<string[]> {
-  const base = apiOverride ?? credentials.apiUrl ?? "https://api.githubcopilot.com";
-  try {
-    const response = await fetch(`${base}/models`, {
-      headers: { ...COPILOT_HEADERS, Authorization: `Bearer ${credentials.copilotToken}`, Accept: "application/json" },
-      signal: AbortSignal.timeout(15_000),
-    });
-    if (!response.ok) return [];
-    const body = (await response.json()) as { data?: { id?: unknown; capabilities?: { type?: unknown } }[] };
-    return (body.data ?? [])
-      .filter((model) => typeof model.id === "string" && (model.capabilities?.type ?? "chat") === "chat")
-      .map((model) => model.id as string);
-  } catch {
-    return [];
-  }
 }
 
 export async function runLogoutCommand(args: string[], io: CommandIo): Promise<number> {

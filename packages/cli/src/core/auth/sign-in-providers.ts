@@ -18,6 +18,7 @@ import {
   streamOpenAICompletions,
   streamOpenAIResponses,
 } from "@gyre/ai";
+import { addProcessSecret } from "../session/redact-secrets.js";
 import { type AuthEndpoints, authEndpointsFrom, COPILOT_HEADERS } from "./auth-endpoints.js";
 import { type AuthFile, readAuthFile, type SignInProvider, writeCredentials } from "./auth-store.js";
 
@@ -106,6 +107,9 @@ async function signedInStream(
     const { freshCopilotCredentials } = await import("./copilot-auth.js");
     const fresh = await freshCopilotCredentials(stored, endpoints, options.signal);
     if (fresh.changed) await writeCredentials(home, provider, fresh.credentials);
+    // Should a tool print it (say, cat auth.json), session files and exported content redact it.
+    addProcessSecret(fresh.credentials.copilotToken);
+    addProcessSecret(fresh.credentials.githubToken);
     const last = context.messages.at(-1);
     return streamOpenAICompletions(
       {
@@ -130,6 +134,8 @@ async function signedInStream(
   const { freshCodexCredentials } = await import("./codex-auth.js");
   const fresh = await freshCodexCredentials(stored, endpoints, options.signal);
   if (fresh.changed) await writeCredentials(home, provider, fresh.credentials);
+  addProcessSecret(fresh.credentials.accessToken);
+  addProcessSecret(fresh.credentials.refreshToken);
   const { maxTokens: _unsupported, ...rest } = options;
   return streamOpenAIResponses({ ...model, api: "openai-responses", baseUrl: endpoints.codexApiUrl }, context, {
     ...rest,

@@ -6,6 +6,7 @@ import { exportCommand } from "./export-command.js";
 import { forkCommand } from "./fork-command.js";
 import { helpCommand } from "./help-command.js";
 import { initCommand } from "./init-command.js";
+import { loginCommand } from "./login-command.js";
 import { mcpCommand } from "./mcp-command.js";
 import { modelCommand } from "./model-command.js";
 import { nameCommand } from "./name-command.js";
@@ -42,6 +43,7 @@ export const slashCommands: readonly SlashCommand[] = [
   settingsCommand,
   reloadCommand,
   mcpCommand,
+  loginCommand,
   helpCommand,
   quitCommand,
 ];
