@@ -46,6 +46,9 @@ import { createRedactor } from "../session/redact-secrets.js";
 import type { SessionEvent } from "../session-events.js";
 import type { TelemetryConfig } from "./telemetry-config.js";
 
+/** How long one export may take: an unreachable collector delays exit by about this much, no more. */
+const EXPORT_TIMEOUT_MS = 3000;
+
 type Instruments = {
   tokens: ReturnType<ReturnType<MeterProvider["getMeter"]>["createHistogram"]>;
   duration: ReturnType<ReturnType<MeterProvider["getMeter"]>["createHistogram"]>;
@@ -57,10 +60,14 @@ export function createOtelTelemetry(config: TelemetryConfig, env: NodeJS.Process
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName, [ATTR_SERVICE_VERSION]: version });
   const tracerProvider = new TracerProvider({
     resource,
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: config.tracesUrl }) })],
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter: new OTLPTraceExporter({ url: config.tracesUrl, timeoutMillis: EXPORT_TIMEOUT_MS }),
+      }),
+    ],
   });
   const reader = new PeriodicExportingMetricReader({
-    exporter: new OTLPMetricExporter({ url: config.metricsUrl }),
+    exporter: new OTLPMetricExporter({ url: config.metricsUrl, timeoutMillis: EXPORT_TIMEOUT_MS }),
     exportIntervalMillis: 60_000,
   });
   const meterProvider = new MeterProvider({ resource, readers: [reader] });
@@ -115,7 +122,10 @@ export function createOtelTelemetry(config: TelemetryConfig, env: NodeJS.Process
       main.endAll();
       for (const run of subagents.values()) run.endAll();
       // Each flush is bounded: an unreachable collector must not keep gyre from exiting.
-      await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown({ timeoutMillis: 5000 })]);
+      await Promise.allSettled([
+        tracerProvider.shutdown(),
+        meterProvider.shutdown({ timeoutMillis: EXPORT_TIMEOUT_MS }),
+      ]);
     },
   };
 }
