@@ -52,6 +52,12 @@ describe("gyre login github-copilot", () => {
       models: ["gpt-4.1", "claude-sonnet-4.5"],
     });
     expect(login.stdout + login.stderr).not.toContain("gho_");
+    const doctor = await runCli(["doctor", "--json"], { cwd, env });
+    const signInCheck = (JSON.parse(doctor.stdout) as { checks: { name: string; detail: string }[] }).checks.find(
+      (check) => check.name === "sign-in",
+    );
+    expect(signInCheck?.detail).toBe("signed in to github-copilot");
+    expect(doctor.stdout).not.toMatch(/gho_|tid=copilot/);
 
     // No API key at all: the signed-in provider is used, with the headers Copilot requires.
     const run = await runCli(["-p", "hi"], { cwd, env });
