@@ -79,6 +79,31 @@ export const subcommands: readonly Subcommand[] = [
     },
   },
   {
+    name: "login",
+    summary: "sign in with a plan instead of an API key: github-copilot or openai-codex (ChatGPT)",
+    load: async () => {
+      const { loginUsage, runLoginCommand } = await import("./login/login-command.js");
+      return { usage: loginUsage, run: runLoginCommand };
+    },
+  },
+  {
+    name: "logout",
+    summary: "forget a plan sign-in (github-copilot, openai-codex)",
+    load: async () => {
+      const { loginUsage, runLogoutCommand } = await import("./login/login-command.js");
+      return { usage: loginUsage, run: runLogoutCommand };
+    },
+  },
+  {
+    name: "stats",
+    summary:
+      "tokens, cache hits and cost of the sessions on disk, by model, day, project and agent; --html draws charts",
+    load: async () => {
+      const { statsUsage, runStatsCommand } = await import("./stats/stats-command.js");
+      return { usage: statsUsage, run: runStatsCommand };
+    },
+  },
+  {
     name: "replay",
     summary: "re-run a session's model outputs on this build's tools and diff",
     load: fleetCommand("replay"),

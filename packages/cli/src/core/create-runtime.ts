@@ -50,6 +50,7 @@ import type { SessionJournals } from "./session/session-journal.js";
 import type { SessionContext, SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
 import { buildRuntimeSystemPrompt } from "./system-prompt/build-runtime-system-prompt.js";
+import { type SessionTelemetry, startTelemetry } from "./telemetry/start-telemetry.js";
 import { createCodingTools } from "./tools/index.js";
 import type { TodoStore } from "./tools/todo-tool.js";
 import type { ToolFileSystem } from "./tools/tool-fs.js";
@@ -390,6 +391,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   // The session's info holds this array: the notices gathered below are added to it in place.
   const notices: RuntimeNotice[] = [];
   const runtimeNotices = notices;
+  // Off by default and then nothing is loaded (core/telemetry/start-telemetry.ts).
+  let telemetry: SessionTelemetry | undefined;
   session = new AgentSession({
     checkpoints,
     model: model.model,
@@ -450,6 +453,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     },
     // In order of creation; dispose closes them last first.
     owned: [
+      { name: "the telemetry exporter", close: () => telemetry?.shutdown() },
       ...(mcp.manager ? [{ name: "the MCP servers", close: () => mcp.manager?.close() }] : []),
       { name: "the bash sandbox", close: () => safety.sandbox.dispose() },
       ...(hooks ? [{ name: "the SessionEnd hooks", close: () => hooks.sessionEnd(sessionEndReason(config)) }] : []),
@@ -471,6 +475,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     hooks.setReporter((text, level) => session.notice("hooks", text, level));
     session.subscribe((event) => hooks.onSessionEvent(event));
   }
+  const created = session;
+  telemetry = await startTelemetry({ env: io.env, settings, subscribe: (listener) => created.subscribe(listener) });
   if (mcp.manager) {
     attachMcpTools(session, tools, mcp.manager);
     reportMcp = (text, level = "warning") => session.notice("mcp", text, level);

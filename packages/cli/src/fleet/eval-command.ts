@@ -2,7 +2,7 @@
  * `gyre eval tasks.jsonl [--workers N] [--model p/m]… [--build label=bin]… [--repeat k] [--out DIR]`:
  * every task × variant × repeat as its own child gyre in a fresh copy of the task's folder, N at
  * a time on this machine; with `--redis URL [--queue name]`, every run is a fleet job instead,
- * run by the queue's workers on any machine (eval-queue.ts). Writes results.json and results.md
+ * run by the queue's workers on any machine (eval-queue.ts). Writes results.json, results.md and results.html
  * to the output folder and prints the Markdown. Exit 0 once every run ended (failed checks are
  * results, not errors); 2 on bad input.
  */
@@ -11,6 +11,7 @@ import * as nodePath from "node:path";
 import type { Writable } from "node:stream";
 import { CliError } from "../core/errors.js";
 import { parseCommandArgs } from "./command-args.js";
+import { renderEvalHtml } from "./eval-html.js";
 import type { EvalPlanItem } from "./eval-queue.js";
 import { type EvalRunRecord, renderEvalMarkdown, summariseRuns } from "./eval-report.js";
 import { runEvalTask } from "./eval-run.js";
@@ -93,6 +94,7 @@ export async function runEvalCommand(argv: readonly string[], io: Io): Promise<n
   };
   await writeFile(nodePath.join(outDir, "results.json"), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(nodePath.join(outDir, "results.md"), markdown);
+  await writeFile(nodePath.join(outDir, "results.html"), renderEvalHtml(summaries));
   io.stdout.write(markdown);
   io.stderr.write(`gyre eval: results in ${outDir}\n`);
   return 0;

@@ -4,6 +4,7 @@
  * parsed with node:util's parseArgs; a bad one is exit 2 with one sentence. The Redis URL comes
  * from `--redis` or `GYRE_REDIS_URL`.
  */
+
 import { realpathSync } from "node:fs";
 import * as nodePath from "node:path";
 import type { Writable } from "node:stream";
@@ -11,6 +12,7 @@ import { parseArgs } from "node:util";
 import { describeUsageError } from "../commands/usage-error.js";
 import { getGyreHome } from "../core/config/paths.js";
 import { CliError } from "../core/errors.js";
+import { traceparentForJob } from "../core/telemetry/telemetry-config.js";
 import { DEFAULT_QUEUE } from "./fleet-keys.js";
 import type { JobPayload } from "./job-payload.js";
 
@@ -151,6 +153,7 @@ async function runSubmitCommand(argv: readonly string[], io: Io): Promise<number
     ...(values.tools ? { tools: (values.tools as string).split(",").filter(Boolean) } : {}),
     ...(values["max-turns"] ? { maxTurns: positiveInteger(values["max-turns"], "--max-turns") as number } : {}),
     ...(values["max-cost"] ? { maxCostUsd: Number(values["max-cost"]) } : {}),
+    ...traceContextOf(io.env),
   };
   const client = await connect(values, io, "submit");
   try {
@@ -235,4 +238,10 @@ function splitGitRef(source: string): [string, string | undefined] {
   if (at > Math.max(source.lastIndexOf("/"), source.lastIndexOf(":")))
     return [source.slice(0, at), source.slice(at + 1)];
   return [source, undefined];
+}
+
+/** The job's trace context, when the submitter has one or telemetry is on (core/telemetry/telemetry-config.ts). */
+function traceContextOf(env: NodeJS.ProcessEnv): { traceparent?: string } {
+  const traceparent = traceparentForJob(env);
+  return traceparent === undefined ? {} : { traceparent };
 }

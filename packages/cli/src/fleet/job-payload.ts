@@ -2,6 +2,8 @@
  * A fleet job as it travels through the queue: what to run and with which limits, never a key.
  * Provider keys live with the workers (their environment); a job names a provider only.
  */
+import { isTraceparent } from "../core/telemetry/telemetry-config.js";
+
 export type JobPayload = {
   prompt: string;
   /** A folder every worker can reach (a shared disk); the agent works in it directly. */
@@ -21,6 +23,8 @@ export type JobPayload = {
   maxCostUsd?: number;
   sandbox?: "workspace-write" | "read-only" | "off";
   mcpConfig?: string;
+  /** W3C trace context: the worker's child joins this trace (docs/usage-and-telemetry.md). */
+  traceparent?: string;
 };
 
 const FIELDS = new Set([
@@ -37,6 +41,7 @@ const FIELDS = new Set([
   "maxCostUsd",
   "sandbox",
   "mcpConfig",
+  "traceparent",
 ]);
 const SECRET_LIKE = /key|token|secret|password|auth/i;
 
@@ -117,6 +122,8 @@ export function parseJobPayload(value: unknown): { ok: true; value: JobPayload }
   if (record.sandbox !== undefined && !["workspace-write", "read-only", "off"].includes(record.sandbox as string)) {
     return { ok: false, error: "The job's sandbox must be workspace-write, read-only or off." };
   }
+  if (record.traceparent !== undefined && !isTraceparent(record.traceparent as string))
+    return { ok: false, error: "The job's traceparent must be a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>)." };
   return { ok: true, value: record as JobPayload };
 }
 

@@ -134,6 +134,7 @@ async function runChild(run: ChildRun): Promise<JobResult> {
       ...run.env,
       GYRE_HOME: run.gyreHome,
       GYRE_EXIT_WITH_PARENT: "1",
+      ...(run.payload.traceparent ? { TRACEPARENT: run.payload.traceparent } : {}),
       ...sessionJournalEnv({ redisUrl: run.redisUrl, key: fleetKeys.journal(run.queue, run.jobId), file: run.file }),
     },
     stdio: ["pipe", "pipe", "pipe"],

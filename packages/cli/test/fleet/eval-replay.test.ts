@@ -73,6 +73,8 @@ describe("gyre eval", () => {
     expect(run.stdout).toBe(markdown);
     expect(markdown).toContain("| openai/good | 2/2 | 100% (34%–100%) |");
     expect(markdown).toContain("tool-call parse failure 2");
+    const page = await readFile(join(dir, "out", "results.html"), "utf8");
+    expect(page).toContain('data-label="openai/good" data-value="1"');
     // Every run worked in its own copy: the task folder itself is untouched.
     await expect(readFile(join(dir, "task-a", "out.txt"))).rejects.toThrow();
   }, 120_000);

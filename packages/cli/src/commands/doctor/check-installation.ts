@@ -4,9 +4,11 @@
  * are set (names only), and every configured MCP server connected for real with a short timeout.
  * Each check is one line: ok, warn or fail, and for the last two a sentence saying what to do.
  */
+
 import { execFile } from "node:child_process";
 import { getProviders } from "@gyre/ai";
 import { rgPath } from "@vscode/ripgrep";
+import { readAuthFile } from "../../core/auth/auth-store.js";
 import { loadModelsConfig } from "../../core/config/models-config.js";
 import { findExecutable, probeSandbox } from "../../core/sandbox/probe-sandbox.js";
 
@@ -103,7 +105,28 @@ export async function checkProviderKeys(env: NodeJS.ProcessEnv, gyreHome: string
           fix: "Export one (for example ANTHROPIC_API_KEY) or pass --api-key-file; local servers (--provider ollama or llamacpp) need none.",
         },
   );
+  checks.splice(1, 0, await checkSignIns(gyreHome));
   return checks;
+}
+
+/** Which plan sign-ins (gyre login) are stored, by provider name only; a damaged auth.json fails. */
+async function checkSignIns(gyreHome: string): Promise<DoctorCheck> {
+  try {
+    const stored = Object.keys(await readAuthFile(gyreHome)).sort();
+    return {
+      name: "sign-in",
+      status: "ok",
+      detail:
+        stored.length > 0 ? `signed in to ${stored.join(", ")}` : "none (gyre login github-copilot or openai-codex)",
+    };
+  } catch (error) {
+    return {
+      name: "sign-in",
+      status: "fail",
+      detail: (error as Error).message,
+      fix: "Fix or delete $GYRE_HOME/auth.json, then gyre login again.",
+    };
+  }
 }
 
 /** Runs `command args` for its version line; bounded, never throws. */

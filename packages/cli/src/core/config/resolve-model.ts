@@ -13,6 +13,8 @@ export type ModelRequest = {
   env: NodeJS.ProcessEnv;
   /** Where the custom providers are registered and models looked up (default: the process-wide one). */
   models?: ModelRegistry;
+  /** Providers with a stored plan sign-in (`gyre login`), used when no key is set. */
+  signedIn?: readonly string[];
 };
 
 export type ResolvedModel = { model: Model; apiKey: string | undefined };
@@ -24,7 +26,11 @@ const defaultModels: Record<string, string> = {
   "openai-responses": "gpt-5",
   google: "gemini-2.5-pro",
   faux: "faux-1",
+  "github-copilot": "gpt-4.1",
+  "openai-codex": "gpt-5.1-codex",
 };
+
+const SIGN_IN_PROVIDERS = new Set(["github-copilot", "openai-codex"]);
 
 const baseUrlEnv: Record<string, string> = {
   openai: "OPENAI_BASE_URL",
@@ -50,14 +56,17 @@ export function isLoopbackUrl(url: string): boolean {
 export function resolveModel(request: ModelRequest): ResolveResult {
   const registry = request.models ?? defaultModelRegistry;
   for (const custom of request.customProviders) registry.registerProvider(custom.info, custom.models);
-  const providerName = request.provider ?? request.defaultProvider ?? inferProvider(request.env);
+  const providerName =
+    request.provider ?? request.defaultProvider ?? inferProvider(request.env) ?? request.signedIn?.[0];
   if (!providerName) {
     return {
       ok: false,
       error:
-        "No model provider is configured; pass --provider (and --model), or set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.",
+        "No model provider is configured; set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, pass --provider (and --model), or sign in with a plan: gyre login github-copilot or gyre login openai-codex.",
     };
   }
+  if (SIGN_IN_PROVIDERS.has(providerName) && request.signedIn && !request.signedIn.includes(providerName))
+    return { ok: false, error: `Not signed in to ${providerName}; run gyre login ${providerName} first.` };
   const info = registry.getProvider(providerName);
   if (!info) {
     const names = registry.getProviders().map((provider) => provider.name);

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Model, ModelRegistry } from "@gyre/ai";
+import { registerSignInProviders } from "../auth/sign-in-providers.js";
 import { CliError } from "../errors.js";
 import type { RuntimeConfig } from "../runtime-config.js";
 import { loadModelsConfig } from "./models-config.js";
@@ -26,7 +27,10 @@ export async function resolveRuntimeModel(options: {
   const { providers: customProviders, warnings } = await loadModelsConfig(options.home);
   const provider = config.provider ?? settings.defaultProvider;
   if (provider === "faux") return { model: await loadFauxModel(config), apiKey: undefined, warnings };
+  // Plan sign-ins (gyre login): their providers, and which are signed in (docs/sign-in.md).
+  const signedIn = await registerSignInProviders({ models: options.models, home: options.home, env: options.env });
   const resolved = resolveModel({
+    signedIn,
     ...(config.provider ? { provider: config.provider } : {}),
     ...(config.model ? { model: config.model } : {}),
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),

@@ -97,6 +97,19 @@ export const settingsSchema = Type.Object({
   claudeCompat: Type.Optional(Type.Boolean()),
   /** Shell commands run on lifecycle events, Claude Code's format (docs/hooks.md); checked when loaded. */
   hooks: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  /** OpenTelemetry export (docs/usage-and-telemetry.md); off unless an endpoint is set here or in OTEL_EXPORTER_OTLP_ENDPOINT. */
+  telemetry: Type.Optional(
+    Type.Object(
+      {
+        otlpEndpoint: Type.Optional(Type.String()),
+        serviceName: Type.Optional(Type.String()),
+        /** Export prompts, answers and tool output too (default false: sizes and names only). */
+        logContent: Type.Optional(Type.Boolean()),
+        enabled: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false },
+    ),
+  ),
   /** Who decides calls that need more than the sandbox gives, when `--approval` is not given. */
   approval: Type.Optional(oneOf(["ask", "deny", "allow"])),
 });

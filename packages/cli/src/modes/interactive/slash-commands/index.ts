@@ -6,6 +6,7 @@ import { exportCommand } from "./export-command.js";
 import { forkCommand } from "./fork-command.js";
 import { helpCommand } from "./help-command.js";
 import { initCommand } from "./init-command.js";
+import { loginCommand } from "./login-command.js";
 import { mcpCommand } from "./mcp-command.js";
 import { modelCommand } from "./model-command.js";
 import { nameCommand } from "./name-command.js";
@@ -19,6 +20,7 @@ import { settingsCommand } from "./settings-command.js";
 import { thinkingCommand } from "./thinking-command.js";
 import { treeCommand } from "./tree-command.js";
 import type { SlashCommand } from "./types.js";
+import { usageCommand } from "./usage-command.js";
 
 /** The built-in slash commands, in the order /help lists them. */
 export const slashCommands: readonly SlashCommand[] = [
@@ -34,12 +36,14 @@ export const slashCommands: readonly SlashCommand[] = [
   nameCommand,
   compactCommand,
   costCommand,
+  usageCommand,
   sessionCommand,
   copyCommand,
   exportCommand,
   settingsCommand,
   reloadCommand,
   mcpCommand,
+  loginCommand,
   helpCommand,
   quitCommand,
 ];
