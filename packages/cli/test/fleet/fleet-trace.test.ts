@@ -16,7 +16,7 @@ describe("fleet trace context", () => {
     receiver = await startOtlpReceiver();
     const { cwd, home } = await workspace(state.root, "trace");
     const queue = "trace";
-    await pool.start(home, ["--queue", queue], {
+    await pool.start(home, ["--queue", queue, "--allow-root", state.root], {
       OPENAI_API_KEY: "sk-test",
       OPENAI_BASE_URL: `${state.server.url}/v1`,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
