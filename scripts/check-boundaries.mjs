@@ -4,8 +4,12 @@
 // manager, a value import of @gyre/agent such as its Agent (type imports are fine), or the
 // parts the session owns (the runtime bag, safety, checkpoints, MCP manager, extension runner,
 // todo store), imported or reached as `x.safety`, `x.checkpoints`, … (docs/design/session.md).
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { walkSourceFiles } from "./source-files.mjs";
+
+/** Every file is checked, test fixtures included: only installed and built folders are left out. */
+const builds = (name) => name === "node_modules" || name === "dist";
 
 const root = new URL("..", import.meta.url).pathname;
 const forbidden = {
@@ -28,25 +32,10 @@ const ownedPartAccess =
   /\b(?:runtime\s*\??\.\s*(?:safety|checkpoints|mcp|extensions|todos|reload|settings)|(?:options|context)\s*\??\.\s*(?:safety|checkpoints|mcp|extensions|todos|reload))\b/g;
 const importPattern = /(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
-async function* walk(dir) {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== "node_modules" && entry.name !== "dist") yield* walk(path);
-    } else if (/\.(ts|mts|js|mjs)$/.test(entry.name)) yield path;
-  }
-}
-
 const problems = [];
 for (const [pkg, rules] of Object.entries(forbidden)) {
   for (const folder of ["src", "test"]) {
-    for await (const file of walk(join(root, "packages", pkg, folder))) {
+    for await (const file of walkSourceFiles(join(root, "packages", pkg, folder), builds)) {
       const text = await readFile(file, "utf8");
       const isCore = file.includes(join("packages", "cli", "src", "core"));
       const isModes = file.includes(join("packages", "cli", "src", "modes"));

@@ -5,7 +5,11 @@ import { join } from "node:path";
 
 const skipped = new Set(["node_modules", "dist", ".cache", "results", "fixtures"]);
 
-async function* walk(dir) {
+/** Whether the source walk leaves a folder out: builds, caches, results, fixtures and test temp folders. */
+const skipsFolder = (name) => skipped.has(name) || name.startsWith(".gyre-test-");
+
+/** The TypeScript and JavaScript files under `dir`, depth first; folders `skip(name)` names are left out. */
+export async function* walkSourceFiles(dir, skip = skipsFolder) {
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -15,7 +19,7 @@ async function* walk(dir) {
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (!skipped.has(entry.name) && !entry.name.startsWith(".gyre-test-")) yield* walk(path);
+      if (!skip(entry.name)) yield* walkSourceFiles(path, skip);
     } else if (/\.(ts|mts|js|mjs)$/.test(entry.name)) yield path;
   }
 }
@@ -29,6 +33,6 @@ export async function sourceFiles(root) {
     join(root, "scripts"),
     join(root, "bench"),
   ];
-  for (const dir of dirs) for await (const file of walk(dir)) files.push(file);
+  for (const dir of dirs) for await (const file of walkSourceFiles(dir)) files.push(file);
   return files.sort();
 }
