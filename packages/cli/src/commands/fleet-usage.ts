@@ -3,11 +3,12 @@ const redis = "The queue is on Redis: --redis redis://host:port or GYRE_REDIS_UR
 
 const usages: Record<string, string> = {
   worker: `Usage:
-  gyre worker [--concurrency N] [--lock-ms MS] [--redis URL] [--queue name]
+  gyre worker [--concurrency N] [--lock-ms MS] [--grace-ms MS] [--redis URL] [--queue name]
               [--allow-root DIR]... [--allow-sandbox-off] [--allow-mcp-config] [--allow-faux-script]
 
 Runs jobs from the queue, each as a gyre child process in its own workspace; the provider keys
-stay with the worker. Runs until SIGINT or SIGTERM. A job may work in a folder (--cwd) only under
+stay with the worker. Runs until SIGINT or SIGTERM; then running jobs get --grace-ms (default
+10000) to finish, and those still running go back to the queue for another worker. A job may work in a folder (--cwd) only under
 an --allow-root DIR; sandbox "off", an MCP config and a faux script need the matching --allow-…
 flag (docs/fleet.md).
 ${redis}`,

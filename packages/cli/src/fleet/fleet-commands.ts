@@ -85,6 +85,7 @@ async function runWorkerCommand(argv: readonly string[], io: Io): Promise<number
   const { values } = parse("worker", argv, {
     concurrency: { type: "string" },
     "lock-ms": { type: "string" },
+    "grace-ms": { type: "string" },
     "allow-root": { type: "string", multiple: true },
     "allow-sandbox-off": { type: "boolean" },
     "allow-mcp-config": { type: "boolean" },
@@ -111,6 +112,7 @@ async function runWorkerCommand(argv: readonly string[], io: Io): Promise<number
       allowFauxScript: values["allow-faux-script"] === true,
     },
     ...(values["lock-ms"] === undefined ? {} : { lockDurationMs: positiveInteger(values["lock-ms"], "--lock-ms") }),
+    ...(values["grace-ms"] === undefined ? {} : { graceMs: positiveInteger(values["grace-ms"], "--grace-ms") }),
     onReady: () =>
       io.stderr.write(`gyre worker: ready on queue ${(values.queue as string | undefined) ?? DEFAULT_QUEUE}\n`),
     log: (line) => io.stderr.write(`gyre worker: ${line}\n`),

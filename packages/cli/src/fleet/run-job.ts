@@ -106,7 +106,9 @@ async function runAttempt(options: RunJobOptions & { redact: Redactor }): Promis
       if (options.payload.cwd === undefined) return { ...result, check: { code: null, output: LOST_FILES } };
       return { ...result, check: await check(workspace.cwd) };
     }
-    const prompt = lines.length > 1 ? RESUME_PROMPT : options.payload.prompt;
+    // A worker can stop after the child wrote its first lines (a model change) but before the
+    // prompt: such a journal holds no task yet, so the attempt starts from the job's own prompt.
+    const prompt = holdsPrompt(lines) ? RESUME_PROMPT : options.payload.prompt;
     const result = await runChild({ ...options, file, cwd: workspace.cwd, prompt });
     if (options.payload.check === undefined || result.reason === "cancelled") return result;
     return { ...result, check: await check(workspace.cwd) };
@@ -138,6 +140,9 @@ async function runChild(run: ChildRun): Promise<JobResult> {
       ...sessionJournalEnv({ redisUrl: run.redisUrl, key: fleetKeys.journal(run.queue, run.jobId), file: run.file }),
     },
     stdio: ["pipe", "pipe", "pipe"],
+    // Its own process group: a Ctrl-C in the worker's terminal reaches the worker, which decides
+    // (grace, then back to the queue), not every job's run at once.
+    detached: true,
   });
   // The prompt goes on stdin: on argv a long one fails (E2BIG) and anyone can read it in `ps`.
   child.stdin?.on("error", () => {}); // a child that exits early closes the pipe: its exit says why
@@ -199,6 +204,18 @@ async function copyEvents(
     }
   }
   await chain;
+}
+
+/** Whether the journal holds the job's prompt: a user message after the header. */
+export function holdsPrompt(lines: readonly string[]): boolean {
+  return lines.slice(1).some((line) => {
+    try {
+      const entry = JSON.parse(line) as { type?: string; message?: { role?: string } };
+      return entry.type === "message" && entry.message?.role === "user";
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The final answer when the journal's last message is an assistant message that stopped without tool calls. */

@@ -21,6 +21,12 @@ export type WorkerOptions = {
   policy?: WorkerPolicy;
   /** How long a job's lock lasts without renewal: a dead worker's job is taken over after it. Default 30 s. */
   lockDurationMs?: number;
+  /**
+   * On `close()`, how long running jobs may go on to their end; those still running then are
+   * stopped and put back in the queue for another worker, which resumes them from the journal.
+   * Default 10 s.
+   */
+  graceMs?: number;
   /** Called once the worker listens. */
   onReady?: () => void;
   /** One line per job start and end, for the worker's log. */
@@ -47,9 +53,14 @@ function reportOutages(redis: import("ioredis").Redis, log: ((line: string) => v
 
 /** Starts a worker; it runs until `close()`. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const [{ Worker, UnrecoverableError }, { Redis }] = await Promise.all([import("bullmq"), import("ioredis")]);
+  const [{ Worker, UnrecoverableError, WaitingError }, { Redis }] = await Promise.all([
+    import("bullmq"),
+    import("ioredis"),
+  ]);
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   const controllers = new Map<string, AbortController>();
+  /** Jobs stopped because the worker is stopping (not cancelled): they go back to the queue. */
+  const handedBack = new Set<string>();
   const policy: WorkerPolicy = options.policy ?? {
     allowRoots: [],
     allowSandboxOff: false,
@@ -75,7 +86,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   subscriber.on("message", (_channel: string, jobId: string) => controllers.get(jobId)?.abort());
   const worker = new Worker<unknown, JobResult>(
     options.queue,
-    async (job) => {
+    async (job, token) => {
       const parsed = parseJobPayload(job.data);
       if (!parsed.ok) throw new UnrecoverableError(parsed.error);
       const refused = await refuseJob(parsed.value, policy, options.env.HOME);
@@ -104,10 +115,17 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           signal: controller.signal,
         });
         outcome = result.reason;
+        if (result.reason === "cancelled" && handedBack.has(jobId)) {
+          // Not the job's failure: back to waiting (no attempt counted), its journal kept.
+          outcome = "left for another worker";
+          await job.moveToWait(token);
+          throw new WaitingError();
+        }
         if (result.reason === "cancelled") throw new UnrecoverableError("The job was cancelled.");
         if (await jobGone(jobId)) reportLost(jobId);
         return result;
       } catch (error) {
+        if (error instanceof WaitingError) throw error;
         if (await jobGone(jobId)) reportLost(jobId);
         const message = redact((error as Error).message);
         if (outcome === "failed") outcome = `failed: ${message}`;
@@ -141,9 +159,28 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   return {
     async close() {
       stopping = true;
-      if (controllers.size > 0) options.log?.(`stopping: aborting ${controllers.size} running job(s)`);
-      for (const controller of controllers.values()) controller.abort();
-      await worker.close();
+      const graceMs = options.graceMs ?? 10_000;
+      // BullMQ's close takes no new job and resolves once the running ones have ended.
+      const closed = worker.close();
+      if (controllers.size > 0) {
+        options.log?.(`stopping: ${controllers.size} running job(s) get ${graceMs} ms to finish`);
+        let timer: NodeJS.Timeout | undefined;
+        const late = await Promise.race([
+          closed.then(() => false),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(true), graceMs);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (late && controllers.size > 0) {
+          options.log?.(`stopping: ${controllers.size} job(s) still running are left for another worker`);
+          for (const [jobId, controller] of controllers) {
+            handedBack.add(jobId);
+            controller.abort();
+          }
+        }
+      }
+      await closed;
       await subscriber.quit();
       await redis.quit();
     },

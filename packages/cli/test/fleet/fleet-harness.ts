@@ -35,6 +35,18 @@ export function createWorkerPool(redisUrl: () => string) {
   };
 }
 
+/** The process's stderr as it arrives. */
+export function captureStderr(child: ChildProcess): () => string {
+  let text = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  return () => text;
+}
+
+/** The exit code once the process ended and its stderr is read to the end ("close", not "exit"). */
+export const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once("close", resolve));
+
 /** Polls `check` every 100 ms until it gives a value; throws naming `what` after `timeoutMs`. */
 export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,6 @@
 /**
- * Slow layer (`*.slow.test.ts`): a fleet stress test. A few hundred jobs (GYRE_STRESS_JOBS,
- * default 200) on three real workers over a real redis-server, while workers are killed with
+ * Slow layer (`*.slow.test.ts`): a fleet stress test. Many jobs (GYRE_STRESS_JOBS,
+ * default 120) on three real workers over a real redis-server, while workers are killed with
  * SIGKILL at random moments and replaced. Every job must complete with its own answer, its journal
  * must hold exactly one final answer and at most one tool result, and its tool must have run once,
  * or never when its call was interrupted (at most once: a journalled call whose worker died before
@@ -16,15 +16,12 @@ import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-mode
 import { createWorkerPool, journalOf, waitForJobs, workspace } from "./fleet-harness.js";
 import { type RedisServer, requireRedisServer, startRedisServer } from "./redis-server.js";
 
-// Opt-in (`npm run test:stress`) since it found a defect it does not yet pass reliably: under
-// load a job now and then reaches the model without its prompt (its answer is "answer-?"; seed
-// 61350 repeats it), tracked in the closing note of 2026-12-02. Kept out of `npm test` until fixed
-// so CI stays a gate for everything else.
-const stress = process.env.GYRE_STRESS === "1";
+// It found one defect so far: a worker killed after the run's first journal line but before its
+// prompt left a journal that resumed as "continue the task" with no task (answer "answer-?", seed
+// 61350); run-job.ts's holdsPrompt fixes it. `npm run test:stress` runs 600 jobs.
+requireRedisServer();
 
-if (stress) requireRedisServer();
-
-const JOBS = Number(process.env.GYRE_STRESS_JOBS ?? 200);
+const JOBS = Number(process.env.GYRE_STRESS_JOBS ?? 120);
 const KILLS = 4;
 let root: string;
 let redis: RedisServer;
@@ -32,7 +29,6 @@ let server: FakeModelServer;
 const pool = createWorkerPool(() => redis.url);
 
 beforeAll(async () => {
-  if (!stress) return;
   root = await mkdtemp(join("/var/tmp", "gyre-fleet-stress-"));
   redis = await startRedisServer(join(root, "redis"));
   server = await startFakeModelServer({
@@ -47,7 +43,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (!stress) return;
   pool.killAll();
   await server?.close();
   await redis?.stop();
@@ -63,7 +58,7 @@ function random(seed: number): () => number {
   };
 }
 
-describe.runIf(stress)(`a fleet of ${JOBS} jobs with workers killed at random`, () => {
+describe(`a fleet of ${JOBS} jobs with workers killed at random`, () => {
   it("completes every job once, with its own answer, journal and tool-run count", async () => {
     const seed = Number(process.env.GYRE_STRESS_SEED ?? Date.now() % 100_000);
     const next = random(seed);

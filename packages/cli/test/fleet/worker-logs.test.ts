@@ -4,11 +4,10 @@
  * attempt 2 in the log and in `attempts`, an active job counts its running attempt, and
  * `gyre jobs` has a header.
  */
-import type { ChildProcess } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { createFleetClient } from "../../src/fleet/fleet-client.js";
 import { cliEnv, runCli } from "../helpers/run-cli.js";
-import { workspace as makeWorkspace, useFleet, waitFor, waitForJobs } from "./fleet-harness.js";
+import { captureStderr, exited, workspace as makeWorkspace, useFleet, waitFor, waitForJobs } from "./fleet-harness.js";
 import { requireRedisServer } from "./redis-server.js";
 
 requireRedisServer();
@@ -21,17 +20,6 @@ const { state, pool } = useFleet("gyre-worker-logs-", ({ body }) => {
   if (text.includes("take me over") && takeOvers++ === 0) return { text: "working on it", delayMs: 60_000 };
   return { text: "done" };
 });
-
-function captureStderr(child: ChildProcess): () => string {
-  let text = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  return () => text;
-}
-
-/** The exit code once the process ended and its stderr is read to the end ("close", not "exit"). */
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once("close", resolve));
 
 describe("worker logs and gyre jobs", () => {
   it("numbers a taken-over job attempt 2, counts the running attempt, ends every start with a line, and lists jobs under a header", async () => {
@@ -53,7 +41,11 @@ describe("worker logs and gyre jobs", () => {
 
       first.kill("SIGKILL");
       await exited(first);
-      const second = await pool.start(home, ["--queue", queue, "--lock-ms", "2000", "--allow-root", state.root], env);
+      const second = await pool.start(
+        home,
+        ["--queue", queue, "--lock-ms", "2000", "--grace-ms", "500", "--allow-root", state.root],
+        env,
+      );
       const secondLog = captureStderr(second);
       const [job] = await waitForJobs(client, [id], 90_000);
       expect(job, `${JSON.stringify(job)}\n${firstLog()}\n${secondLog()}`).toMatchObject({
@@ -80,8 +72,10 @@ describe("worker logs and gyre jobs", () => {
       await waitFor(async () => (state.server.requests.length > hung ? true : undefined), 60_000, "its model request");
       second.kill("SIGTERM");
       expect(await exited(second)).toBe(0);
-      expect(secondLog()).toContain("stopping: aborting 1 running job(s)");
-      expect(secondLog()).toMatch(new RegExp(`job ${running} attempt 1 ended: .+ \\(the worker is stopping\\)`));
+      expect(secondLog()).toContain("stopping: 1 running job(s) get 500 ms to finish");
+      expect(secondLog()).toMatch(
+        new RegExp(`job ${running} attempt 1 ended: left for another worker \\(the worker is stopping\\)`),
+      );
     } finally {
       await client.close();
     }
