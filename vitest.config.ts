@@ -41,6 +41,14 @@ const unit = [
   "scripts/doc-blocks.test.ts",
   "scripts/vitest-global-setup.test.ts",
 ];
+/**
+ * Unit files that need a module registry of their own (they call `vi.resetModules` to load a
+ * module afresh): the `unit-isolated` project runs them with vitest's default isolation.
+ */
+const freshModuleTests = [
+  "packages/ai/src/process-state.test.ts",
+  "packages/cli/src/modes/interactive/colour-support.test.ts",
+];
 /** The fleet and packaging folders, and any file named `*.slow.test.ts`. */
 const slow = ["packages/cli/test/fleet/**/*.test.ts", "packages/cli/test/package/**/*.test.ts", "**/*.slow.test.ts"];
 const every = ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "scripts/**/*.test.ts"];
@@ -62,7 +70,21 @@ export default defineConfig({
         test: {
           name: "unit",
           include: unit,
-          exclude: ["**/*.slow.test.ts", "**/node_modules/**"],
+          exclude: [...freshModuleTests, "**/*.slow.test.ts", "**/node_modules/**"],
+          setupFiles: ["./scripts/vitest-unit-setup.ts"],
+          testTimeout: 10_000,
+          hookTimeout: 10_000,
+          // Threads sharing one module graph: most of the layer's time was spent loading the same
+          // modules again for each file. A file that needs fresh modules goes in freshModuleTests.
+          pool: "threads",
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "unit-isolated",
+          include: freshModuleTests,
           setupFiles: ["./scripts/vitest-unit-setup.ts"],
           testTimeout: 10_000,
           hookTimeout: 10_000,

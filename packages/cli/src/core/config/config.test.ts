@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createModelRegistry } from "@gyre/ai";
 import { describe, expect, it } from "vitest";
 import { loadModelsConfig } from "./models-config.js";
 import { resolveModel } from "./resolve-model.js";
@@ -78,9 +79,11 @@ describe("resolveModel", () => {
       }),
     );
     const customProviders = (await loadModelsConfig(home)).providers;
-    const missing = resolveModel({ provider: "lab", model: "lab-1", customProviders, env: {} });
+    // A registry of the test's own: the process-wide one stays as other tests expect it.
+    const models = createModelRegistry();
+    const missing = resolveModel({ provider: "lab", model: "lab-1", customProviders, env: {}, models });
     expect(missing.ok).toBe(false);
-    const result = resolveModel({ provider: "lab", model: "lab-1", customProviders, env: { LAB_KEY: "k" } });
+    const result = resolveModel({ provider: "lab", model: "lab-1", customProviders, env: { LAB_KEY: "k" }, models });
     expect(result.ok && result.value).toMatchObject({
       apiKey: "k",
       model: { contextWindow: 32000, cost: { output: 2 } },
