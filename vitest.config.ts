@@ -50,7 +50,7 @@ const freshModuleTests = [
   "packages/cli/src/modes/interactive/colour-support.test.ts",
 ];
 /** The fleet and packaging folders, and any file named `*.slow.test.ts`. */
-const slow = ["packages/cli/test/fleet/**/*.test.ts", "packages/cli/test/package/**/*.test.ts", "**/*.slow.test.ts"];
+const slow = ["packages/fleet/test/**/*.test.ts", "packages/cli/test/package/**/*.test.ts", "**/*.slow.test.ts"];
 const every = ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "scripts/**/*.test.ts"];
 
 export default defineConfig({
@@ -59,6 +59,8 @@ export default defineConfig({
       { find: /^@gyre\/ai\/testing$/, replacement: src("./packages/ai/src/testing.ts") },
       { find: /^@gyre\/ai$/, replacement: src("./packages/ai/src/index.ts") },
       { find: /^@gyre\/agent$/, replacement: src("./packages/agent/src/index.ts") },
+      { find: /^@gyre\/fleet$/, replacement: src("./packages/fleet/src/index.ts") },
+      { find: /^gyre\/fleet-support$/, replacement: src("./packages/cli/src/fleet-support.ts") },
     ],
   },
   test: {

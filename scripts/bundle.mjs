@@ -10,6 +10,10 @@ const entryPoints = { version: at("../packages/cli/src/version.ts"), help: at(".
 if (existsSync(entry)) entryPoints.gyre = entry;
 const libraryEntry = at("../packages/cli/src/index.ts");
 if (existsSync(libraryEntry)) entryPoints.index = libraryEntry;
+// What @gyre/fleet imports from gyre (packages/cli/src/fleet-support.ts): an entry of this build,
+// so it shares the command's chunks and a worker's process holds one copy of each module.
+const fleetSupport = at("../packages/cli/src/fleet-support.ts");
+if (existsSync(fleetSupport)) entryPoints["fleet-support"] = fleetSupport;
 
 const result = await build({
   entryPoints,
@@ -29,7 +33,7 @@ const result = await build({
   // pi-tui is bundled, so its optional koffi (28 MB of native FFI, Windows-only, behind a
   // try/require in pi-tui) is never installed with gyre; gyre is POSIX-only anyway.
   // web-tree-sitter finds its wasm next to its own module, so it stays a real package.
-  external: ["@vscode/ripgrep", "esbuild", "koffi", "web-tree-sitter", "tree-sitter-bash", "bullmq", "ioredis"],
+  external: ["@vscode/ripgrep", "esbuild", "koffi", "web-tree-sitter", "tree-sitter-bash"],
   metafile: true,
   banner: {
     js: "import { createRequire as __gyreCreateRequire } from 'node:module'; const require = __gyreCreateRequire(import.meta.url);",
@@ -38,7 +42,28 @@ const result = await build({
 });
 
 await removeStaleChunks(result.metafile);
+await bundleFleet();
 await writeThirdPartyNotices(result.metafile);
+
+/**
+ * The fleet package (packages/fleet) as one file: bullmq and ioredis are its dependencies, and
+ * gyre, whose fleet-support entry it imports, is installed beside it.
+ */
+async function bundleFleet() {
+  const fleetEntry = at("../packages/fleet/src/index.ts");
+  if (!existsSync(fleetEntry)) return;
+  await build({
+    entryPoints: { index: fleetEntry },
+    outdir: at("../packages/fleet/dist"),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    sourcemap: true,
+    external: ["bullmq", "ioredis", "gyre", "gyre/*"],
+    logLevel: "warning",
+  });
+}
 
 /**
  * Chunk names carry content hashes: old ones would pile up and ship with `npm pack`. They are

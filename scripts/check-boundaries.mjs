@@ -13,9 +13,12 @@ const builds = (name) => name === "node_modules" || name === "dist";
 
 const root = new URL("..", import.meta.url).pathname;
 const forbidden = {
-  ai: [/^@gyre\/agent/, /^gyre(\/|$)/, /packages\/(agent|cli)\//],
-  agent: [/^gyre(\/|$)/, /packages\/cli\//],
-  cli: [],
+  ai: [/^@gyre\/(agent|fleet)/, /^gyre(\/|$)/, /packages\/(agent|cli|fleet)\//],
+  agent: [/^@gyre\/fleet/, /^gyre(\/|$)/, /packages\/(cli|fleet)\//],
+  // gyre loads the fleet package by name at run time (commands/load-fleet.ts), never its files.
+  cli: [/packages\/fleet\/|\.\.\/fleet\/src\//],
+  // The fleet reaches gyre only through the entry made for it, never gyre's files or main entry.
+  fleet: [/^gyre$/, /^gyre\/(?!fleet-support$)/, /\.\.\/(core|commands|modes|report)\//],
 };
 const coreForbidden = [/\/modes\//, /^@mariozechner\/pi-tui/, /^ink$/, /^react$/, /\.\.\/(args|main|help-text)\.js$/];
 const modesForbidden = [

@@ -3,6 +3,7 @@
 // files, README and LICENSE and no build leftovers; gyre ships its bin, bundle and declarations,
 // depends on no @gyre package (they are inside its bundle) and names them as optional peers for
 // its declarations; and a program written against gyre's declarations type-checks.
+// @gyre/fleet pins its Redis dependencies and names gyre as an optional peer.
 // Installing the tarballs for real is packages/cli/test/package/install.test.ts.
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -13,13 +14,20 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../", import.meta.url));
 const tsc = join(root, "node_modules/typescript/bin/tsc");
-const workspaces = { gyre: "packages/cli", "@gyre/ai": "packages/ai", "@gyre/agent": "packages/agent" };
+const workspaces = {
+  gyre: "packages/cli",
+  "@gyre/ai": "packages/ai",
+  "@gyre/agent": "packages/agent",
+  "@gyre/fleet": "packages/fleet",
+};
 const problems = [];
 const expect = (ok, problem) => {
   if (!ok) problems.push(problem);
 };
 
-await run(process.execPath, [tsc, "-b", "packages/ai", "packages/agent", "packages/cli"], { cwd: root });
+await run(process.execPath, [tsc, "-b", "packages/ai", "packages/agent", "packages/cli", "packages/fleet"], {
+  cwd: root,
+});
 
 for (const [name, dir] of Object.entries(workspaces)) {
   const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts", "-w", name], { cwd: root });
@@ -39,6 +47,18 @@ for (const [name, dir] of Object.entries(workspaces)) {
       expect(files.includes(path.slice(2)), `${name} exports ${entry} as ${path}, which it does not ship`);
   }
   if (name === "gyre") checkGyre(manifest, files);
+  if (name === "@gyre/fleet") checkFleet(manifest, files);
+}
+
+/** The fleet: its own Redis dependencies, gyre beside it (an optional peer: on no registry). */
+function checkFleet(manifest, files) {
+  expect(files.includes("dist/index.js"), "@gyre/fleet does not ship dist/index.js (run npm run build)");
+  for (const name of ["bullmq", "ioredis"])
+    expect(/^\d+\.\d+\.\d+$/.test(manifest.dependencies?.[name] ?? ""), `@gyre/fleet does not pin ${name} exactly`);
+  expect(
+    manifest.dependencies?.gyre === undefined && manifest.peerDependenciesMeta?.gyre?.optional === true,
+    "@gyre/fleet must name gyre as an optional peer (a dependency would make npm fetch it from a registry)",
+  );
 }
 
 function checkGyre(manifest, files) {
@@ -46,6 +66,7 @@ function checkGyre(manifest, files) {
     "bin/gyre.js",
     "dist/gyre.js",
     "dist/index.js",
+    "dist/fleet-support.js",
     "dist/types/index.d.ts",
     "dist/THIRD-PARTY-LICENSES.md",
   ])
@@ -71,6 +92,8 @@ function checkGyre(manifest, files) {
     "gyre does not pin @vscode/ripgrep exactly",
   );
   expect(manifest.dependencies?.["@mariozechner/pi-tui"] === undefined, "gyre depends on pi-tui, which it bundles");
+  for (const name of ["bullmq", "ioredis"])
+    expect(manifest.dependencies?.[name] === undefined, `gyre depends on ${name}, which only @gyre/fleet needs`);
 }
 
 const declarations = await readFile(join(root, "packages/cli/dist/types/index.d.ts"), "utf8");

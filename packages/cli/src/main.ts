@@ -36,10 +36,11 @@ async function run(argv: string[]): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   if (process.env.GYRE_EXIT_WITH_PARENT === "1") exitWithParent();
-  // A fleet worker's child journals its session to Redis before the file (fleet/session-store.ts).
+  // A fleet worker's child journals its session to Redis before the file (@gyre/fleet's
+  // session-store.ts; the worker that started it has the package).
   const journals =
     process.env.GYRE_SESSION_JOURNAL_KEY !== undefined
-      ? await (await import("./fleet/session-store.js")).sessionJournalsFromEnv(process.env)
+      ? await (await (await import("./commands/load-fleet.js")).loadFleet("worker")).sessionJournalsFromEnv(process.env)
       : undefined;
   // A subcommand (commands/index.ts) loads its module only when named: start-up.
   const subcommand = findSubcommand(argv[0]);

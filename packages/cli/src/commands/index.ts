@@ -21,14 +21,20 @@ function packageCommand(verb: string): () => Promise<CommandModule> {
   };
 }
 
-/** The fleet's and the evaluation's commands share fleet/fleet-commands.ts. */
+/**
+ * The fleet's and the evaluation's commands come from the `@gyre/fleet` package, loaded when one
+ * runs (load-fleet.ts); their usage is gyre's own, so `--help` works without the package.
+ */
 function fleetCommand(name: string): () => Promise<CommandModule> {
   return async () => {
-    const [{ runFleetCommand }, { fleetUsage }] = await Promise.all([
-      import("../fleet/fleet-commands.js"),
-      import("./fleet-usage.js"),
-    ]);
-    return { usage: fleetUsage(name), run: (args, io) => runFleetCommand([name, ...args], io) };
+    const { fleetUsage } = await import("./fleet-usage.js");
+    return {
+      usage: fleetUsage(name),
+      run: async (args, io) => {
+        const { loadFleet } = await import("./load-fleet.js");
+        return (await loadFleet(name)).runFleetCommand([name, ...args], io);
+      },
+    };
   };
 }
 

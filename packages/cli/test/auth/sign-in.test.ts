@@ -3,7 +3,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../fleet/redis-server.js";
+import { freePort } from "../helpers/redis-server.js";
 import { cliEnv, createWorkspace, gyreBin, runCli } from "../helpers/run-cli.js";
 import { startGitHubServer, startOpenAiServer } from "./auth-servers.js";
 

@@ -17,6 +17,7 @@ import { transform } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractDocBlocks } from "../../../../scripts/doc-blocks.mjs";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
+import { freePort } from "../helpers/redis-server.js";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -51,7 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await rm(join(root, `gyre-${version}.tgz`), { force: true });
-  for (const name of ["ai", "agent"]) await rm(join(root, `gyre-${name}-${version}.tgz`), { force: true });
+  for (const name of ["ai", "agent", "fleet"]) await rm(join(root, `gyre-${name}-${version}.tgz`), { force: true });
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
@@ -92,6 +93,34 @@ describe("the README's install", () => {
     const manifest = JSON.parse(await readFile(join(installed, "package.json"), "utf8"));
     expect(Object.keys(manifest.dependencies).filter((name) => name.startsWith("@gyre/"))).toEqual([]);
     await expect(readFile(join(installed, "node_modules/@gyre/ai/package.json"))).rejects.toThrow(/ENOENT/);
+  }, 420_000);
+
+  it("a plain install has no fleet: gyre jobs says in one sentence how to install it", async () => {
+    const installed = join(scratch, "prefix/lib/node_modules");
+    for (const name of ["bullmq", "ioredis"])
+      await expect(readFile(join(installed, `gyre/node_modules/${name}/package.json`))).rejects.toThrow(/ENOENT/);
+    const result = await run(join(scratch, "prefix/bin/gyre"), ["jobs", "--redis", "redis://127.0.0.1:9"], {
+      env: npmEnv,
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect("code" in result && result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(
+      /^gyre: gyre jobs needs the fleet package: install it beside gyre .*gyre-fleet-<version>\.tgz/,
+    );
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  }, 60_000);
+
+  it("the README's fleet install adds @gyre/fleet beside gyre, and gyre jobs then reaches for Redis", async () => {
+    const block = blocks.find((candidate) => candidate.code.includes("./gyre-fleet-"));
+    expect(block?.code).toContain(`npm install -g ./gyre-${version}.tgz ./gyre-fleet-${version}.tgz`);
+    await bash(block?.code ?? "false", root, npmEnv);
+    const fleet = join(scratch, "prefix/lib/node_modules/@gyre/fleet");
+    expect(JSON.parse(await readFile(join(fleet, "package.json"), "utf8")).version).toBe(version);
+    const port = await freePort();
+    const result = await run(join(scratch, "prefix/bin/gyre"), ["jobs", "--redis", `redis://127.0.0.1:${port}`], {
+      env: npmEnv,
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect("code" in result && result.code).toBe(1);
+    expect(result.stderr).toContain(`Cannot reach Redis at redis://127.0.0.1:${port} within 5 s`);
   }, 420_000);
 
   it("the installed command answers a -p run against a local model server", async () => {

@@ -6,7 +6,7 @@
  * A relative folder is relative to the tasks file. Bad input is one sentence naming the line.
  */
 import * as nodePath from "node:path";
-import { CliError } from "../core/errors.js";
+import { CliError } from "gyre/fleet-support";
 import type { WorkspaceSource } from "./workspace-copy.js";
 
 export type EvalTask = {

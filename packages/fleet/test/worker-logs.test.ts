@@ -5,10 +5,10 @@
  * `gyre jobs` has a header.
  */
 import { describe, expect, it } from "vitest";
-import { createFleetClient } from "../../src/fleet/fleet-client.js";
-import { cliEnv, runCli } from "../helpers/run-cli.js";
+import { requireRedisServer } from "../../cli/test/helpers/redis-server.js";
+import { cliEnv, runCli } from "../../cli/test/helpers/run-cli.js";
+import { createFleetClient } from "../src/fleet-client.js";
 import { captureStderr, exited, workspace as makeWorkspace, useFleet, waitFor, waitForJobs } from "./fleet-harness.js";
-import { requireRedisServer } from "./redis-server.js";
 
 requireRedisServer();
 

@@ -11,10 +11,10 @@ import type { ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFleetClient } from "../../src/fleet/fleet-client.js";
-import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
+import { type FakeModelServer, startFakeModelServer } from "../../cli/test/helpers/fake-model-server.mjs";
+import { type RedisServer, requireRedisServer, startRedisServer } from "../../cli/test/helpers/redis-server.js";
+import { createFleetClient } from "../src/fleet-client.js";
 import { createWorkerPool, journalOf, waitForJobs, workspace } from "./fleet-harness.js";
-import { type RedisServer, requireRedisServer, startRedisServer } from "./redis-server.js";
 
 // It found one defect so far: a worker killed after the run's first journal line but before its
 // prompt left a journal that resumed as "continue the task" with no task (answer "answer-?", seed

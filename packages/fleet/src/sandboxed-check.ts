@@ -3,10 +3,7 @@
  * sandbox, with bash's allowlisted environment, never with the worker's own (its provider keys).
  */
 import { homedir } from "node:os";
-import { createBashSandbox } from "../core/sandbox/bash-sandbox.js";
-import type { SandboxMode } from "../core/sandbox/types.js";
-import { runCommand } from "../core/tools/run-command.js";
-import { createSafeEnv } from "../core/tools/safe-env.js";
+import { createBashSandbox, createSafeEnv, runCommand, type SandboxMode } from "gyre/fleet-support";
 import type { CheckOutcome } from "./run-check.js";
 
 const CHECK_TIMEOUT_MS = 300_000;

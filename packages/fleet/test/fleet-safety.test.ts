@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFleetClient, type FleetClient, type JobInfo } from "../../src/fleet/fleet-client.js";
-import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
-import { cliEnv, gyreBin } from "../helpers/run-cli.js";
+import { type FakeModelServer, startFakeModelServer } from "../../cli/test/helpers/fake-model-server.mjs";
+import { type RedisServer, requireRedisServer, startRedisServer } from "../../cli/test/helpers/redis-server.js";
+import { cliEnv, gyreBin } from "../../cli/test/helpers/run-cli.js";
+import { createFleetClient, type FleetClient, type JobInfo } from "../src/fleet-client.js";
 import { createWorkerPool, journalOf, waitFor, workspace } from "./fleet-harness.js";
-import { type RedisServer, requireRedisServer, startRedisServer } from "./redis-server.js";
 
 requireRedisServer();
 

@@ -5,9 +5,9 @@
  */
 import { Queue } from "bullmq";
 import { describe, expect, it } from "vitest";
-import { createFleetClient } from "../../src/fleet/fleet-client.js";
+import { requireRedisServer } from "../../cli/test/helpers/redis-server.js";
+import { createFleetClient } from "../src/fleet-client.js";
 import { captureStderr, exited, journalOf, useFleet, waitFor, waitForJobs, workspace } from "./fleet-harness.js";
-import { requireRedisServer } from "./redis-server.js";
 
 requireRedisServer();
 

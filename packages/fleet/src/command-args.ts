@@ -1,7 +1,6 @@
 /** Flag parsing shared by `gyre eval` and `gyre replay`: node:util's parseArgs, strict, one sentence on error. */
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { describeUsageError } from "../commands/usage-error.js";
-import { CliError } from "../core/errors.js";
+import { CliError, describeUsageError } from "gyre/fleet-support";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 

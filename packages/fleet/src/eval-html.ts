@@ -3,7 +3,7 @@
  * cost, as inline SVG (no script, no network), and the summary table. Figures carry `data-*`
  * attributes matching results.json.
  */
-import { barChart, escapeHtml, intervalChart, reportStyle } from "../report/svg-charts.js";
+import { barChart, escapeHtml, intervalChart, reportStyle } from "gyre/fleet-support";
 import type { EvalVariantSummary } from "./eval-report.js";
 
 const percent = (value: number) => `${(value * 100).toFixed(0)}%`;

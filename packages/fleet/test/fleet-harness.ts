@@ -3,10 +3,10 @@ import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import type { FleetClient, JobInfo } from "../../src/fleet/fleet-client.js";
-import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
-import { cliEnv, gyreBin } from "../helpers/run-cli.js";
-import { type RedisServer, startRedisServer } from "./redis-server.js";
+import { type FakeModelServer, startFakeModelServer } from "../../cli/test/helpers/fake-model-server.mjs";
+import { type RedisServer, startRedisServer } from "../../cli/test/helpers/redis-server.js";
+import { cliEnv, gyreBin } from "../../cli/test/helpers/run-cli.js";
+import type { FleetClient, JobInfo } from "../src/fleet-client.js";
 
 /** Worker processes started by a test file; `killAll` ends them (SIGKILL: they hold no state of ours). */
 export function createWorkerPool(redisUrl: () => string) {

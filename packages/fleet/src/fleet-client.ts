@@ -54,12 +54,42 @@ export type FleetClient = {
 
 const FOLLOW_RETRY_MS = 200;
 
-/** Connects a client to `redisUrl`'s queue `queue`. */
-export async function createFleetClient(options: { redisUrl: string; queue: string }): Promise<FleetClient> {
+async function reachable(redis: Redis, url: string, timeoutMs: number, lastError: () => string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const answered = await Promise.race([
+    redis.ping().then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (answered) return;
+  redis.disconnect();
+  const why = lastError() ? ` (${lastError()})` : "";
+  throw new Error(
+    `Cannot reach Redis at ${url} within ${timeoutMs / 1000} s${why}; start redis-server or pass the right --redis URL.`,
+  );
+}
+
+/**
+ * Connects a client to `redisUrl`'s queue `queue`. With `connectTimeoutMs`, Redis must answer
+ * within it or this throws a sentence naming the URL (a command run by hand should not wait
+ * silently for a server that is not there); after that, an outage is waited out.
+ */
+export async function createFleetClient(options: {
+  redisUrl: string;
+  queue: string;
+  connectTimeoutMs?: number;
+}): Promise<FleetClient> {
   const [{ Queue: QueueClass }, { Redis: RedisClass }] = await Promise.all([import("bullmq"), import("ioredis")]);
   const redis: Redis = new RedisClass(options.redisUrl, { maxRetriesPerRequest: null });
   // ioredis reconnects and queues commands meanwhile; without a listener each retry is printed.
-  redis.on("error", () => {});
+  let lastError = "";
+  redis.on("error", (error: Error) => {
+    lastError = error.message;
+  });
+  if (options.connectTimeoutMs !== undefined)
+    await reachable(redis, options.redisUrl, options.connectTimeoutMs, () => lastError);
   const queue: Queue = new QueueClass(options.queue, { connection: redis });
   queue.on("error", () => {}); // the same outage; BullMQ prints an unheard error event
   const journals = createRedisSessionStore(redis, (id) => fleetKeys.journal(options.queue, id));

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createFleetClient } from "../../src/fleet/fleet-client.js";
-import { cliEnv, runCli } from "../helpers/run-cli.js";
-import { type OtlpReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
+import { requireRedisServer } from "../../cli/test/helpers/redis-server.js";
+import { cliEnv, runCli } from "../../cli/test/helpers/run-cli.js";
+import { type OtlpReceiver, startOtlpReceiver } from "../../cli/test/telemetry/otlp-receiver.js";
+import { createFleetClient } from "../src/fleet-client.js";
 import { useFleet, waitFor, waitForJobs, workspace } from "./fleet-harness.js";
-import { requireRedisServer } from "./redis-server.js";
 
 requireRedisServer();
 

@@ -8,8 +8,8 @@
  */
 import { mkdir, open, readdir, readFile } from "node:fs/promises";
 import * as nodePath from "node:path";
+import type { SessionJournals } from "gyre/fleet-support";
 import type { Redis } from "ioredis";
-import type { SessionJournals } from "../core/session/session-journal.js";
 
 /** A session journal backend; ids are the store's own (a job id, a file name). */
 export type SessionStore = {

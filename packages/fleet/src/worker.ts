@@ -4,7 +4,7 @@
  * backoff, concurrency, priorities and stalled-job recovery (a worker that dies leaves its job
  * to another, which resumes from the journal). bullmq and ioredis load only here (start-up).
  */
-import { createRedactor } from "../core/session/redact-secrets.js";
+import { createRedactor } from "gyre/fleet-support";
 import { fleetKeys } from "./fleet-keys.js";
 import { parseJobPayload } from "./job-payload.js";
 import { type JobResult, jobSessionFile, runJob } from "./run-job.js";

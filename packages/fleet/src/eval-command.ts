@@ -9,7 +9,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import * as nodePath from "node:path";
 import type { Writable } from "node:stream";
-import { CliError } from "../core/errors.js";
+import { CliError } from "gyre/fleet-support";
 import { parseCommandArgs } from "./command-args.js";
 import { renderEvalHtml } from "./eval-html.js";
 import type { EvalPlanItem } from "./eval-queue.js";

@@ -9,10 +9,7 @@ import { realpathSync } from "node:fs";
 import * as nodePath from "node:path";
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import { describeUsageError } from "../commands/usage-error.js";
-import { getGyreHome } from "../core/config/paths.js";
-import { CliError } from "../core/errors.js";
-import { traceparentForJob } from "../core/telemetry/telemetry-config.js";
+import { CliError, describeUsageError, getGyreHome, traceparentForJob } from "gyre/fleet-support";
 import { DEFAULT_QUEUE } from "./fleet-keys.js";
 import type { JobPayload } from "./job-payload.js";
 
@@ -216,11 +213,16 @@ async function runJobCommand(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
+/** How long `submit`, `jobs` and `job` wait for Redis to answer at all. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 async function connect(values: { redis?: unknown; queue?: unknown }, io: Io, command: string) {
   const { createFleetClient } = await import("./fleet-client.js");
+  const redisUrl = redisUrlOf(values, io, command);
   return createFleetClient({
-    redisUrl: redisUrlOf(values, io, command),
+    redisUrl,
     queue: (values.queue as string | undefined) ?? DEFAULT_QUEUE,
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
   });
 }
 

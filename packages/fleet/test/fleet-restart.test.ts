@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEventDeduper } from "../../src/fleet/event-stream.js";
-import { createFleetClient } from "../../src/fleet/fleet-client.js";
-import { fleetKeys } from "../../src/fleet/fleet-keys.js";
-import { startFakeModelServer } from "../helpers/fake-model-server.mjs";
+import { startFakeModelServer } from "../../cli/test/helpers/fake-model-server.mjs";
+import { type RedisServer, requireRedisServer, startRedisServer } from "../../cli/test/helpers/redis-server.js";
+import { createEventDeduper } from "../src/event-stream.js";
+import { createFleetClient } from "../src/fleet-client.js";
+import { fleetKeys } from "../src/fleet-keys.js";
 import { createWorkerPool, journalOf, waitFor, waitForJobs, workspace } from "./fleet-harness.js";
-import { type RedisServer, requireRedisServer, startRedisServer } from "./redis-server.js";
 
 requireRedisServer();
 

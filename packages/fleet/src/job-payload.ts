@@ -2,7 +2,7 @@
  * A fleet job as it travels through the queue: what to run and with which limits, never a key.
  * Provider keys live with the workers (their environment); a job names a provider only.
  */
-import { isTraceparent } from "../core/telemetry/telemetry-config.js";
+import { isTraceparent } from "gyre/fleet-support";
 
 export type JobPayload = {
   prompt: string;

@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { wilsonInterval } from "../../src/fleet/eval-report.js";
-import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
-import { cliEnv, runCli } from "../helpers/run-cli.js";
+import { type FakeModelServer, startFakeModelServer } from "../../cli/test/helpers/fake-model-server.mjs";
+import { type RedisServer, requireRedisServer, startRedisServer } from "../../cli/test/helpers/redis-server.js";
+import { cliEnv, runCli } from "../../cli/test/helpers/run-cli.js";
+import { wilsonInterval } from "../src/eval-report.js";
 import { createWorkerPool, goodOrBadModel, workspace } from "./fleet-harness.js";
-import { type RedisServer, requireRedisServer, startRedisServer } from "./redis-server.js";
 
 requireRedisServer();
 

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
-import { SESSION_FORMAT_VERSION } from "../core/session/types.js";
+import { SESSION_FORMAT_VERSION } from "gyre/fleet-support";
 
 export type Workspace = { cwd: string; cleanup: () => Promise<void> };
 

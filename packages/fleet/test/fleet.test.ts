@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFleetClient, type FleetClient } from "../../src/fleet/fleet-client.js";
-import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
+import { type FakeModelServer, startFakeModelServer } from "../../cli/test/helpers/fake-model-server.mjs";
+import { type RedisServer, requireRedisServer, startRedisServer } from "../../cli/test/helpers/redis-server.js";
+import { createFleetClient, type FleetClient } from "../src/fleet-client.js";
 import { createWorkerPool, journalOf, workspace as makeWorkspace, waitFor, waitForJobs } from "./fleet-harness.js";
-import { type RedisServer, requireRedisServer, startRedisServer } from "./redis-server.js";
 
 requireRedisServer();
 

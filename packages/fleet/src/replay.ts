@@ -8,7 +8,7 @@
  */
 import type { AgentMessage } from "@gyre/agent";
 import type { FauxBlock, FauxResponse } from "@gyre/ai/testing";
-import { createUnifiedDiff } from "../core/tools/diff.js";
+import { createUnifiedDiff } from "gyre/fleet-support";
 
 /**
  * What changes from run to run in honest tool output, masked on both sides before comparing:

@@ -1,11 +1,10 @@
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type SessionJournals, SessionManager } from "gyre/fleet-support";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RedisServer, requireRedisServer, startRedisServer } from "../../test/fleet/redis-server.js";
-import type { SessionJournals } from "../core/session/session-journal.js";
-import { SessionManager } from "../core/session/session-manager.js";
+import { type RedisServer, requireRedisServer, startRedisServer } from "../../cli/test/helpers/redis-server.js";
 import { createFileSessionStore, createRedisSessionStore, sessionJournalsFromEnv } from "./session-store.js";
 
 requireRedisServer();
