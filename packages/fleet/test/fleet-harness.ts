@@ -19,8 +19,10 @@ export function createWorkerPool(redisUrl: () => string) {
         stdio: ["ignore", "ignore", "pipe"],
       });
       workers.push(child);
+      // Kept from the first byte: a job's first line can come in the chunk that says "ready".
+      let seen = "";
+      stderrOf.set(child, () => seen);
       await new Promise<void>((resolve, reject) => {
-        let seen = "";
         child.stderr?.on("data", (chunk: Buffer) => {
           seen += chunk.toString();
           if (seen.includes("ready on queue")) resolve();
@@ -35,8 +37,13 @@ export function createWorkerPool(redisUrl: () => string) {
   };
 }
 
-/** The process's stderr as it arrives. */
+/** Everything a pool's worker wrote to stderr, since it started. */
+const stderrOf = new WeakMap<ChildProcess, () => string>();
+
+/** The process's stderr as it arrives (all of it, for a worker the pool started). */
 export function captureStderr(child: ChildProcess): () => string {
+  const kept = stderrOf.get(child);
+  if (kept) return kept;
   let text = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     text += chunk.toString();
