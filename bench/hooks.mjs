@@ -6,11 +6,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import * as path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { importSources } from "./lib/import-sources.mjs";
 import { parseOptions } from "./lib/item-main.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const rounds = parseOptions().rounds ?? 200;
 
 const median = (values) => {
@@ -19,30 +17,12 @@ const median = (values) => {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-async function loadHooks(work) {
-  const outfile = path.join(work, "hooks.mjs");
-  await build({
-    stdin: {
-      contents: [
-        'export { HookRunner } from "./packages/cli/src/core/hooks/hook-runner.ts";',
-        'export { SessionHooks } from "./packages/cli/src/core/hooks/session-hooks.ts";',
-      ].join("\n"),
-      resolveDir: root,
-      loader: "ts",
-    },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    outfile,
-    logLevel: "error",
-  });
-  return import(pathToFileURL(outfile).href);
-}
-
 const work = mkdtempSync(path.join(tmpdir(), "gyre-bench-hooks-"));
 try {
-  const { HookRunner, SessionHooks } = await loadHooks(work);
+  const { HookRunner, SessionHooks } = await importSources([
+    'export { HookRunner } from "./packages/cli/src/core/hooks/hook-runner.ts";',
+    'export { SessionHooks } from "./packages/cli/src/core/hooks/session-hooks.ts";',
+  ]);
   const empty = (event) => ({ event, matcher: /^(?:Bash)$/, command: ":", timeoutSeconds: 600, source: "bench" });
   const sessionWith = (commands) =>
     new SessionHooks({

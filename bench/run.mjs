@@ -1,5 +1,5 @@
 // `npm run bench [-- item...] [--rounds N] [--no-build]`: gyre against Pi on this machine, one table.
-// Items: startup, loop, streaming, subagents (here), sessions, tools, checkpoints, hooks, sandbox, providers, tui, mcp, acp, fleet (their own scripts, spawned).
+// Items: startup, loop, streaming, subagents (here), sessions, tools, checkpoints, hooks, lsp, sandbox, providers, tui, mcp, acp, fleet (their own scripts, spawned).
 // Pi 1.6.0 and Node 24 go into bench/.cache (git-ignored); Pi 0.73.1, for the items that load its
 // libraries, into the OS temp dir (bench/lib/pi-install.mjs). npm test never needs either.
 // The table goes to stdout and bench/results/latest.md; the exit code is 0 even when a target is
@@ -30,6 +30,7 @@ const ORDER = [
   "tools",
   "checkpoints",
   "hooks",
+  "lsp",
   "sandbox",
   "providers",
   "tui",

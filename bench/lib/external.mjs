@@ -104,6 +104,23 @@ function parseHooks(output) {
   });
 }
 
+/** Rows from bench/lsp.mjs: an edit with diagnostics from a warm TypeScript server; the baseline is the same edit with none. */
+function parseLsp(output) {
+  const base = /^edit, no server \(p50 ms\/edit\)\s+([\d.]+)/m.exec(output);
+  const gyre = /^edit \+ diagnostics \(p50 ms\/edit\)\s+([\d.]+)/m.exec(output);
+  if (!gyre) return [];
+  return [
+    {
+      item: "lsp: edit + diagnostics (warm typescript-language-server), p50 per edit",
+      unit: "ms",
+      gyre: one(num(gyre[1])),
+      pi: one(num(base?.[1])),
+      versus: "no server",
+      note: "target ≤ 300 ms added (Pi has no language-server diagnostics)",
+    },
+  ];
+}
+
 /** Rows from bench/tools.mjs: baselines are bare `bash -c` and raw `rg`, not Pi. */
 function parseTools(output) {
   const rows = [];
@@ -269,6 +286,7 @@ export const EXTERNAL_ITEMS = {
   tui: { script: "bench/tui.mjs", args: [], parse: parseTable },
   checkpoints: { script: "bench/checkpoints.mjs", args: [], parse: parseCheckpoints },
   hooks: { script: "bench/hooks.mjs", args: [], parse: parseHooks },
+  lsp: { script: "bench/lsp.mjs", args: [], parse: parseLsp },
   mcp: { script: "bench/mcp.mjs", args: ["--rounds", "5", "--calls", "200"], parse: parseMcp },
   acp: { script: "bench/acp.mjs", args: ["--rounds", "10"], parse: parseTable },
   fleet: { script: "bench/fleet.mjs", args: [], parse: parseTable },

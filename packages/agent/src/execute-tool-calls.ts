@@ -152,7 +152,10 @@ async function preflight(batch: Batch, record: CallRecord): Promise<boolean> {
   const dropped = readDroppedArguments(toolCall.arguments);
   if (dropped) return fail(describeOversizedArguments(toolCall.name, dropped));
   const tool = batch.tools.get(toolCall.name);
-  if (!tool) return fail(describeUnknownTool(toolCall.name, [...batch.tools.keys()]));
+  if (!tool) {
+    const unavailable = batch.config.describeUnavailableTool?.(toolCall.name);
+    return fail(describeUnknownTool(toolCall.name, [...batch.tools.keys()], unavailable));
+  }
   if (toolCall.rawArguments !== undefined) return fail(describeInvalidJson(toolCall));
   let args = toolCall.arguments;
   if (tool.prepareArguments) {

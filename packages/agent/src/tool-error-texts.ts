@@ -7,9 +7,11 @@ import type { DroppedArguments } from "./cap-tool-arguments.js";
 
 const RAW_QUOTE_LIMIT = 2000;
 
-export function describeUnknownTool(name: string, available: string[]): string {
+/** `unavailable`: why an existing tool is not offered now, said instead of "does not exist". */
+export function describeUnknownTool(name: string, available: string[], unavailable?: string): string {
   const list = available.length > 0 ? available.map((tool) => `"${tool}"`).join(", ") : "none";
-  return `Tool "${name}" does not exist. Available tools: ${list}. Call one of these instead.`;
+  const why = unavailable ?? `Tool "${name}" does not exist.`;
+  return `${why} Available tools: ${list}. Call one of these instead.`;
 }
 
 export function describeInvalidJson(toolCall: ToolCall): string {

@@ -189,6 +189,12 @@ export type AgentLoopConfig = {
    */
   convertMessageToLlm?: (message: AgentMessage) => Message | undefined;
   beforeToolCall?: (input: BeforeToolCallInput, signal: AbortSignal) => MaybePromise<BeforeToolCallResult | undefined>;
+  /**
+   * Asked when the model calls a tool this turn does not offer: a sentence saying why it is
+   * unavailable (a mode withholds it, say), which replaces "does not exist" in the error result.
+   * `undefined`: the tool does not exist.
+   */
+  describeUnavailableTool?: (name: string) => string | undefined;
   afterToolCall?: (input: AfterToolCallInput, signal: AbortSignal) => MaybePromise<AfterToolCallResult | undefined>;
   /** Asked after each turn; `signal` is the run's, aborted when the run is. */
   shouldStopAfterTurn?: (context: TurnEndContext, signal: AbortSignal) => MaybePromise<boolean>;

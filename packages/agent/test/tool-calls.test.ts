@@ -47,6 +47,15 @@ describe("tool calls", () => {
     );
   });
 
+  test("says why a tool exists but is not offered when the host knows, instead of 'does not exist'", async () => {
+    const { results } = await runCalls([{ name: "edit", arguments: {} }], {
+      describeUnavailableTool: (name) => (name === "edit" ? "`edit` is unavailable in plan mode." : undefined),
+    });
+    expect(textOf(results[0])).toBe(
+      '`edit` is unavailable in plan mode. Available tools: "add". Call one of these instead.',
+    );
+  });
+
   test("keeps the details a throwing tool attaches to its error, for UIs and totals", async () => {
     const partial: AnyAgentTool = {
       name: "partial",

@@ -75,6 +75,32 @@ describe("parseArgs", () => {
       error: "--draft takes no value or true/false.",
     });
   });
+
+  it("takes the word after -w or --worktree as the worktree's name, and none before a flag or --", () => {
+    expect(parsed(["-w", "feature", "fix", "it"])).toMatchObject({ worktree: "feature", prompt: ["fix", "it"] });
+    expect(parsed(["--worktree", "feature.2"]).worktree).toBe("feature.2");
+    expect(parsed(["--worktree=spike"]).worktree).toBe("spike");
+    expect(parsed(["-w", "-p", "go"])).toMatchObject({ worktree: true, prompt: ["go"] });
+    expect(parsed(["-w", "--", "fix it"])).toMatchObject({ worktree: true, prompt: ["fix it"] });
+    expect(parsed(["fix", "-w"])).toMatchObject({ worktree: true, prompt: ["fix"] });
+  });
+
+  it.each([
+    [
+      ["-w", "fix the bug"],
+      /^"fix the bug" cannot name a worktree: use letters.*; the word after -w is its name, so put a prompt after -- instead\.$/,
+    ],
+    [
+      ["--worktree", "a..b"],
+      /^"a..b" cannot name a worktree: git refuses ".." in a branch name, and a name ending in "." or ".lock"\.$/,
+    ],
+    [["--worktree=x.lock"], /^"x.lock" cannot name a worktree: git refuses/],
+    [["--worktree=-x"], /cannot name a worktree: use letters/],
+  ])("refuses the worktree name in %j", (argv, error) => {
+    const result = parseArgs(argv);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.error).toMatch(error);
+  });
 });
 
 function parsed2(argv: string[], extensionFlags: Record<string, "boolean" | "string">) {

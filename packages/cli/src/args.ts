@@ -5,6 +5,7 @@
 
 import { type ParseArgsConfig, parseArgs as parseTokens } from "node:util";
 import { BUILT_IN_TOOL_NAMES, isBuiltInToolName } from "./core/tools/tool-names.js";
+import { worktreeNameProblem, worktreeNameRule } from "./core/worktree/worktree-name.js";
 
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 
@@ -57,7 +58,7 @@ export type CliArgs = {
   mcpConfigs: string[];
   noMcp: boolean;
   trust: boolean;
-  /** `-w`/`--worktree[=name]`: run in a new git worktree (true: a generated name; docs/worktrees.md). */
+  /** `-w`/`--worktree [name]`: run in a new git worktree (true: a generated name; docs/worktrees.md). */
   worktree?: string | true;
   /** `--claude-compat`: read the project's and the user's Claude Code setup (docs/claude-compat.md). */
   claudeCompat: boolean;
@@ -246,9 +247,23 @@ export function parseArgs(argv: string[], options: ParseOptions = {}): ParseResu
   let explicitMode: Mode | undefined;
   let terminated = false;
   let lastIndex = -1;
+  // The word right after a bare -w/--worktree is the worktree's name (docs/worktrees.md).
+  let worktreeAt: number | undefined;
   for (const token of tokens) {
     if (token.kind === "option-terminator") {
       terminated = true;
+      continue;
+    }
+    if (token.kind === "positional" && worktreeAt !== undefined && token.index === worktreeAt + 1 && !terminated) {
+      const rule = worktreeNameRule(token.value);
+      // Words with spaces were meant as a prompt: say how to give one.
+      const hint = `; the word after ${argv[worktreeAt] ?? "-w"} is its name, so put a prompt after -- instead`;
+      if (rule)
+        return {
+          ok: false,
+          error: `${JSON.stringify(token.value)} cannot name a worktree: ${rule}${/\s/.test(token.value) ? hint : ""}.`,
+        };
+      args.worktree = token.value;
       continue;
     }
     if (token.kind === "positional") {
@@ -265,6 +280,7 @@ export function parseArgs(argv: string[], options: ParseOptions = {}): ParseResu
       return { ok: false, error: `Unknown option ${raw}; run gyre --help to see the options.` };
     const problem = applyToken(args, token, options);
     if (problem) return { ok: false, error: problem };
+    if ((token.name === "worktree" || token.name === "w") && !token.inlineValue) worktreeAt = token.index;
     if (token.name === "mode") explicitMode = token.value as Mode;
   }
   return settle(args, explicitMode);
@@ -283,7 +299,7 @@ function applyToken(args: CliArgs, token: OptionToken, options: ParseOptions): s
   if (name === "worktree" || name === "w") {
     if (inlineValue && !value) return `${rawName}= needs a name, or leave out "=" for a generated one.`;
     args.worktree = inlineValue && value ? value : true;
-    return undefined;
+    return inlineValue && value ? worktreeNameProblem(value) : undefined;
   }
   const switchFlag = own(booleanFlags, name);
   if (switchFlag) {

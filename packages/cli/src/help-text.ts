@@ -46,7 +46,7 @@ Tools and context:
   --mcp-config <file>        MCP servers from an .mcp.json file (repeatable); --no-mcp disables all
   --trust                    trust this project folder (its settings and extensions) for headless runs
   --claude-compat            also read CLAUDE.md, .claude/ commands, agents, skills, hooks and rules
-  -w, --worktree[=name]      run in a new git worktree on branch gyre/<name> (kept; gyre worktree list)
+  -w, --worktree [name]      run in a new git worktree on branch gyre/<name> (kept; gyre worktree list)
 
 Budgets:
   --max-turns <n>            stop after n model calls

@@ -11,6 +11,7 @@ import { CliError, exitCodeFor } from "./core/errors.js";
 import { createDeferredUserInterface } from "./core/extensions/deferred-user-interface.js";
 import type { ExtensionRunner } from "./core/extensions/extension-runner.js";
 import { mayLoadExtensions } from "./core/extensions/load-runtime-resources.js";
+import { armStallWatchdog } from "./core/extensions/stall-watchdog.js";
 import { findFileMentions, loadFileArguments } from "./core/file-arguments.js";
 import { describeOutputSchema, loadOutputSchema } from "./core/output-schema.js";
 import { readPipedPrompt } from "./core/read-piped-prompt.js";
@@ -48,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
     const io = { cwd: process.cwd(), env: process.env, gyreHome: getGyreHome(process.env) };
     return await runSubcommand(subcommand, argv.slice(1), { ...io, ...standardStreams() });
   }
+  // An extension stuck in a synchronous loop ends the run with a sentence (docs/extensions.md#handlers-and-their-context).
+  armStallWatchdog(process.env);
   // Unknown --flags may belong to extensions; they are checked again once extensions loaded.
   const parsed = parseArgs(argv, { allowUnknownFlags: true });
   if (!parsed.ok) throw new CliError("bad_usage", parsed.error);
@@ -124,7 +127,7 @@ async function main(argv: string[]): Promise<number> {
   }
   installSignalHandlers(session);
   // RPC sends notices as events; interactive shows them in the chat until the screen closes.
-  const writeNotices = () => session.subscribe((event) => writeNotice(event, loud));
+  const writeNotices = () => session.subscribe((event) => writeNotice(event, loud, args.verbose));
   if (args.mode === "print" || args.mode === "json") writeNotices();
   // After the notice listener: a server that fails while we wait reports through it.
   if (args.mode !== "interactive") {
@@ -243,9 +246,9 @@ function withSchemaPrompt(config: RuntimeConfig, schema: Record<string, unknown>
   };
 }
 
-/** A session notice on stderr as `gyre: …`; info only when loud. */
-function writeNotice(event: SessionEvent, loud: boolean): void {
-  if (event.type !== "notice" || (event.level === "info" && !loud)) return;
+/** A session notice on stderr as `gyre: …`; info only when loud, the hooks' only with --verbose (docs/hooks.md). */
+function writeNotice(event: SessionEvent, loud: boolean, verbose: boolean): void {
+  if (event.type !== "notice" || (event.level === "info" && !(event.source === "hooks" ? verbose : loud))) return;
   process.stderr.write(`gyre: ${event.message}\n`);
 }
 

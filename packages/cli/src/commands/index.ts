@@ -77,6 +77,14 @@ export const subcommands: readonly Subcommand[] = [
     load: fleetCommand("eval"),
   },
   {
+    name: "review",
+    summary: "a read-only subagent reviews the uncommitted changes, or the branch with --base <ref>",
+    load: async () => {
+      const { reviewUsage, runReviewCommand } = await import("./review/review-command.js");
+      return { usage: reviewUsage, run: runReviewCommand };
+    },
+  },
+  {
     name: "worktree",
     summary: "the git worktrees gyre -w made: list, remove",
     load: async () => {

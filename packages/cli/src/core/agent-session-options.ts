@@ -24,9 +24,16 @@ import type { SecretRegistry } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
 import type { SessionInfo } from "./session-info.js";
+import type { SessionOp, SessionOpResults } from "./session-ops.js";
 import type { TodoStore } from "./tools/todo-tool.js";
 import type { ApprovalAnswer } from "./user-interface.js";
 import type { UserShell } from "./user-shell.js";
+
+/** The ops a session runs through code start-up gives it (docs/review.md, docs/memory.md), not its own. */
+export type ExtraOps = {
+  review?: (op: Extract<SessionOp, { type: "review" }>, signal: AbortSignal) => Promise<SessionOpResults["review"]>;
+  remember?: (op: Extract<SessionOp, { type: "remember" }>) => Promise<SessionOpResults["remember"]>;
+};
 
 export type AgentSessionOptions = {
   model: Model;
@@ -86,6 +93,8 @@ export type AgentSessionOptions = {
   answerApproval?: (id: string, answer: ApprovalAnswer) => boolean;
   /** Keys this session learns (a model switch's) are added here; default the process's registry. */
   secrets?: SecretRegistry;
+  /** `review` and `remember`: what they need lives outside the session (the runtime's tools, files). */
+  extraOps?: ExtraOps;
   /** Where the session runs, for front ends (`AgentSession.info`). */
   info?: SessionInfo;
   /**
@@ -107,6 +116,8 @@ export function createSessionAgent(
     apiKey(): string | undefined;
     notice(message: string): void;
     stopToCompact(turn: TurnEndContext): boolean;
+    /** Why a tool the model called is withheld (plan mode), for its error result. */
+    describeUnavailableTool?(name: string): string | undefined;
   },
 ): Agent {
   const agent: Agent = new Agent({
@@ -125,9 +136,22 @@ export function createSessionAgent(
     },
     getApiKey: (provider) => (provider === agent.state.model.provider ? hooks.apiKey() : options.getApiKey?.(provider)),
     ...extensionAgentOptions(options.extensions, options.beforeToolCall, options.afterToolCall),
-    // The governor first: a run it ends must not be compacted and continued.
-    shouldStopAfterTurn: (turn) => options.governor?.shouldStop() === true || hooks.stopToCompact(turn),
+    describeUnavailableTool: (name) => hooks.describeUnavailableTool?.(name),
+    // The governor first: a run it ends must not be compacted and continued. A final answer (a
+    // turn without tool calls) ends the run by itself: stopping it there would ask to raise a
+    // budget nothing needs. A turn the loop would start after it still meets the loop's own budget.
+    shouldStopAfterTurn: (turn) =>
+      (turn.toolResults.length > 0 && options.governor?.shouldStop() === true) || hooks.stopToCompact(turn),
     onListenerError: (error, event) => hooks.notice(`a listener failed on "${event.type}": ${describeError(error)}`),
   });
   return agent;
+}
+
+/** Runs an op the session hands on (`extraOps`); one it has no handler for fails with a sentence. */
+export async function runExtraOp(options: AgentSessionOptions, op: SessionOp, signal: AbortSignal): Promise<unknown> {
+  const ops = options.extraOps ?? {};
+  if (op.type === "review" && ops.review) return ops.review(op, signal);
+  if (op.type === "remember" && ops.remember) return ops.remember(op);
+  if (op.type === "review" || op.type === "remember") throw new Error(`/${op.type} is not available in this session.`);
+  throw new Error(`The op "${op.type}" is handled before it runs.`);
 }

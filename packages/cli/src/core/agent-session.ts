@@ -1,8 +1,8 @@
 import type { Agent, AgentEvent, AgentMessage, AgentRunResult, AnyAgentTool } from "@gyre/agent";
 import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
-import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
+import { type AgentSessionOptions, createSessionAgent, runExtraOp } from "./agent-session-options.js";
 import type { RewindPlan, RewindResult } from "./checkpoints/rewind.js";
-import type { FileChange } from "./checkpoints/types.js";
+import type { SessionChanges } from "./checkpoints/types.js";
 import type { RewindRequest, RewindTarget } from "./checkpoints/workspace-checkpoints.js";
 import { AutoCompaction } from "./compaction/auto-compaction.js";
 import { customBaseUrl } from "./config/resolve-model.js";
@@ -18,13 +18,11 @@ import { QueuedMessages } from "./queued-messages.js";
 import { processSecretRegistry } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
 import {
-  createSiblingStore,
   describeTree,
   messageText,
-  moveLeaf,
-  openStore,
   type SessionTreeView,
   sessionsDirOf,
+  storeSwitch,
 } from "./session/switch-session.js";
 import type { SessionEntry } from "./session/types.js";
 import { SessionEventHub } from "./session-event-hub.js";
@@ -108,6 +106,7 @@ export class AgentSession {
       notice: (message) => this.events.notice("listener", message),
       stopToCompact: (turn) =>
         (this.compactBeforeNextTurn = this.compaction.needsCompactionAfterTurn(turn, this.agent.state.model)),
+      describeUnavailableTool: (name) => this.toolset.describeWithheld(name),
     });
     this.toolset = new SessionToolset(this.agent, options.tools, options.systemPrompt);
     wireSessionEvents(options, {
@@ -254,28 +253,19 @@ export class AgentSession {
         this.setThinkingLevel(op.level);
         return { level: op.level };
       case "new":
-        await this.switchTo(createSiblingStore(this.store, this.sessionsDir));
-        return { sessionId: this.store.id };
       case "open":
-        await this.switchTo(
-          await openStore({ sessionsDir: this.sessionsDir, current: this.store, pathOrId: op.session }),
-        );
-        return { sessionId: this.store.id, sessionFile: this.store.path };
       case "fork":
-        if (op.entryId) this.store.branch(op.entryId);
-        await this.switchTo(await this.store.fork());
-        return { sessionId: this.store.id, sessionFile: this.store.path };
       case "navigate": {
-        const moved = moveLeaf(this.store, op.entryId);
-        await this.switchTo(this.store, { closePrevious: false });
-        return moved;
+        const next = await storeSwitch(op, this.store, this.sessionsDir);
+        await this.switchTo(next.store, { closePrevious: next.closePrevious });
+        return next.answer(this.store);
       }
       case "reload": {
         if (!this.options.reload) throw new Error("Reload is not available in this session.");
         return { changes: await this.options.reload() };
       }
       default:
-        throw new Error(`The op "${op.type}" is handled before it runs.`);
+        return runExtraOp(this.options, op, signal);
     }
   }
 
@@ -453,7 +443,7 @@ export class AgentSession {
   }
 
   /** What the session changed in the workspace (`/diff`). */
-  sessionChanges(): Promise<{ changes: FileChange[]; notice?: string; caveat?: string }> {
+  sessionChanges(): Promise<SessionChanges> {
     if (!this.options.checkpoints) return Promise.resolve({ changes: [], notice: "This session has no checkpoints." });
     return this.options.checkpoints.sessionChanges();
   }
@@ -671,8 +661,7 @@ export class AgentSession {
     this.compactBeforeNextTurn = false;
     let result = await start();
     for (;;) {
-      // A long tool loop pauses between turns to compact, then goes on (if compaction cannot help,
-      // it goes on anyway: an overflow is then handled below, once).
+      // A long tool loop pauses between turns to compact and goes on (an overflow is handled below, once).
       while (result.reason === "stop_after_turn" && this.compactBeforeNextTurn && !signal.aborted) {
         this.compactBeforeNextTurn = false;
         await this.runCompaction("threshold", signal);
@@ -737,6 +726,7 @@ export class AgentSession {
         this.usage.forgetTotals();
         this.agent.replaceMessages(messages);
         await this.flush();
+        await this.options.hooks?.sessionStart("compact");
       },
     });
   }
@@ -744,6 +734,7 @@ export class AgentSession {
   /** Replaces the store and conversation (new session, open, fork, tree). */
   private async switchTo(store: SessionManager, options: { closePrevious?: boolean } = {}): Promise<void> {
     await this.flush();
+    await this.options.hooks?.sessionReplaced(this.store, store);
     if (options.closePrevious !== false) await this.store.close();
     this.store = store;
     this.usage.forgetTotals();

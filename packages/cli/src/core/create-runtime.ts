@@ -10,6 +10,7 @@ import {
   loadClaudeSetup,
   withClaudeRules,
 } from "./claude-compat/claude-compat.js";
+import { CommandScopes } from "./claude-compat/command-scope.js";
 import { readApiKeyFile } from "./config/api-key-file.js";
 import { getSessionsDir } from "./config/paths.js";
 import { resolveApiKey } from "./config/resolve-api-key.js";
@@ -29,9 +30,9 @@ import { createInputResolver } from "./extensions/resolve-input.js";
 import { createBudgetQuestion } from "./governor/budget-question.js";
 import { createGovernor } from "./governor/governor.js";
 import {
-  contextBlock,
   createSessionHooks,
   gateHooksOf,
+  reloadSessionHooks,
   withPreToolUse,
   withPromptHooks,
 } from "./hooks/create-session-hooks.js";
@@ -43,6 +44,7 @@ import { installSettingsPackages } from "./packages/startup-install.js";
 import { createSafety, type Safety } from "./permissions/create-safety.js";
 import { isWithheldInPlanMode } from "./permissions/plan-mode.js";
 import { reloadRuntime } from "./reload-runtime.js";
+import { createExtraOps } from "./review/extra-ops.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { createHostAllowlist } from "./sandbox/host-allowlist.js";
 import { createRedactor, processSecretRegistry, type SecretRegistry } from "./session/redact-secrets.js";
@@ -51,7 +53,7 @@ import type { SessionContext, SessionManager } from "./session/session-manager.j
 import type { SessionEvent } from "./session-events.js";
 import { buildRuntimeSystemPrompt } from "./system-prompt/build-runtime-system-prompt.js";
 import { type SessionTelemetry, startTelemetry } from "./telemetry/start-telemetry.js";
-import { createCodingTools } from "./tools/index.js";
+import { type BackgroundShells, createBackgroundShells, createCodingTools } from "./tools/index.js";
 import type { TodoStore } from "./tools/todo-tool.js";
 import type { ToolFileSystem } from "./tools/tool-fs.js";
 import {
@@ -343,16 +345,23 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       allowedDomains: settings.sandbox?.allowedDomains ?? [],
     },
   });
-  const builtIn = [
-    ...selectTools(names, settings, resources, {
-      cwd: io.cwd,
-      env: io.env,
-      safety,
-      allowPaths: config.allowPaths,
-      ...(io.fileSystem ? { fs: io.fileSystem } : {}),
-    }),
-    ...harness.tools,
-  ];
+  // bash's background shells (with bash_output, kill_shell): the session ends them before the sandbox.
+  const shells = createBackgroundShells({ maxLines: 2000, maxBytes: 50 * 1024, killGraceMs: 2000 });
+  const toolDeps = {
+    cwd: io.cwd,
+    env: io.env,
+    safety,
+    shells,
+    allowPaths: config.allowPaths,
+    ...(io.fileSystem ? { fs: io.fileSystem } : {}),
+  };
+  const selected = [...selectTools(names, settings, resources, toolDeps), ...harness.tools];
+  // Only with an lsp setting is the language-server code loaded (start-up time; docs/lsp.md).
+  const lsp =
+    settings.lsp && Object.keys(settings.lsp).length > 0
+      ? (await import("./lsp/lsp-tools.js")).attachLsp(selected, { servers: settings.lsp, cwd: io.cwd, env: io.env })
+      : undefined;
+  const builtIn = lsp?.tools ?? selected;
   // Probed now, in parallel with the rest of start-up, so the notice comes once and early.
   const sandboxNotice = builtIn.some((tool) => tool.name === "bash") ? safety.startupWarning() : undefined;
   const tools = mergeTools(builtIn, extensionTools);
@@ -365,11 +374,13 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       skills: resources.skills,
       extensions,
     });
-  const startContext = await hooks?.sessionStart(
-    config.session.kind === "new" || config.session.kind === "memory" ? "startup" : "resume",
-  );
-  const withStartContext = (prompt: string) =>
-    startContext?.length ? `${prompt}\n\n${contextBlock("SessionStart", startContext)}` : prompt;
+  await hooks?.sessionStart(config.session.kind === "new" || config.session.kind === "memory" ? "startup" : "resume");
+  // The prompt as last built, without the SessionStart context: a later SessionStart (/new, /resume, compaction) rebuilds on it.
+  let builtPrompt = "";
+  const withStartContext = (prompt: string) => {
+    builtPrompt = prompt;
+    return hooks ? hooks.withStartContext(prompt) : prompt;
+  };
   const systemPrompt = withStartContext(await buildPrompt(tools, extensionTools));
   // The key may have come from a flag or a custom env var no redaction rule knows by name.
   secrets.add(model.apiKey);
@@ -393,6 +404,44 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   const runtimeNotices = notices;
   // Off by default and then nothing is loaded (core/telemetry/start-telemetry.ts).
   let telemetry: SessionTelemetry | undefined;
+  // `review` (a read-only subagent under plan mode) and `remember` (context files read again).
+  const extraOps = createExtraOps(
+    {
+      cwd: io.cwd,
+      model: () => session?.state.model ?? model.model,
+      thinkingLevel: () => session?.state.thinkingLevel ?? thinkingLevel,
+      // The reading tools whatever the run's list, and its bash (if it has one), which plan mode makes read-only.
+      tools: () => [
+        ...selectTools(["read", "grep", "find", "ls"], settings, resources, toolDeps),
+        ...tools.filter((tool) => tool.name === "bash"),
+      ],
+      safety,
+      budget: governor.budget,
+      startRequest: () => governor.startRequest(),
+      loop: {
+        getApiKey: (provider) =>
+          provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env, models }),
+        beforeToolCall: withPreToolUse(hooks, (input, signal) => safety.gate.beforeToolCall(input, signal)),
+        ...(io.streamFn ? { streamFn: io.streamFn } : {}),
+      },
+    },
+    {
+      cwd: io.cwd,
+      gyreHome: home,
+      project,
+      // The extension tools in use now (a /reload may have changed them): those not built in.
+      applySystemPrompt: async () =>
+        session?.setSystemPrompt(
+          withStartContext(
+            await buildPrompt(
+              tools,
+              tools.filter((tool) => !builtIn.includes(tool)),
+            ),
+          ),
+        ),
+    },
+  );
+  const commandScopes = new CommandScopes({ safety, models });
   session = new AgentSession({
     checkpoints,
     model: model.model,
@@ -409,7 +458,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     ...(io.ui && (config.mode === "interactive" || config.mode === "rpc")
       ? { askBudget: createBudgetQuestion(io.ui) }
       : {}),
-    eventSources: [(emit) => attachHarnessEvents(harness, emit)],
+    eventSources: [(emit) => attachHarnessEvents(harness, emit), extraOps.attach],
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
     ...(settings.maxToolArgumentBytes ? { maxToolArgumentBytes: settings.maxToolArgumentBytes } : {}),
@@ -435,6 +484,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     ...(settings.mcpStartupTimeoutMs ? { mcpStartupTimeoutMs: settings.mcpStartupTimeoutMs } : {}),
     todos: harness.todos,
     reload: () => reload(),
+    extraOps: extraOps.ops,
     ...(io.ui?.answerApproval ? { answerApproval: io.ui.answerApproval.bind(io.ui) } : {}),
     info: {
       cwd: io.cwd,
@@ -450,29 +500,37 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       startupModel: model.model,
       models,
       extensionPaths: extensions?.extensions.map((extension) => extension.path) ?? [],
+      shells,
     },
     // In order of creation; dispose closes them last first.
     owned: [
       { name: "the telemetry exporter", close: () => telemetry?.shutdown() },
+      ...(lsp ? [{ name: "the language servers", close: () => lsp.service.close() }] : []),
       ...(mcp.manager ? [{ name: "the MCP servers", close: () => mcp.manager?.close() }] : []),
       { name: "the bash sandbox", close: () => safety.sandbox.dispose() },
+      { name: "the background shells", close: () => shells.dispose() },
       ...(hooks ? [{ name: "the SessionEnd hooks", close: () => hooks.sessionEnd(sessionEndReason(config)) }] : []),
     ],
-    resolveInput: withPromptHooks(
-      hooks,
-      withOptionalMentions(
-        createInputResolver({
-          ...(extensions ? { extensions } : {}),
-          templates: resources.templates,
-          skills: resources.skills,
-          ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
-        }),
-        mcp.manager,
+    // A template's allowed-tools and model hold for its prompt (docs/claude-compat.md).
+    resolveInput: commandScopes.wrap(
+      withPromptHooks(
+        hooks,
+        withOptionalMentions(
+          createInputResolver({
+            ...(extensions ? { extensions } : {}),
+            templates: resources.templates,
+            skills: resources.skills,
+            ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
+          }),
+          mcp.manager,
+        ),
       ),
     ),
   });
+  commandScopes.attach(session);
   if (hooks) {
     hooks.setReporter((text, level) => session.notice("hooks", text, level));
+    hooks.setStartContextListener(() => session.setSystemPrompt(withStartContext(builtPrompt)));
     session.subscribe((event) => hooks.onSessionEvent(event));
   }
   const created = session;
@@ -506,8 +564,10 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   );
   // New deny and ask rules hold from the next call on, not after a restart.
   const reload = async () => {
-    const changes = await reloadRules();
-    safety.setPermissions(withClaudeRules(settings.permissions, base.claude));
+    const { changes, claude } = await reloadRules();
+    safety.setPermissions(withClaudeRules(settings.permissions, claude));
+    const sources = { gyreHome: home, cwd: io.cwd, trusted: project.trusted, claudeHooks: claude?.hooks ?? [] };
+    changes.push(...(await reloadSessionHooks(hooks, sources)));
     return changes;
   };
   const reloadRules = () =>
@@ -533,6 +593,9 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       },
       rebuildSystemPrompt: async (runTools, reloaded) =>
         withStartContext(await buildPrompt(runTools, [...reloaded, ...(io.customTools ?? [])])),
+      packageDirs: resources.packageDirs,
+      claudeCompat: config.claudeCompat,
+      env: io.env,
     });
   return {
     reload,
@@ -596,7 +659,14 @@ function selectTools(
   names: readonly BuiltInToolName[],
   settings: Settings,
   resources: RuntimeResources,
-  where: { cwd: string; env: NodeJS.ProcessEnv; safety: Safety; allowPaths: readonly string[]; fs?: ToolFileSystem },
+  where: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    safety: Safety;
+    shells: BackgroundShells;
+    allowPaths: readonly string[];
+    fs?: ToolFileSystem;
+  },
 ): AnyAgentTool[] {
   const coding = names.filter(isCodingToolName);
   if (coding.length === 0) return [];
@@ -607,6 +677,7 @@ function selectTools(
     allowedPaths: [...where.allowPaths, ...(settings.allowedPaths ?? []), ...resources.readablePaths],
     bash: {
       sandbox: where.safety.sandbox,
+      shells: where.shells,
       escalation: "gated",
       env: where.env,
       passEnv: settings.sandbox?.passEnv ?? [],

@@ -1,6 +1,6 @@
 /**
  * `/reload`: the start-up steps that read files, run again on a live runtime — settings, skills,
- * prompt templates, context files (AGENTS.md), extensions — without a restart. What changed is
+ * prompt templates, context files (AGENTS.md), a Claude Code setup, extensions — without a restart. What changed is
  * put in place (the same arrays and runner the session already uses, so its input resolver and
  * hooks see the new ones), the tools and system prompt are rebuilt from it, and each change
  * comes back as one line.
@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import type { AgentSession } from "./agent-session.js";
+import { isClaudeCompat, type LoadedClaudeSetup, loadClaudeSetup } from "./claude-compat/claude-compat.js";
 import { loadSettings, type Settings } from "./config/settings.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import { loadExtensions } from "./extensions/load-extensions.js";
@@ -34,10 +35,18 @@ export type ReloadTarget = {
   /** Puts the reloaded extension tools in with the run's other tools; returns the run's tool list. */
   applyTools: (extensionTools: readonly AnyAgentTool[]) => readonly AnyAgentTool[];
   rebuildSystemPrompt: (tools: readonly AnyAgentTool[], extensionTools: readonly AnyAgentTool[]) => Promise<string>;
+  /** Installed packages' skill and template folders, as start-up found them. */
+  packageDirs: { skills: readonly string[]; prompts: readonly string[] };
+  /** `--claude-compat` as given; with the reloaded `claudeCompat` setting it says whether a Claude Code setup is read. */
+  claudeCompat: boolean | undefined;
+  env: NodeJS.ProcessEnv;
 };
 
+/** What `/reload` did: one line per change, and the Claude Code setup read again (undefined when off). */
+export type ReloadResult = { changes: string[]; claude: LoadedClaudeSetup | undefined };
+
 /** Reloads what `target` names. Not while the agent works (the caller checks); returns one line per change. */
-export async function reloadRuntime(target: ReloadTarget): Promise<string[]> {
+export async function reloadRuntime(target: ReloadTarget): Promise<ReloadResult> {
   const changes: string[] = [];
   const { trusted } = target.project;
   const loaded = await loadSettings({ gyreHome: target.gyreHome, cwd: target.cwd, includeProject: trusted });
@@ -50,19 +59,34 @@ export async function reloadRuntime(target: ReloadTarget): Promise<string[]> {
   if (changedKeys.length > 0) changes.push(`settings: ${changedKeys.join(", ")} changed`);
   changes.push(...loaded.warnings);
 
+  const gyreContextFiles = (await loadContextFiles({ cwd: target.cwd, gyreHome: target.gyreHome })).filter(
+    (file) => trusted || isGyreHomeContextFile(file.path, target.gyreHome),
+  );
+  // The Claude Code setup's files, read again as at start-up (docs/claude-compat.md).
+  const claude = isClaudeCompat(target.claudeCompat, settings.claudeCompat)
+    ? await loadClaudeSetup({ cwd: target.cwd, env: target.env, trusted, loadedContextFiles: gyreContextFiles })
+    : undefined;
+  changes.push(...(claude?.warnings ?? []));
+
+  // Packages first, then Claude's, the user's and the project's: a later folder wins by name, as at start-up.
   const projectDir = join(target.cwd, ".gyre");
-  const skillDirs = [join(target.gyreHome, "skills"), ...(trusted ? [join(projectDir, "skills")] : [])];
+  const skillDirs = [
+    ...target.packageDirs.skills,
+    ...(claude?.setup.skillDirs ?? []),
+    join(target.gyreHome, "skills"),
+    ...(trusted ? [join(projectDir, "skills")] : []),
+  ];
   const skills = await loadSkills(skillDirs);
   changes.push(...replaceNamed("skills", target.skills, skills.skills), ...skills.warnings);
   const templates = await loadPromptTemplates([
+    ...target.packageDirs.prompts,
+    ...(claude?.setup.commandDirs ?? []),
     join(target.gyreHome, "prompts"),
     ...(trusted ? [join(projectDir, "prompts")] : []),
   ]);
   changes.push(...replaceNamed("prompt templates", target.templates, templates));
 
-  const contextFiles = (await loadContextFiles({ cwd: target.cwd, gyreHome: target.gyreHome })).filter(
-    (file) => trusted || isGyreHomeContextFile(file.path, target.gyreHome),
-  );
+  const contextFiles = [...gyreContextFiles, ...(claude?.contextFiles ?? [])];
   const contextChange = describeContextChange(target.project, contextFiles);
   target.project.contextFiles = contextFiles;
   if (contextChange) changes.push(contextChange);
@@ -72,7 +96,7 @@ export async function reloadRuntime(target: ReloadTarget): Promise<string[]> {
     : [];
   const tools = target.applyTools(extensionTools);
   target.session.setSystemPrompt(await target.rebuildSystemPrompt(tools, extensionTools));
-  return changes;
+  return { changes, claude };
 }
 
 /** Replaces `current`'s contents with `next`; says what was added, removed or updated by name. */

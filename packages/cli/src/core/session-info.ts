@@ -3,6 +3,7 @@ import type { Settings } from "./config/settings.js";
 import type { RuntimeNotice } from "./inspect-project.js";
 import type { PromptTemplate } from "./prompt-templates/prompt-templates.js";
 import type { Skill } from "./skills/load-skills.js";
+import type { BackgroundShells } from "./tools/background-shells.js";
 
 /**
  * What start-up settled about where a session runs, for front ends to show: plain data, read
@@ -29,4 +30,6 @@ export type SessionInfo = {
   models: ModelRegistry;
   /** The loaded extensions' files. */
   extensionPaths: string[];
+  /** bash's background shells (`/shells`, RPC `get_state`); the session's `dispose` ends them. */
+  shells?: BackgroundShells;
 };

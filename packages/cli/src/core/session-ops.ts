@@ -7,7 +7,9 @@ import type { AgentMessage } from "@gyre/agent";
 import type { ImageContent, Model, ThinkingLevel } from "@gyre/ai";
 import type { RewindRestore, RewindResult } from "./checkpoints/rewind.js";
 import type { SessionEndReason } from "./governor/governor.js";
+import type { MemoryScope, RememberResult } from "./memory/remember.js";
 import type { PermissionMode } from "./permissions/create-safety.js";
+import type { ReviewResult } from "./review/run-review.js";
 import type { ApprovalAnswer } from "./user-interface.js";
 import type { UserShellResult } from "./user-shell.js";
 
@@ -55,6 +57,13 @@ export type SessionOp =
   | ({ type: "navigate"; entryId: string } & Busy)
   /** Settings, skills, templates, context files and extensions read again. Default `reject`. */
   | ({ type: "reload" } & Busy)
+  /**
+   * A read-only subagent reviews the uncommitted changes, or the branch since its merge base with
+   * `base` (docs/review.md); nothing joins the conversation. Default `reject`.
+   */
+  | ({ type: "review"; base?: string; uncommitted?: boolean; focus?: string } & Busy)
+  /** Appends `text` to the project's or the user's AGENTS.md, in the next run's context. Default `queue`. */
+  | ({ type: "remember"; text: string; scope: MemoryScope } & Busy)
   /** Answers the approval request `id` (an RPC or ACP client's). Never waits. */
   | { type: "approval_response"; id: string; decision: ApprovalAnswer["decision"]; reason?: string }
   /** Stops the run, tool, shell command or compaction in progress; queued ops are dropped. Never waits. */
@@ -87,6 +96,8 @@ export type SessionOpResults = {
   fork: { sessionId: string; sessionFile: string | undefined };
   navigate: { editText?: string };
   reload: { changes: string[] };
+  review: ReviewResult;
+  remember: RememberResult;
   approval_response: { answered: true };
   abort: { aborted: true };
   shutdown: { disposed: true };
@@ -105,6 +116,7 @@ export function defaultWhileBusy(op: SessionOp): WhileBusy | undefined {
       return undefined;
     case "shell":
     case "set_mode":
+    case "remember":
       return op.whileBusy ?? "queue";
     default:
       return op.whileBusy ?? "reject";

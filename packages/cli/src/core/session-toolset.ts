@@ -5,8 +5,15 @@
  */
 import type { Agent, AnyAgentTool } from "@gyre/agent";
 
-/** Tools withheld from the model (not offered at all) and a note appended to the system prompt. */
-export type SessionRestriction = { withhold?: (tool: AnyAgentTool) => boolean; systemPromptNote?: string };
+/**
+ * Tools withheld from the model (not offered at all), the sentence the model gets when it calls
+ * one anyway, and a note appended to the system prompt.
+ */
+export type SessionRestriction = {
+  withhold?: (tool: AnyAgentTool) => boolean;
+  describeWithheld?: (name: string) => string;
+  systemPromptNote?: string;
+};
 
 export class SessionToolset {
   private tools: AnyAgentTool[];
@@ -40,6 +47,14 @@ export class SessionToolset {
   basePrompt(): string {
     const note = this.restriction?.systemPromptNote;
     return note ? `${this.systemPrompt}\n\n${note}` : this.systemPrompt;
+  }
+
+  /** Why the model cannot call `name` now, when the restriction withholds it; undefined otherwise. */
+  describeWithheld(name: string): string | undefined {
+    const { withhold, describeWithheld } = this.restriction ?? {};
+    const tool = this.tools.find((candidate) => candidate.name === name);
+    if (!tool || !withhold?.(tool)) return undefined;
+    return describeWithheld?.(name) ?? `\`${name}\` is unavailable in this session's mode.`;
   }
 
   private apply(): void {

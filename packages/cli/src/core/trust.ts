@@ -60,6 +60,17 @@ export async function trustProject(options: {
   await rename(temp, path);
 }
 
+/**
+ * Moves a remembered trust from fingerprint `from` to `to` (the user's own edit of a context file,
+ * `#` memory): only a record that holds `from` is updated, its `.mcp.json` approval kept.
+ */
+export async function carryTrustOver(options: { gyreHome: string; cwd: string; from: string; to: string }) {
+  const record = (await readTrustFile(options.gyreHome)).projects[await canonicalProjectPath(options.cwd)];
+  if (record?.fingerprint !== options.from) return;
+  const mcp = record.mcpFingerprint !== undefined ? { mcpFingerprint: record.mcpFingerprint } : {};
+  await trustProject({ gyreHome: options.gyreHome, cwd: options.cwd, fingerprint: options.to, ...mcp });
+}
+
 /** Whether the project is trusted, was never trusted, or was trusted before its configuration changed. */
 export type ProjectTrustState = "trusted" | "untrusted" | "changed";
 

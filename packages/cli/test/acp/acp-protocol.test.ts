@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -41,8 +42,8 @@ async function labAgent(respond: Parameters<typeof startFakeModelServer>[0]["res
   await writeFile(join(home, "models.json"), JSON.stringify({ providers: { lab } }));
   await mkdir(join(home, "prompts"));
   await writeFile(
-    join(home, "prompts", "review.md"),
-    "---\ndescription: Review a file\n---\nReview $ARGUMENTS with care.\n",
+    join(home, "prompts", "explain.md"),
+    "---\ndescription: Explain a file\n---\nExplain $ARGUMENTS with care.\n",
   );
   const editor = startAcpAgent({
     cwd,
@@ -131,11 +132,13 @@ describe("gyre acp: protocol", () => {
     expect(values).toEqual(expect.arrayContaining(["lab/fake-model", "lab/fake-mini"]));
     const commands = await editorWait(editor, "available_commands_update");
     expect(commands.availableCommands.map((command) => command.name)).toEqual(
-      expect.arrayContaining(["compact", "review"]),
+      expect.arrayContaining(["compact", "review", "remember", "explain"]),
     );
-    expect(commands.availableCommands.find((command) => command.name === "review")?.description).toBe("Review a file");
+    expect(commands.availableCommands.find((command) => command.name === "explain")?.description).toBe(
+      "Explain a file",
+    );
 
-    await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/review src/app.ts" }] });
+    await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/explain src/app.ts" }] });
     const png = Buffer.from("89504e470d0a1a0a", "hex").toString("base64");
     await agent.request("session/prompt", {
       sessionId,
@@ -166,7 +169,7 @@ describe("gyre acp: protocol", () => {
     expect(requests.map((request) => request.body.model)).toEqual(["fake-model", "fake-model", "fake-mini"]);
     const lastUser = (index: number) =>
       [...(requests[index]?.body.messages ?? [])].reverse().find((message) => message.role === "user");
-    expect(textOfBody(lastUser(0)?.content)).toContain("Review src/app.ts with care.");
+    expect(textOfBody(lastUser(0)?.content)).toContain("Explain src/app.ts with care.");
     const second = lastUser(1)?.content as { type: string; image_url?: { url: string } }[];
     expect(textOfBody(second)).toContain(`[@notes.md](file://${cwd}/notes.md)`);
     expect(textOfBody(second)).toContain(`<context uri="file://${cwd}/open.ts">\nconst unsaved = 1;\n</context>`);
@@ -190,6 +193,60 @@ describe("gyre acp: protocol", () => {
     });
     await again.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "fourth" }] });
     expect(server?.requests.at(-1)?.body.model).toBe("fake-mini");
+  }, 60_000);
+
+  it("/review answers with the reviewer's findings and /remember puts a line in the next prompt's context", async () => {
+    const finding = { file: "calc.js", line: 1, severity: "high", title: "subtracts instead of adding", fix: "a + b" };
+    const { cwd, home } = await createWorkspace();
+    server = await startFakeModelServer({
+      respond: ({ index }) =>
+        index === 0 ? { text: JSON.stringify({ summary: "one bug", findings: [finding] }) } : { text: "ok" },
+    });
+    execFileSync("git", ["init", "-q"], { cwd });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "0"], {
+      cwd,
+    });
+    await writeFile(join(cwd, "calc.js"), "export const add = (a, b) => a - b;\n");
+    const editor = startAcpAgent({
+      cwd,
+      home,
+      args: ["--provider", "openai", "--model", "gpt-4o", "--trust"],
+      env: { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" },
+    });
+    running.push(editor);
+    await initialize(editor.agent);
+    const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] });
+    const review = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "/review" }],
+    });
+    expect(review.stopReason).toBe("end_turn");
+    expect(JSON.stringify(server.requests[0]?.body.messages)).toContain("+export const add = (a, b) => a - b;");
+    const said = () =>
+      editor
+        .updates(sessionId, "agent_message_chunk")
+        .map((update) => (update.content.type === "text" ? update.content.text : ""))
+        .join("");
+    expect(said()).toContain("calc.js:1 [high] subtracts instead of adding");
+    const refused = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "/review --base main --uncommitted" }],
+    });
+    expect(refused.stopReason).toBe("end_turn");
+    expect(said()).toContain("/review takes --base <ref> or --uncommitted, not both.");
+
+    await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "/remember use pnpm, never npm" }],
+    });
+    expect(await readFile(join(cwd, "AGENTS.md"), "utf8")).toContain("- use pnpm, never npm");
+    expect(said()).toContain(`Remembered in ${join(cwd, "AGENTS.md")}.`);
+    await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    const system = server.requests.at(-1)?.body.messages?.find((message) => message.role === "system");
+    expect(JSON.stringify(system?.content)).toContain("- use pnpm, never npm");
+    // Neither command joined the conversation: the model saw only "hi".
+    const users = server.requests.at(-1)?.body.messages?.filter((message) => message.role === "user") ?? [];
+    expect(users.map((message) => textOfBody(message.content))).toEqual(["hi"]);
   }, 60_000);
 
   it("starts an MCP server the editor passes, next to the user's, and lets the model call its tools", async () => {

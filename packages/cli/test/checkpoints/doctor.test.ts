@@ -22,6 +22,18 @@ async function damagedSession(home: string, cwd: string): Promise<string> {
   return path;
 }
 
+/** A healthy one-message session whose lock names `owner`. */
+async function sessionLockedBy(owner: { pid: number; host: string; timestamp: string }) {
+  const { cwd, home } = await createWorkspace();
+  const session = SessionManager.create({ sessionsDir: `${home}/sessions`, cwd, redact: createRedactor() });
+  session.appendMessage(userMessage("hello"));
+  await session.close();
+  const path = session.path as string;
+  const lock = `${path}.lock`;
+  await writeFile(lock, JSON.stringify(owner));
+  return { cwd, home, path, lock };
+}
+
 describe("gyre doctor", () => {
   it("reports a torn tail, a damaged line, an orphaned tool call, a missing checkpoint and a stale lock without changing anything", async () => {
     const { cwd, home } = await createWorkspace();
@@ -35,7 +47,7 @@ describe("gyre doctor", () => {
       "line 5: the line is not valid JSON",
       "tool call call-1 (bash)",
       "is not in the shadow repository",
-      ".lock is left by process",
+      ".lock is left behind: process",
       "--fix would: drop the incomplete line",
     ])
       expect(result.stdout).toContain(text);
@@ -65,5 +77,40 @@ describe("gyre doctor", () => {
     // Only what no fix can bring back is left: the pruned checkpoint.
     expect(again.stdout).toContain("1 problem(s)");
     expect(again.stdout).toContain("is not in the shadow repository");
+  });
+
+  it("reports another host's old lock with the command that fixes it, and --fix removes it", async () => {
+    const { cwd, home, path, lock } = await sessionLockedBy({
+      pid: 1,
+      host: "other-host",
+      timestamp: "2020-01-01T00:00:00.000Z",
+    });
+    const report = await runCli(["doctor", path], { cwd, env: cliEnv(home) });
+    expect(report.code).toBe(1);
+    expect(report.stdout).toMatch(
+      /found: .*\.lock is left behind: process 1 on other-host took it \d+ days ago, more than 24 h: a lock of another host that old was left behind/,
+    );
+    expect(report.stdout).toContain(`to repair: gyre doctor ${path} --fix`);
+    expect(await readFile(lock, "utf8")).toContain("other-host");
+
+    const fixed = await runCli(["doctor", path, "--fix"], { cwd, env: cliEnv(home) });
+    expect(fixed.stdout).toMatch(
+      new RegExp(`did: removed ${lock.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(process 1 on other-host took it`),
+    );
+    expect(fixed.stdout).toContain("repaired");
+    expect(fixed.code).toBe(0);
+    await expect(readFile(lock, "utf8")).rejects.toThrow(/ENOENT/);
+  });
+
+  it("keeps another host's recent lock: it reports it as in use and --fix changes nothing", async () => {
+    const recent = new Date(Date.now() - 10 * 60_000).toISOString();
+    const { cwd, home, path, lock } = await sessionLockedBy({ pid: 1, host: "other-host", timestamp: recent });
+    const fixed = await runCli(["doctor", path, "--fix"], { cwd, env: cliEnv(home) });
+    expect(fixed.code).toBe(1);
+    expect(fixed.stdout).toContain(
+      "process 1 on other-host took it 10 min ago, less than 24 h; that gyre may still run",
+    );
+    expect(fixed.stdout).toContain(`quit the gyre on other-host; if none runs there, delete ${lock}`);
+    expect(await readFile(lock, "utf8")).toContain("other-host");
   });
 });

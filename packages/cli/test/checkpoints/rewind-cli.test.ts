@@ -2,7 +2,10 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { createUserMessage } from "@gyre/agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { SessionManager } from "../../src/core/session/session-manager.js";
+import { shellResultText } from "../../src/core/user-shell.js";
 import { RpcClient } from "../../src/modes/rpc/rpc-client.js";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.mjs";
 import { cliEnv, createWorkspace, gyreBin, runCli } from "../helpers/run-cli.js";
@@ -166,6 +169,26 @@ describe("rewind from RPC and the command line", () => {
     expect(sent).toContain("alpha");
     expect(sent).toContain("gamma");
     expect(sent).not.toContain("beta");
+  });
+
+  it("lists a !cmd entry by its command, not by the text the model sees", async () => {
+    const { cwd, home } = await setUp();
+    server = await startFakeModelServer({ respond: () => ({ text: "noted" }) });
+    const env = cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" });
+    expect((await runCli([...args, "-p", "alpha"], { cwd, env })).code).toBe(0);
+    const { path } = await readSessionLines(home);
+    const session = await SessionManager.open(path);
+    const result = { command: "ls -la src", output: "a.ts", exitCode: 0, cancelled: false, timedOut: false };
+    session.appendMessage(createUserMessage(shellResultText({ ...result, truncated: false, durationMs: 3 })));
+    await session.close();
+    const listed = await runCli(["--session", path, "--rewind", "list"], { cwd, env });
+    expect(listed.code).toBe(0);
+    const points = listed.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { label: string; text?: string });
+    expect(points.map((point) => point.label)).toEqual(["!ls -la src", "alpha"]);
+    expect(points[0]?.text).toBe("!ls -la src");
   });
 
   it("a kill -9 after the checkpoint, while the tool runs, leaves a session that --continue resumes and rewind undoes", async () => {

@@ -24,8 +24,8 @@ describe("/rewind and /diff in tmux", () => {
       return JSON.stringify(file?.entries ?? []).includes('"reason":"turn_end"') ? true : undefined;
     }, "the run's end checkpoint");
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await submit(tmux, "/diff");
-    await tmux.waitFor("added    made-by-agent.txt");
+    await submit(tmux, "/diff --stat");
+    await tmux.waitFor(/added {4}made-by-agent\.txt\s+\+1 -0/);
 
     await submit(tmux, "/rewind");
     await tmux.waitFor("Rewind to before which message?");

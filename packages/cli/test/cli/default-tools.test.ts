@@ -34,9 +34,10 @@ async function offered(...runs: string[][]) {
 }
 
 describe("the default tools", () => {
-  it("offers read, write, edit, bash, todo and task when none are named, and web_fetch only when named", async () => {
+  it("offers read, write, edit, bash (with bash_output, kill_shell), todo and task when none are named, and web_fetch only when named", async () => {
     const [defaults, named, none] = await offered([], ["--tools", "read,web_fetch"], ["--no-tools"]);
-    expect(defaults?.tools).toEqual(["read", "write", "edit", "bash", "todo", "task"]);
+    expect(defaults?.tools).toEqual(["read", "write", "edit", "bash", "bash_output", "kill_shell", "todo", "task"]);
+    expect(defaults?.system).toContain("- bash_output:");
     expect(defaults?.system).toContain("- todo:");
     expect(defaults?.system).toContain("- task:");
     expect(named?.tools).toEqual(["read", "web_fetch"]);

@@ -85,7 +85,9 @@ export default function (api: ExtensionAPI) {
     expect(toolMessages(fake.requests[1]?.body).join(" ")).toMatch(
       /blocked because the tool_call gate of the extension .*hang\.ts could not decide \(it did not finish within 300 ms\)/,
     );
-    expect(result.stderr).toContain(`${extension}: the "tool_call" handler did not finish within 300 ms; skipped it.`);
+    expect(result.stderr).toContain(
+      `${extension}: the "tool_call" handler did not finish within 300 ms; blocked the bash call (a gate that cannot decide fails closed).`,
+    );
     expect(result.stderr).toContain(`${extension}: the "turn_start" handler failed: turn handler broke; skipped it.`);
   });
 
@@ -134,6 +136,11 @@ export default function (api: ExtensionAPI) {
     expect(result.code).toBe(0);
     await expect(readFile(join(cwd, "out.txt"), "utf8")).rejects.toThrow(/ENOENT/);
     expect(toolMessages(fake.requests[1]?.body).join(" ")).toContain("could not decide (it failed: boom in hook)");
+    // What stderr says matches what happened: the call was blocked, not the gate skipped.
+    expect(result.stderr).toContain(
+      'the "tool_call" handler failed: boom in hook; blocked the bash call (a gate that cannot decide fails closed).',
+    );
+    expect(result.stderr).not.toContain("skipped it");
   });
 
   it("prints an extension command's notice in print mode without --verbose", async () => {

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Context } from "@gyre/ai";
 import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
@@ -134,6 +134,8 @@ describe("a Claude Code setup under --claude-compat", () => {
     expect(mapClaudeRule("Read(./src/**)")).toBe("read(src/**)");
     expect(mapClaudeRule("MultiEdit")).toBe("edit");
     expect(mapClaudeRule("Glob(*.ts)")).toBe("find(*.ts)");
+    expect(mapClaudeRule("KillShell")).toBe("kill_shell");
+    expect(mapClaudeRule("BashOutput")).toBe("bash_output");
     expect(mapClaudeRule("mcp__github__create_issue")).toBe("mcp__github__create_issue");
     expect(mapClaudeRule("WebFetch(domain:example.com)")).toBeUndefined();
     expect(mapClaudeRule("NotebookEdit")).toBeUndefined();
@@ -147,5 +149,49 @@ describe("a Claude Code setup under --claude-compat", () => {
     expect(reader?.tools).toEqual(["read", "grep", "find"]);
     expect(reader?.model).toBeUndefined();
     expect(reader?.systemPrompt).toBe("You read code.");
+  });
+
+  it("reads CLAUDE.md, .claude/settings.json hooks and rules, and .claude/commands again", async () => {
+    const project = join(dirs.cwd, ".claude");
+    await put(join(dirs.cwd, "CLAUDE.md"), "Project memory, first version.\n");
+    await put(join(project, "commands", "old.md"), "The old command.\n");
+    await mkdir(join(dirs.cwd, "junk"));
+    const { faux, session, dispose } = await start(
+      [
+        { content: [{ type: "text", text: "before" }] },
+        { content: [{ type: "toolCall", name: "bash", arguments: { command: "rm -r junk" } }] },
+        { content: [{ type: "text", text: "after" }] },
+      ],
+      { trust: true, compat: true },
+    );
+    await session.prompt("hello");
+
+    await put(join(dirs.cwd, "CLAUDE.md"), "Project memory, second version.\n");
+    await rm(join(project, "commands", "old.md"));
+    await put(join(project, "commands", "greet.md"), "---\ndescription: Greets\n---\nSay hello to $1.\n");
+    await put(
+      join(project, "settings.json"),
+      JSON.stringify({
+        permissions: { deny: ["Bash(rm:*)"] },
+        hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo 'Note from a new hook.'" }] }] },
+      }),
+    );
+    const { changes } = await session.submit({ type: "reload" });
+    expect(changes).toContain("prompt templates: +greet -old");
+    expect(changes.some((line) => line.startsWith("context files:"))).toBe(true);
+    expect(changes).toContain("hooks: 1 command(s) (UserPromptSubmit)");
+
+    await session.prompt("/greet Ada");
+    await dispose();
+    const [first, second, third] = faux.contexts;
+    expect(first?.systemPrompt).toContain("Project memory, first version.");
+    expect(second?.systemPrompt).toContain("Project memory, second version.");
+    expect(second?.systemPrompt).not.toContain("first version");
+    const sent = userText(second);
+    expect(sent).toContain("Say hello to Ada.");
+    expect(sent).toContain("Note from a new hook.");
+    // The new deny rule holds from the next call on.
+    expect(results(third).at(-1)).toContain("Denied by the permission rules");
+    expect(existsSync(join(dirs.cwd, "junk"))).toBe(true);
   });
 });

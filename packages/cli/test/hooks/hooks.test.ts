@@ -329,6 +329,27 @@ describe("stdin JSON", () => {
   });
 });
 
+describe("PostToolUseFailure", () => {
+  it("fires instead of PostToolUse for a call that failed, with the error, and its context reaches the model", async () => {
+    const record = await script(
+      "record.sh",
+      `cat > "$CLAUDE_PROJECT_DIR/$1.json"; [ "$1" = failure ] && echo '{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"Create the file with write first."}}'; exit 0`,
+    );
+    await userHooks({ PostToolUse: [["Edit", `${record} post`]], PostToolUseFailure: [["Edit", `${record} failure`]] });
+    const missing = { path: "missing.md", edits: [{ oldText: "a", newText: "b" }] };
+    const { faux, session, dispose } = await start([call("edit", missing), text("ok")]);
+    await session.prompt("edit a file that is not there");
+    await dispose();
+    expect(existsSync(join(dirs.cwd, "post.json"))).toBe(false);
+    const failure = JSON.parse(await readFile(join(dirs.cwd, "failure.json"), "utf8"));
+    expect(failure).toMatchObject({ hook_event_name: "PostToolUseFailure", tool_name: "Edit", is_interrupt: false });
+    expect(failure.tool_input.file_path).toBe(join(dirs.cwd, "missing.md"));
+    expect(failure.error).toMatch(/missing\.md/);
+    expect(failure.tool_response).toBeUndefined();
+    expect(JSON.stringify(faux.contexts[1]?.messages.at(-1))).toContain("Create the file with write first.");
+  });
+});
+
 describe("where hooks come from", () => {
   it("runs a project's hooks only once the folder is trusted", async () => {
     const marker = join(dirs.cwd, "project-hook-ran");

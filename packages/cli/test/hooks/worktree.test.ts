@@ -75,6 +75,39 @@ describe("gyre -w", () => {
     expect(hook).toMatchObject({ hook_event_name: "WorktreeRemove", name: "feature", branch: "gyre/feature" });
   });
 
+  it("takes the name as the word after -w or --worktree, refuses one git cannot use, and works from inside a worktree", async () => {
+    const { cwd, git, env, faux } = await repository();
+    const named = await runCli(["-p", "-w", "auth", ...faux, "add auth"], { cwd, env });
+    expect(named.code).toBe(0);
+    const auth = join(worktreesDir(cwd), "auth");
+    expect(named.stderr).toContain(`working in worktree ${auth} (branch gyre/auth)`);
+    expect(await readFile(join(auth, "feature.txt"), "utf8")).toBe("new work\n");
+
+    const bad = await runCli(["-p", "-w", "fix the bug", ...faux], { cwd, env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toMatch(
+      /^gyre: "fix the bug" cannot name a worktree: .*; .* put a prompt after -- instead\.$/,
+    );
+    const refused = await runCli(["-p", "--worktree", "x.lock", ...faux, "go"], { cwd, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('"x.lock" cannot name a worktree: git refuses');
+    expect(git("branch", "--list", "gyre/*").trim().split("\n")).toHaveLength(1);
+
+    // From inside the worktree: the next one goes beside the main checkout, and list shows both.
+    const nested = await runCli(["-p", "--worktree", "second", ...faux, "more"], { cwd: auth, env });
+    expect(nested.code).toBe(0);
+    const second = join(worktreesDir(cwd), "second");
+    expect(existsSync(join(second, "feature.txt"))).toBe(true);
+    const listed = await runCli(["worktree", "list"], { cwd: auth, env });
+    expect(listed.stdout).toBe(`auth\tgyre/auth\t${auth}\nsecond\tgyre/second\t${second}\n`);
+    const removed = await runCli(["worktree", "remove", "second", "--force"], { cwd: auth, env });
+    expect(removed.code).toBe(0);
+    expect(existsSync(second)).toBe(false);
+    const unknown = await runCli(["worktree", "remove", "nope"], { cwd, env });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("No gyre worktree is named nope");
+  });
+
   it("generates a name for a bare -w, and refuses outside a repository", async () => {
     const { cwd, env, faux } = await repository();
     const run = await runCli(["-p", "-w", ...faux, "go"], { cwd, env });

@@ -121,3 +121,45 @@ describe("a budget reached by a subagent in the terminal", () => {
     await tmux.waitFor((text) => text.includes("↑500") && text.includes("↓100"));
   });
 });
+
+/** A read, then a task call at the budget; the subagent answers at once, and the parent answers last. */
+function readThenDelegate({ body }: { body: RequestBody }) {
+  if (userTexts(body).some((text) => text.includes("SUBTASK-LATE"))) return { text: "child-was-started" };
+  const results = (body.messages ?? []).filter((message) => message.role === "tool").length;
+  if (results === 0) return { toolCalls: [{ id: "read-1", name: "read", arguments: { path: "notes.md" } }] };
+  if (results === 1) {
+    const args = { description: "late task", prompt: "SUBTASK-LATE", agent: "explore" };
+    return { toolCalls: [{ id: "task-1", name: "task", arguments: args }] };
+  }
+  return { text: "parent-final-answer" };
+}
+
+describe("a subagent asked for at the budget", () => {
+  it("asks before the model hears a refusal, starts the subagent once raised, and asks nothing after the final answer", async () => {
+    const { tmux, server } = await startGyre(readThenDelegate, {
+      args: ["--tools", "read,task", "--max-turns", "2"],
+      height: 40,
+      setup: async ({ cwd }) => writeFile(join(cwd, "notes.md"), "alpha\n"),
+    });
+    await submit(tmux, "read then delegate");
+    const paused = await tmux.waitFor("Raise it and go on?");
+    expect(paused).toContain("The turn budget of the agent tree is reached (2 of 2).");
+    expect(server.requests).toHaveLength(2);
+    await tmux.send(["Enter"]);
+    const screen = await tmux.waitFor("parent-final-answer");
+    // The subagent ran (its prompt reached the model) and the parent got its answer, not a refusal.
+    const childCalls = server.requests.filter((request) =>
+      userTexts(request.body as RequestBody).some((text) => text.includes("SUBTASK-LATE")),
+    );
+    expect(childCalls).toHaveLength(1);
+    const last = JSON.stringify(server.requests.at(-1)?.body);
+    expect(last).toContain("child-was-started");
+    expect(last).not.toContain("No subagent was started");
+    expect(server.requests).toHaveLength(4);
+    // The fourth call was the final answer: the tree is at 4 of 4, but nothing is left to raise it for.
+    await submit(tmux, "/cost");
+    const after = await tmux.waitFor(/cost\s+\$\d/);
+    expect(after.split("parent-final-answer").at(-1)).not.toContain("Raise it and go on?");
+    expect(screen).not.toContain("(4 of 4)");
+  });
+});

@@ -146,7 +146,11 @@ describe("gyre -p with the default sandbox", () => {
     expect(offered).not.toContain('"write"');
     expect(offered).not.toContain('"edit"');
     const [write, bash] = toolResults(fake.requests[1]?.body);
-    expect(write).toContain('Tool "write" does not exist. Available tools: "read", "bash"');
+    // The model learns the tool exists but waits for the user, not that it is missing.
+    expect(write).toContain(
+      '`write` is unavailable in plan mode (it could change files or the world). Finish investigating and present your plan; the user leaves plan mode to let you carry it out. Available tools: "read", "bash"',
+    );
+    expect(write).not.toContain("does not exist");
     expect(bash).toContain("Read-only file system");
     await expect(stat(join(cwd, "a.txt"))).rejects.toThrow();
   });

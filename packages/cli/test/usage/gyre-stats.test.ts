@@ -77,6 +77,19 @@ describe("gyre stats", () => {
     expect(report.perTurn.cost).toBeCloseTo(report.totals.cost / 6, 10);
   });
 
+  it("counts a copied answer for the session that made the call, even when its fork is read first", async () => {
+    const sessionsDir = await mkdtemp(join(tmpdir(), "gyre-stats-"));
+    const call = { at: now - day, model: "anthropic/claude-sonnet", usage: usageOf(100, 50, 0, 0, 0.5) };
+    const parent = await writeSession({ sessionsDir, cwd: "/work/zz-app", calls: [call] });
+    // The fork's folder sorts first, and one file at a time reads in that order.
+    await writeSession({ sessionsDir, cwd: "/work/aa-fork", parentSession: parent, calls: [call] });
+    for (const concurrency of [1, 16]) {
+      const report = await collectUsage({ sessionsDir, concurrency });
+      expect(report.totals.calls).toBe(1);
+      expect(report.byProject.map((group) => [group.key, group.calls])).toEqual([["/work/zz-app", 1]]);
+    }
+  });
+
   it("limits --since to later calls and leaves older files unopened", async () => {
     const sessionsDir = await mkdtemp(join(tmpdir(), "gyre-stats-"));
     const old = await writeSession({

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { runGit } from "../../core/checkpoints/run-git.js";
 import { workspaceId } from "../../core/checkpoints/shadow-repository.js";
 import { parseSessionEntryLine, parseSessionHeader } from "../../core/session/parse-entry.js";
-import { lockPathFor } from "../../core/session/session-lock.js";
+import { judgeLeftLock, lockPathFor, reclaimLeftLock } from "../../core/session/session-lock.js";
 import { SessionManager } from "../../core/session/session-manager.js";
 import type { SessionEntry } from "../../core/session/types.js";
 
@@ -154,40 +154,26 @@ async function findMissingCheckpoints(entries: readonly SessionEntry[], gyreHome
   return findings;
 }
 
-function isDeadHere(pid: number, host: string): boolean {
-  if (host !== hostname() || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
-}
-
 async function checkLocks(path: string, entries: readonly SessionEntry[], gyreHome: string): Promise<DoctorFinding[]> {
   const findings: DoctorFinding[] = [];
   const lock = lockPathFor(path);
-  const owner = await readFile(lock, "utf8").then(
-    (text) => JSON.parse(text) as { pid?: unknown; host?: unknown },
-    () => undefined,
-  );
-  if (owner !== undefined) {
-    const pid = typeof owner.pid === "number" ? owner.pid : -1;
-    const host = typeof owner.host === "string" ? owner.host : "";
-    if (pid < 0 || isDeadHere(pid, host))
-      findings.push({
-        kind: "stale_lock",
-        message: `${lock} is left by process ${pid}, which is gone`,
-        fix: "remove the lock",
-        file: lock,
-      });
-    else
-      findings.push({
-        kind: "live_lock",
-        message: `process ${pid} on ${host} has the session open`,
-        fix: "none: quit that gyre first",
-      });
-  }
+  const judgement = await judgeLeftLock(path);
+  if (judgement.kind === "left")
+    findings.push({
+      kind: "stale_lock",
+      message: `${lock} is left behind: ${judgement.reason}`,
+      fix: "remove the lock",
+      file: lock,
+    });
+  else if (judgement.kind === "kept")
+    findings.push({
+      kind: "live_lock",
+      message: `the session is locked (${lock}): ${judgement.reason}`,
+      fix:
+        judgement.holder && judgement.holder.host !== hostname()
+          ? `none while it may be in use: quit the gyre on ${judgement.holder.host}; if none runs there, delete ${lock}`
+          : "none: quit that gyre first",
+    });
   const workspaces = new Set(entries.flatMap((entry) => (entry.type === "checkpoint" ? [entry.workspace] : [])));
   for (const workspace of workspaces) {
     const indexLock = join(gyreHome, "checkpoints", workspaceId(workspace), "index.lock");
@@ -221,6 +207,14 @@ export async function repairSession(diagnosis: SessionDiagnosis): Promise<string
   await copyFile(path, backup);
   done.push(`copied the session to ${backup}`);
   for (const finding of findings.filter((item) => item.kind === "stale_lock")) {
+    if (finding.file === lockPathFor(path)) {
+      // Judged again as it goes: a gyre that took the lock since the diagnosis keeps it.
+      const outcome = await reclaimLeftLock(path);
+      if (outcome.kind === "kept")
+        throw new Error(`The session's lock is in use again (${outcome.reason}); nothing was changed but the backup.`);
+      if (outcome.kind === "reclaimed") done.push(`removed ${finding.file} (${outcome.reason})`);
+      continue;
+    }
     await rm(finding.file as string, { force: true });
     done.push(`removed ${finding.file}`);
   }

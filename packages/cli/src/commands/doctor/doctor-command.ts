@@ -146,14 +146,18 @@ function writeReport(io: CommandIo, checks: DoctorCheck[], session: SessionRepor
   }
   const why = session.picked === "newest" ? "the newest of this folder, the one gyre -c continues" : "as named";
   out(`${sessionStatus(session, fix).padEnd(4)}  session: ${session.path} (${why})`);
-  if (session.error !== undefined) {
+  if (session.error !== undefined && session.entries === undefined) {
     out(`      ${session.error}`);
     return;
   }
   out(`${session.path}: ${session.entries} entries, ${session.findings.length} problem(s)`);
   for (const finding of session.findings)
     out(`  found: ${finding.message}\n    ${fix ? "fix" : "--fix would"}: ${finding.fix}`);
+  const fixable = session.findings.some((finding) => !UNFIXABLE.has(finding.kind) && finding.kind !== "live_lock");
+  if (!fix && fixable) out(`  to repair: gyre doctor ${session.path} --fix`);
   for (const action of session.repairs) out(`  did: ${action}`);
+  // A repair that could not run (another gyre holds the session) after what was found.
+  if (session.error !== undefined) out(`  ${session.error}`);
   if (session.remaining !== undefined)
     out(session.remaining === 0 ? "  repaired" : `  ${session.remaining} problem(s) remain`);
 }

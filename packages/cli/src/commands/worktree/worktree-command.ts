@@ -10,7 +10,7 @@ export const worktreeUsage = `Usage:
   gyre worktree list
   gyre worktree remove <name> [--force]
 
-gyre -w (or --worktree=<name>) starts a session in a new git worktree of this repository, on
+gyre -w [name] (or --worktree [name]) starts a session in a new git worktree of this repository, on
 branch gyre/<name> from HEAD; it is kept after the session for review. list shows them with their
 branch and folder; remove deletes the folder (git refuses one with uncommitted changes unless
 --force) and keeps the branch with its commits.

@@ -46,3 +46,18 @@ export type RestoreResult = {
   /** Paths the checkpoint does not cover (skipped then or now), left as they are. */
   uncovered: string[];
 };
+
+/** What `/diff` shows: the changed files since the session's first checkpoint, and with git the patch. */
+export type SessionChanges = {
+  changes: FileChange[];
+  notice?: string;
+  caveat?: string;
+  /** The checkpoint compared with: its entry id, when it was taken, and its snapshot tree. */
+  against?: { entryId: string; timestamp: string; tree: string };
+  /** `git diff` of that checkpoint and now (without git: absent). */
+  patch?: string;
+  /** Per-file lines added and removed (`binary`: not counted). */
+  stats?: { path: string; added: number; removed: number; binary?: boolean }[];
+  /** Patch lines left out beyond the cap. */
+  truncatedLines?: number;
+};

@@ -6,13 +6,15 @@
  */
 import type { SessionManager } from "../session/session-manager.js";
 import { messageText } from "../session/switch-session.js";
+import { parseShellResultText } from "../user-shell.js";
 import { FileImageStore } from "./file-images.js";
 import { imageSessionChanges, previewImageRewind, rewindFromImages } from "./image-rewind.js";
 import { previewRewind, type RewindPlan, type RewindRestore, type RewindResult, rewind } from "./rewind.js";
 import { probeGit } from "./run-git.js";
+import { sessionPatch } from "./session-patch.js";
 import { ShadowRepository } from "./shadow-repository.js";
 import { TurnCheckpoints } from "./turn-checkpoints.js";
-import { type CheckpointLimits, DEFAULT_CHECKPOINT_LIMITS, type FileChange } from "./types.js";
+import { type CheckpointLimits, DEFAULT_CHECKPOINT_LIMITS, type SessionChanges } from "./types.js";
 
 export type WorkspaceCheckpointsOptions = {
   gyreHome: string;
@@ -142,7 +144,9 @@ export class WorkspaceCheckpoints {
     let sentSince = false;
     for (const entry of store.getBranch().reverse()) {
       if (entry.type !== "message" || entry.message.role !== "user") continue;
-      const text = messageText(entry.message);
+      // A `!cmd` is listed (and put back in the editor) as the user typed it, not as the model reads it.
+      const shell = parseShellResultText(messageText(entry.message));
+      const text = shell ? `!${shell.command}` : messageText(entry.message);
       messages.push({
         entryId: entry.id,
         kind: "message",
@@ -161,7 +165,7 @@ export class WorkspaceCheckpoints {
    * means the file is new since then. `notice` says why there is nothing to compare; `caveat`,
    * what the list may miss (without git: changes made by bash).
    */
-  async sessionChanges(): Promise<{ changes: FileChange[]; notice?: string; caveat?: string }> {
+  async sessionChanges(): Promise<SessionChanges> {
     await this.turns.settled();
     const repository = await this.repository();
     const images = await this.images();
@@ -180,6 +184,11 @@ export class WorkspaceCheckpoints {
       return { changes: [], notice: "The session's first checkpoint was pruned to stay under the disk cap." };
     const now = await repository.snapshot();
     const differences = await repository.diff(first.ref, now.tree);
-    return { changes: differences.map(({ path, status }) => ({ path, status })) };
+    const patch = await sessionPatch(repository, first.ref, now.tree);
+    return {
+      changes: differences.map(({ path, status }) => ({ path, status })),
+      against: { entryId: first.id, timestamp: first.timestamp, tree: first.ref },
+      ...patch,
+    };
   }
 }

@@ -66,6 +66,8 @@ export async function claudeContextFiles(setup: ClaudeSetup, loaded: readonly Co
 /** Claude Code's tool names in rules, as gyre's tools are named. */
 const RULE_TOOLS: Readonly<Record<string, string>> = {
   Bash: "bash",
+  BashOutput: "bash_output",
+  KillShell: "kill_shell",
   Read: "read",
   Write: "write",
   Edit: "edit",

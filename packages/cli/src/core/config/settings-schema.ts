@@ -29,6 +29,27 @@ const byteCap = () =>
     }),
   );
 
+/** One language server of the `lsp` setting; closed, since a typo (`extension`) would leave it unused. */
+const lspServerSchema = Type.Object(
+  {
+    command: Type.String({ minLength: 1 }),
+    args: Type.Optional(Type.Array(Type.String())),
+    /** File name endings it serves, with the dot (".ts"). */
+    extensions: Type.Array(
+      Type.String({ pattern: "^\\.[^/]+$", expected: "a file ending with its dot, such as .ts" }),
+      {
+        minItems: 1,
+      },
+    ),
+    /** Files or folders marking a project root ("tsconfig.json"); the nearest one up to the workspace wins. */
+    rootMarkers: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    initializationOptions: Type.Optional(Type.Unknown()),
+    /** How long a tool result waits for the server's diagnostics (default 5000). */
+    timeoutMs: timerMs(),
+  },
+  { additionalProperties: false },
+);
+
 /** How the TUI tells the user a long run ended. */
 export const NOTIFY_CHANNELS = ["bell", "osc9", "osc777", "off"] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
@@ -110,6 +131,8 @@ export const settingsSchema = Type.Object({
       { additionalProperties: false },
     ),
   ),
+  /** Language servers asked for diagnostics after write and edit, by name (docs/lsp.md). */
+  lsp: Type.Optional(Type.Record(Type.String({ minLength: 1 }), lspServerSchema)),
   /** Who decides calls that need more than the sandbox gives, when `--approval` is not given. */
   approval: Type.Optional(oneOf(["ask", "deny", "allow"])),
 });

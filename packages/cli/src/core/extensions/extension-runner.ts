@@ -9,6 +9,7 @@ import type {
 import { loadValidateArguments } from "@gyre/agent";
 import type { ImageContent, Model } from "@gyre/ai";
 import type { UserInterface } from "../user-interface.js";
+import { watchExtension } from "./stall-watchdog.js";
 import type {
   ExtensionCommand,
   ExtensionContext,
@@ -169,7 +170,9 @@ export class ExtensionRunner {
   async runCommand(name: string, args: string): Promise<void> {
     const entry = this.getCommands().get(name);
     if (!entry) return;
-    await this.invoke(entry.extension, `/${name}`, (context) => entry.command.handler(args, context), Infinity);
+    await this.invoke(entry.extension, `/${name}`, (context) => entry.command.handler(args, context), {
+      timeoutMs: Infinity,
+    });
   }
 
   /**
@@ -188,7 +191,10 @@ export class ExtensionRunner {
         toolName,
         args: structuredClone(args ?? input.args),
       };
-      const outcome = await this.invoke(extension, "tool_call", (context) => handler(event, context));
+      // The report says what happened: the call is blocked, not the gate skipped (the run goes on without it).
+      const outcome = await this.invoke(extension, "tool_call", (context) => handler(event, context), {
+        consequence: `blocked the ${toolName} call (a gate that cannot decide fails closed)`,
+      });
       // A gate that cannot answer blocks (docs/design/safety.md#approvals): letting the call through would fail open.
       if (!outcome.ok) {
         return {
@@ -305,16 +311,20 @@ export class ExtensionRunner {
 
   /**
    * Runs one handler with error isolation and the timeout (paused while it waits for the user).
-   * Resolves `{ ok: false }` after reporting when it throws, rejects or times out.
+   * Resolves `{ ok: false }` after reporting when it throws, rejects or times out; the report ends
+   * with `consequence` (default "skipped it"), what the caller does about the failure.
    */
   async invoke(
     extension: LoadedExtension,
     label: string,
     run: (context: ExtensionContext) => unknown,
-    timeoutMs = this.timeoutMs,
+    options: { timeoutMs?: number; consequence?: string } = {},
   ): Promise<Outcome> {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const consequence = options.consequence ?? "skipped it";
     const controller = new AbortController();
     const context = this.createContext(extension, controller.signal);
+    const unwatch = watchExtension(extension.path, label);
     let timer: NodeJS.Timeout | undefined;
     // A timer rather than AbortSignal.timeout: the clock must be re-armed while a question is open.
     const timedOut = new Promise<"timeout">((resolve) => {
@@ -331,16 +341,17 @@ export class ExtensionRunner {
       const outcome = await Promise.race([work, timedOut]);
       if (outcome === "timeout") {
         controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-        this.report(`${extension.path}: the "${label}" handler did not finish within ${timeoutMs} ms; skipped it.`);
+        this.report(`${extension.path}: the "${label}" handler did not finish within ${timeoutMs} ms; ${consequence}.`);
         return { ok: false, error: `it did not finish within ${timeoutMs} ms` };
       }
       return { ok: true, value: outcome.value };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.report(`${extension.path}: the "${label}" handler failed: ${message}; skipped it.`);
+      this.report(`${extension.path}: the "${label}" handler failed: ${message}; ${consequence}.`);
       return { ok: false, error: `it failed: ${message}` };
     } finally {
       clearTimeout(timer);
+      unwatch();
     }
   }
 

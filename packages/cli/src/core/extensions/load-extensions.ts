@@ -3,6 +3,7 @@ import { pathExists } from "../path-exists.js";
 import { createExtensionApi } from "./create-extension-api.js";
 import type { ExtensionRunner } from "./extension-runner.js";
 import { describeLoadError, importExtensionModule } from "./import-extension-module.js";
+import { startStallWatchdog, watchExtension } from "./stall-watchdog.js";
 
 /**
  * Loads each extension file into `runner`, in order: imports it and calls its default export
@@ -16,6 +17,7 @@ export async function loadExtensions(
 ): Promise<string[]> {
   const errors: string[] = [];
   const seen = new Set<string>();
+  if (paths.length > 0) await startStallWatchdog();
   for (const raw of paths) {
     const path = resolve(runner.cwd, raw);
     if (seen.has(path)) continue;
@@ -24,7 +26,8 @@ export async function loadExtensions(
       errors.push(`${path}: no such extension file.`);
       continue;
     }
-    const imported = await importExtensionModule(path);
+    const unwatch = watchExtension(path, "import");
+    const imported = await importExtensionModule(path).finally(unwatch);
     if (!imported.ok) {
       errors.push(imported.error);
       continue;

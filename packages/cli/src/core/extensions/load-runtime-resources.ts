@@ -25,6 +25,8 @@ export type RuntimeResources = {
   warnings: string[];
   /** Theme files (`<name>.json`) and folders of them that installed packages bring. */
   themeFiles: string[];
+  /** Installed packages' skill and template folders (`/reload` reads them again). */
+  packageDirs: { skills: string[]; prompts: string[] };
 };
 
 export type LoadResourcesOptions = {
@@ -109,6 +111,7 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
     readablePaths: skills.length > 0 ? skillDirs : [],
     warnings: [...packages.warnings, ...warnings],
     themeFiles: packages.themeFiles,
+    packageDirs: { skills: packages.skillDirs, prompts: packages.promptDirs },
   };
 }
 

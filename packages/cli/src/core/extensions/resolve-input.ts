@@ -2,8 +2,11 @@ import { expandPromptTemplate, type PromptTemplate, splitArguments } from "../pr
 import { expandSkill, type Skill } from "../skills/load-skills.js";
 import type { ExtensionRunner } from "./extension-runner.js";
 
-/** What a line of user input turned into: text for the model, or a command that already ran. */
-export type InputResolution = { kind: "prompt"; text: string } | { kind: "handled" };
+/**
+ * What a line of user input turned into: text for the model, or a command that already ran. A
+ * template's prompt carries the template when its front-matter asks for tools or a model.
+ */
+export type InputResolution = { kind: "prompt"; text: string; template?: PromptTemplate } | { kind: "handled" };
 
 export type InputResolverOptions = {
   extensions?: ExtensionRunner;
@@ -37,7 +40,11 @@ export function createInputResolver(options: InputResolverOptions): (text: strin
       if (expanded !== undefined) return { kind: "prompt", text: expanded };
     }
     const template = options.templates.find((candidate) => candidate.name === name);
-    if (template) return { kind: "prompt", text: expandPromptTemplate(template.content, splitArguments(rest)).trim() };
+    if (template) {
+      const expanded = expandPromptTemplate(template.content, splitArguments(rest)).trim();
+      if (!template.allowedTools && !template.model) return { kind: "prompt", text: expanded };
+      return { kind: "prompt", text: expanded, template };
+    }
     return { kind: "prompt", text };
   };
 }

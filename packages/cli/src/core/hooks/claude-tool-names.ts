@@ -3,6 +3,8 @@ import { isAbsolute, resolve } from "node:path";
 /** gyre's built-in tools under the names Claude Code gives them (docs/hooks.md); others keep their own. */
 const CLAUDE_NAMES: Readonly<Record<string, string>> = {
   bash: "Bash",
+  bash_output: "BashOutput",
+  kill_shell: "KillShell",
   read: "Read",
   write: "Write",
   edit: "Edit",

@@ -18,9 +18,19 @@ const DECISION_RANK = { allow: 1, ask: 2, deny: 3 } as const;
  */
 export class HookRunner {
   constructor(
-    private readonly commands: readonly HookCommand[],
+    private commands: readonly HookCommand[],
     private readonly options: Omit<RunHookOptions, "signal">,
   ) {}
+
+  /** Replaces the configured commands (`/reload`); hooks already running finish as they were. */
+  setCommands(commands: readonly HookCommand[]): void {
+    this.commands = [...commands];
+  }
+
+  /** The configured commands, in order. */
+  list(): readonly HookCommand[] {
+    return this.commands;
+  }
 
   /** Whether any hook is configured for `event` (callers skip building its input otherwise). */
   has(event: HookEvent): boolean {

@@ -7,6 +7,7 @@
 export const HOOK_EVENTS = [
   "PreToolUse",
   "PostToolUse",
+  "PostToolUseFailure",
   "UserPromptSubmit",
   "Stop",
   "SubagentStop",

@@ -27,6 +27,20 @@ export type HookGateVerdict = "allow" | "ask" | undefined;
 /** Where the hooks' messages for the user go; until the session exists, they wait in a list. */
 type Report = (text: string, level: "info" | "warning") => void;
 
+/** Hook context as the model receives it: tagged, so it is not mistaken for the user's words. */
+export function contextBlock(event: string, context: readonly string[]): string {
+  return `<hook-context event="${event}">\n${context.join("\n")}\n</hook-context>`;
+}
+
+/** A session the hook input names instead of the current one (the one that ends, the one that starts). */
+type SessionRef = { id: string; file: string | undefined };
+
+/** What `sessionReplaced` reads of a session store. */
+type SessionStore = { id: string; path: string | undefined; buildContext(): { messages: readonly unknown[] } };
+
+const refFields = (session: SessionRef | undefined) =>
+  session ? { session_id: session.id, transcript_path: session.file ?? "" } : {};
+
 /**
  * The hooks of one session, in the shapes the session and the loop call (docs/hooks.md):
  * tool-call hooks for the agent, the prompt hook for the input path, the Stop hook on the agent's
@@ -42,6 +56,9 @@ export class SessionHooks {
   private readonly background = new Set<Promise<unknown>>();
   private pending: { text: string; level: "info" | "warning" }[] = [];
   private report: Report = (text, level) => this.pending.push({ text, level });
+  /** The context of the last SessionStart a hook answered; the system prompt ends with it. */
+  private startContext: string[] = [];
+  private onStartContext: (() => void) | undefined;
 
   constructor(private readonly options: SessionHooksOptions) {}
 
@@ -54,6 +71,11 @@ export class SessionHooks {
 
   has(event: HookEvent): boolean {
     return this.options.runner.has(event);
+  }
+
+  /** The hook runner, whose commands `/reload` replaces. */
+  get runner(): HookRunner {
+    return this.options.runner;
   }
 
   private input(event: HookEvent, fields: Record<string, unknown>): HookInput {
@@ -74,7 +96,8 @@ export class SessionHooks {
     options: { target?: string; signal?: AbortSignal } = {},
   ): Promise<HookOutcome> {
     const outcome = await this.options.runner.run(this.input(event, fields), options);
-    for (const message of outcome.messages) this.report(message, "warning");
+    // A hook that failed outside a gate, or a systemMessage: news for the user, never for the model.
+    for (const message of outcome.messages) this.report(message, "info");
     if (outcome.stop) this.report(`A ${event} hook stopped the run: ${outcome.stop}`, "info");
     return outcome;
   }
@@ -143,34 +166,37 @@ export class SessionHooks {
     return undefined;
   }
 
-  /** PostToolUse: feedback and context appended to the result the model reads; `continue: false` ends the run. */
+  /**
+   * PostToolUse after a call that succeeded, PostToolUseFailure after one that returned an error
+   * (as Claude Code splits them): feedback and context appended to the result the model reads;
+   * `continue: false` ends the run.
+   */
   async afterToolCall(input: AfterToolCallInput, signal: AbortSignal): Promise<AfterToolCallResult | undefined> {
     const early = this.pendingContext.get(input.toolCall.id) ?? [];
     this.pendingContext.delete(input.toolCall.id);
     const notes = [...early];
     let terminate = false;
-    if (this.has("PostToolUse")) {
+    const event = input.isError ? "PostToolUseFailure" : "PostToolUse";
+    if (this.has(event)) {
       const name = input.toolCall.name;
       const toolName = claudeToolName(name);
       const text = input.result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
       const toolInput = claudeToolInput(name, input.args, this.options.cwd);
-      const outcome = await this.run(
-        "PostToolUse",
-        {
-          tool_name: toolName,
-          tool_input: toolInput,
-          tool_use_id: input.toolCall.id,
-          tool_response: {
-            output: text,
-            isError: input.isError,
-            success: !input.isError,
-            ...(typeof toolInput.file_path === "string" ? { filePath: toolInput.file_path } : {}),
-            ...(input.result.details !== undefined ? { details: input.result.details } : {}),
-          },
-        },
-        { target: toolName, signal },
-      );
-      if (outcome.blocked) notes.push(`PostToolUse hook feedback: ${outcome.blocked}`);
+      const called = { tool_name: toolName, tool_input: toolInput, tool_use_id: input.toolCall.id };
+      const fields = input.isError
+        ? { ...called, error: text, is_interrupt: signal.aborted }
+        : {
+            ...called,
+            tool_response: {
+              output: text,
+              isError: false,
+              success: true,
+              ...(typeof toolInput.file_path === "string" ? { filePath: toolInput.file_path } : {}),
+              ...(input.result.details !== undefined ? { details: input.result.details } : {}),
+            },
+          };
+      const outcome = await this.run(event, fields, { target: toolName, signal });
+      if (outcome.blocked) notes.push(`${event} hook feedback: ${outcome.blocked}`);
       notes.push(...outcome.context);
       terminate = outcome.stop !== undefined;
     }
@@ -206,16 +232,46 @@ export class SessionHooks {
     run.followUp(createUserMessage(`Stop hook feedback: ${outcome.blocked}`));
   }
 
-  /** SessionStart: context for the model (`source`: startup, resume, clear, compact). */
-  async sessionStart(source: string): Promise<string[]> {
+  /**
+   * SessionStart (`source`: startup, resume, clear, compact). Its context stands at the end of the
+   * system prompt (`withStartContext`) from the next model call on, in place of the last one's; a
+   * start no hook answered keeps the context the session had.
+   */
+  async sessionStart(source: string, session?: SessionRef): Promise<string[]> {
     if (!this.has("SessionStart")) return [];
-    return (await this.run("SessionStart", { source }, { target: source })).context;
+    const outcome = await this.run("SessionStart", { source, ...refFields(session) }, { target: source });
+    if (outcome.ran === 0) return [];
+    this.startContext = outcome.context;
+    this.onStartContext?.();
+    return outcome.context;
+  }
+
+  /** `prompt` with the last SessionStart context below it (docs/hooks.md). */
+  withStartContext(prompt: string): string {
+    return this.startContext.length > 0 ? `${prompt}\n\n${contextBlock("SessionStart", this.startContext)}` : prompt;
+  }
+
+  /** Called when a SessionStart changed the context: the session's system prompt is built again. */
+  setStartContextListener(listener: () => void): void {
+    this.onStartContext = listener;
   }
 
   /** SessionEnd, as the session is disposed, after the informing hooks still running; it cannot stop that. */
-  async sessionEnd(reason: string): Promise<void> {
+  async sessionEnd(reason: string, session?: SessionRef): Promise<void> {
     await Promise.allSettled([...this.background]);
-    if (this.has("SessionEnd")) await this.run("SessionEnd", { reason }, { target: reason });
+    if (this.has("SessionEnd")) await this.run("SessionEnd", { reason, ...refFields(session) }, { target: reason });
+  }
+
+  /**
+   * The session is replaced by another (/new, /resume, a fork; RPC's new_session, switch_session):
+   * SessionEnd for the one that ends, then SessionStart for the next, `clear` when it has no
+   * messages yet, else `resume`. Moving inside one session (/tree, a rewind) is neither.
+   */
+  async sessionReplaced(previous: SessionStore, next: SessionStore): Promise<void> {
+    if (previous.id === next.id) return;
+    const fresh = next.buildContext().messages.length === 0;
+    await this.sessionEnd(fresh ? "clear" : "other", { id: previous.id, file: previous.path });
+    await this.sessionStart(fresh ? "clear" : "resume", { id: next.id, file: next.path });
   }
 
   private inBackground(event: HookEvent, fields: Record<string, unknown>, target?: string): void {

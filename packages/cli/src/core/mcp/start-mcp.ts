@@ -109,6 +109,6 @@ export function withOptionalMentions(
     const resolved = await resolve(text);
     if (resolved.kind !== "prompt" || !resolved.text.includes("@")) return resolved;
     const { expandMcpMentions } = await import("./mcp-mentions.js");
-    return { kind: "prompt", text: await expandMcpMentions(manager, resolved.text) };
+    return { ...resolved, text: await expandMcpMentions(manager, resolved.text) };
   };
 }

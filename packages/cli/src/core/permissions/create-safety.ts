@@ -32,6 +32,8 @@ export type Safety = {
   readDenied(): Promise<ReadDenyFilter | undefined>;
   /** Applies permission rules read again (`/reload`) to the next call. */
   setPermissions(permissions: PermissionRules & { approved?: string[] }): void;
+  /** Allow rules that hold as the user's approval until replaced (a command's `allowed-tools`, for its prompt); none: `[]`. */
+  setPromptApproval(rules: readonly string[]): void;
 };
 
 /** The permission modes Shift+Tab cycles through and `set_permission_mode` sets. */
@@ -121,9 +123,10 @@ export function createSafety(options: SafetyOptions): Safety {
   const approval = config.approval ?? settings.approval ?? defaultApproval(config.mode);
   const saveTo = approvalSettingsFile({ cwd, gyreHome, trusted: options.trusted === true });
   let permissions: PermissionRules & { approved?: string[] } = settings.permissions ?? {};
+  let promptApproved: readonly string[] = [];
   const compile = () => ({
     rules: createRuleSet(permissions, { cwd, homeDir }),
-    approved: createRuleSet({ allow: permissions.approved ?? [] }, { cwd, homeDir }),
+    approved: createRuleSet({ allow: [...(permissions.approved ?? []), ...promptApproved] }, { cwd, homeDir }),
   });
   const setPermissions = (next: typeof permissions) => {
     permissions = next;
@@ -171,6 +174,11 @@ export function createSafety(options: SafetyOptions): Safety {
       return readDenied;
     },
     setPermissions,
+    setPromptApproval: (rules) => {
+      promptApproved = [...rules];
+      const compiled = compile();
+      gate.setRules(compiled.rules, compiled.approved);
+    },
     startupWarning: async () => {
       const probe = await sandbox.availability();
       if (!probe || probe.available) return undefined;

@@ -24,5 +24,7 @@ export function isWithheldInPlanMode(tool: AnyAgentTool): boolean {
 /** The session restriction of plan mode. */
 export const PLAN_MODE_RESTRICTION: SessionRestriction = {
   withhold: isWithheldInPlanMode,
+  describeWithheld: (name) =>
+    `\`${name}\` is unavailable in plan mode (it could change files or the world). Finish investigating and present your plan; the user leaves plan mode to let you carry it out.`,
   systemPromptNote: PLAN_MODE_NOTE,
 };

@@ -22,9 +22,15 @@ describe("reclaimLeftLock (the library side of gyre doctor --fix)", () => {
   it("reclaims another host's lock older than the bound, and the session can be locked again", async () => {
     const session = await lockedSession({ pid: 1, host: "other-host", timestamp: "2020-01-01T00:00:00.000Z" });
     await expect(acquireSessionLock(session)).rejects.toThrow(/is open in another gyre \(process 1 on other-host/);
-    expect(await reclaimLeftLock(session)).toEqual({
+    // Opening says how to get out: the doctor command, since this host cannot check that pid.
+    await expect(acquireSessionLock(session)).rejects.toThrow(
+      `If no gyre runs on other-host any more, run gyre doctor ${session} --fix (it removes another host's lock older than 24 h)`,
+    );
+    expect(await reclaimLeftLock(session, { now: Date.parse("2020-01-11T00:00:00.000Z") })).toEqual({
       kind: "reclaimed",
       holder: { pid: 1, host: "other-host", timestamp: "2020-01-01T00:00:00.000Z" },
+      reason:
+        "process 1 on other-host took it 10 days ago, more than 24 h: a lock of another host that old was left behind",
     });
     expect(await gone(lockPathFor(session))).toBe(true);
     const lock = await acquireSessionLock(session);
@@ -37,7 +43,7 @@ describe("reclaimLeftLock (the library side of gyre doctor --fix)", () => {
     const foreign = await lockedSession({ pid: 1, host: "other-host", timestamp: recent });
     expect(await reclaimLeftLock(foreign)).toMatchObject({
       kind: "kept",
-      reason: "it was taken on other-host 5 min ago, less than 24 h; that gyre may still run",
+      reason: "process 1 on other-host took it 5 min ago, less than 24 h; that gyre may still run",
     });
     const live = await lockedSession({ pid: process.ppid, host: hostname(), timestamp: recent });
     expect(await reclaimLeftLock(live)).toMatchObject({

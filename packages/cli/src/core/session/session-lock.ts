@@ -118,53 +118,72 @@ async function reclaim(path: string, stale: LockOwner | undefined): Promise<void
 /** A foreign host's lock older than this counts as left behind (the library side of `gyre doctor --fix`). */
 export const FOREIGN_LOCK_STALE_MS = 24 * 60 * 60 * 1000;
 
+/** What `judgeLeftLock` found: no lock, one nobody can be holding, or one that may be in use. */
+export type LeftLockJudgement =
+  | { kind: "none" }
+  | { kind: "left"; holder: LockOwner | undefined; reason: string }
+  | { kind: "kept"; holder: LockOwner | undefined; reason: string };
+
 /** What `reclaimLeftLock` found and did. */
 export type LeftLockOutcome =
   | { kind: "none" }
-  | { kind: "reclaimed"; holder: LockOwner | undefined }
-  | { kind: "kept"; holder: LockOwner; reason: string };
+  | { kind: "reclaimed"; holder: LockOwner | undefined; reason: string }
+  | { kind: "kept"; holder: LockOwner | undefined; reason: string };
 
 /**
- * For a repair the user asked for: removes the lock of `sessionPath` when nobody can be holding
- * it: this host's dead process, an unreadable lock, or another host's lock taken longer ago than
- * `olderThanMs` (a pid on another machine cannot be checked, so age is the only evidence; gyre
- * never does this on its own). A live or recent lock is kept, with the sentence saying why.
+ * Judges the lock of `sessionPath` without changing it. Nobody can be holding it ("left") when
+ * it names this host's dead process, is unreadable for over a second, or names another host and
+ * was taken longer ago than `olderThanMs` (a pid on another machine cannot be checked, so age is
+ * the only evidence; gyre never acts on that on its own). `reason` is a clause saying why.
+ */
+export async function judgeLeftLock(
+  sessionPath: string,
+  options: { olderThanMs?: number; now?: number } = {},
+): Promise<LeftLockJudgement> {
+  const path = lockPathFor(sessionPath);
+  const info = await stat(path).catch(() => undefined);
+  if (!info) return { kind: "none" };
+  const holder = await readOwner(path);
+  if (holder === undefined) {
+    return (await isOldUnreadable(path))
+      ? { kind: "left", holder, reason: "it is empty or unreadable (a crash while it was written)" }
+      : { kind: "kept", holder, reason: "it is being written right now" };
+  }
+  if (holder.host === hostname()) {
+    return isStale(holder)
+      ? { kind: "left", holder, reason: `process ${holder.pid} on this host, which took it, is gone` }
+      : { kind: "kept", holder, reason: `process ${holder.pid} on this host is running` };
+  }
+  const olderThanMs = options.olderThanMs ?? FOREIGN_LOCK_STALE_MS;
+  // Without a readable time of its own, the lock file's modification time stands in.
+  const taken = Date.parse(holder.timestamp);
+  const age = (options.now ?? Date.now()) - (Number.isFinite(taken) ? taken : info.mtimeMs);
+  const bound = `${Math.round(olderThanMs / 3_600_000)} h`;
+  const where = `process ${holder.pid} on ${holder.host} took it ${describeAge(age)} ago`;
+  return age < olderThanMs
+    ? { kind: "kept", holder, reason: `${where}, less than ${bound}; that gyre may still run` }
+    : { kind: "left", holder, reason: `${where}, more than ${bound}: a lock of another host that old was left behind` };
+}
+
+/**
+ * For a repair the user asked for (`gyre doctor --fix`): removes the lock of `sessionPath` when
+ * `judgeLeftLock` finds nobody can be holding it. A live or recent lock is kept, saying why.
  */
 export async function reclaimLeftLock(
   sessionPath: string,
   options: { olderThanMs?: number; now?: number } = {},
 ): Promise<LeftLockOutcome> {
-  const path = lockPathFor(sessionPath);
-  const exists = await stat(path).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) return { kind: "none" };
-  const holder = await readOwner(path);
-  if (holder === undefined) {
-    if (!(await isOldUnreadable(path)))
-      return { kind: "kept", holder: { pid: 0, host: "", timestamp: "" }, reason: "it is being written right now" };
-    await reclaim(path, undefined);
-    return { kind: "reclaimed", holder: undefined };
-  }
-  if (holder.host === hostname()) {
-    if (!isStale(holder)) return { kind: "kept", holder, reason: `process ${holder.pid} on this host is running` };
-    await reclaim(path, holder);
-    return { kind: "reclaimed", holder };
-  }
-  const olderThanMs = options.olderThanMs ?? FOREIGN_LOCK_STALE_MS;
-  // Without a readable time of its own, the lock file's modification time stands in.
-  const taken = Date.parse(holder.timestamp);
-  const since = Number.isFinite(taken) ? taken : (await stat(path)).mtimeMs;
-  const age = (options.now ?? Date.now()) - since;
-  if (age < olderThanMs)
-    return {
-      kind: "kept",
-      holder,
-      reason: `it was taken on ${holder.host} ${Math.round(age / 60_000)} min ago, less than ${Math.round(olderThanMs / 3_600_000)} h; that gyre may still run`,
-    };
-  await reclaim(path, holder);
-  return { kind: "reclaimed", holder };
+  const judgement = await judgeLeftLock(sessionPath, options);
+  if (judgement.kind !== "left") return judgement;
+  await reclaim(lockPathFor(sessionPath), judgement.holder);
+  return { kind: "reclaimed", holder: judgement.holder, reason: judgement.reason };
+}
+
+function describeAge(ms: number): string {
+  const minutes = Math.max(0, Math.round(ms / 60_000));
+  if (minutes < 120) return `${minutes} min`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `${hours} h` : `${Math.round(hours / 24)} days`;
 }
 
 /**
@@ -193,10 +212,15 @@ function createHeldLock(path: string): SessionLock {
 }
 
 function lockedError(sessionPath: string, lockPath: string, holder: LockOwner): CliError {
-  const where = holder.host === hostname() ? `process ${holder.pid}` : `process ${holder.pid} on ${holder.host}`;
+  const here = holder.host === hostname();
+  const where = here ? `process ${holder.pid}` : `process ${holder.pid} on ${holder.host}`;
+  // A pid on another machine cannot be checked from here; doctor removes such a lock once it is old.
+  const left = here
+    ? `If no other gyre is running, delete ${lockPath}.`
+    : `If no gyre runs on ${holder.host} any more, run gyre doctor ${sessionPath} --fix (it removes another host's lock older than ${FOREIGN_LOCK_STALE_MS / 3_600_000} h) or delete ${lockPath}.`;
   return new CliError(
     "session_locked",
     `Session ${sessionPath} is open in another gyre (${where}, since ${holder.timestamp}). ` +
-      `Fork it to continue separately, or close the other gyre. If no other gyre is running, delete ${lockPath}.`,
+      `Fork it to continue separately, or close the other gyre. ${left}`,
   );
 }

@@ -77,3 +77,42 @@ export function messageText(message: AgentMessage): string {
   if (typeof content === "string") return content;
   return content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join("\n");
 }
+
+/** The ops that replace the session's store (docs/design/session.md): what to switch to and what to answer. */
+export type StoreSwitchOp =
+  | { type: "new" }
+  | { type: "open"; session: string }
+  | { type: "fork"; entryId?: string }
+  | { type: "navigate"; entryId: string };
+
+export type StoreSwitch = { store: SessionManager; closePrevious: boolean; answer: (store: SessionManager) => unknown };
+
+/** Where a `new`, `open`, `fork` or `navigate` op takes the session; the session then switches to `store`. */
+export async function storeSwitch(
+  op: StoreSwitchOp,
+  current: SessionManager,
+  sessionsDir: string | undefined,
+): Promise<StoreSwitch> {
+  const located = (store: SessionManager) => ({ sessionId: store.id, sessionFile: store.path });
+  switch (op.type) {
+    case "new":
+      return {
+        store: createSiblingStore(current, sessionsDir),
+        closePrevious: true,
+        answer: (s) => ({ sessionId: s.id }),
+      };
+    case "open":
+      return {
+        store: await openStore({ sessionsDir, current, pathOrId: op.session }),
+        closePrevious: true,
+        answer: located,
+      };
+    case "fork":
+      if (op.entryId) current.branch(op.entryId);
+      return { store: await current.fork(), closePrevious: true, answer: located };
+    case "navigate": {
+      const moved = moveLeaf(current, op.entryId);
+      return { store: current, closePrevious: false, answer: () => moved };
+    }
+  }
+}

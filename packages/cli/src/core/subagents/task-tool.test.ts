@@ -67,6 +67,23 @@ function fanOut(count: number, agent = "general"): FauxResponse {
   };
 }
 
+/** A governor of `maxTurns` whose question always raises it to 10, recording what was asked and raised. */
+function raisingGovernor(maxTurns: number) {
+  const governor = createGovernor({ budgets: { maxTurns } });
+  const asked: string[] = [];
+  const raised: string[] = [];
+  const pauseAtBudget = (signal: AbortSignal) =>
+    governor.pauseAtBudget(
+      async (reached) => {
+        asked.push(reached.reason);
+        return { maxTurns: 10 };
+      },
+      signal,
+      (_limits, reached) => raised.push(reached.budget),
+    );
+  return { governor, asked, raised, pauseAtBudget };
+}
+
 function setup(
   options: {
     parallel?: number;
@@ -253,21 +270,8 @@ describe("task tool", () => {
   });
 
   it("pauses the whole tree at the budget once, and each subagent goes on where it stopped once raised", async () => {
-    const governor = createGovernor({ budgets: { maxTurns: 2 } });
-    const asked: string[] = [];
-    const raised: string[] = [];
-    const { tools, journals, log } = setup({
-      budget: governor.budget,
-      pauseAtBudget: (signal) =>
-        governor.pauseAtBudget(
-          async (reached) => {
-            asked.push(reached.reason);
-            return { maxTurns: 10 };
-          },
-          signal,
-          (_limits, reached) => raised.push(reached.budget),
-        ),
-    });
+    const { governor, asked, raised, pauseAtBudget } = raisingGovernor(2);
+    const { tools, journals, log } = setup({ budget: governor.budget, pauseAtBudget });
     const parent = createFauxModel([fanOut(2), { content: [{ type: "text", text: "end" }] }]);
     const agent = new Agent({ model: parent.model, tools });
     agent.subscribe((event) => void governor.observe(event));
@@ -285,6 +289,23 @@ describe("task tool", () => {
       expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
     }
     expect(governor.budget.limits.maxTurns).toBe(10);
+  });
+
+  it("asks before refusing a spawn at the budget, and a raise starts the subagent", async () => {
+    const { governor, asked, pauseAtBudget } = raisingGovernor(1);
+    const { tools, tree, log } = setup({ budget: governor.budget, pauseAtBudget });
+    // The parent's first turn spends the whole budget, and that turn asks for a subagent.
+    const parent = createFauxModel([fanOut(1), { content: [{ type: "text", text: "end" }] }]);
+    const agent = new Agent({ model: parent.model, tools });
+    agent.subscribe((event) => void governor.observe(event));
+    const run = await agent.prompt("go");
+    expect(asked).toEqual(["The turn budget of the agent tree is reached (1 of 1)."]);
+    const [result] = results(run.messages);
+    expect(result?.isError).toBe(false);
+    expect(text(result)).not.toContain("No subagent was started");
+    expect(text(result).split("\n")[0]).toBe("done with part-0");
+    expect(tree.spawned).toBe(1);
+    expect(log.calls).toEqual(["part-0"]);
   });
 
   it("ends a subagent with reason budget when the user says stop, and asks nobody again in that request", async () => {
@@ -359,5 +380,34 @@ describe("task tool", () => {
     await expect(runTask(false, { prompt: "asks", tools: ["web_search"] })).rejects.toThrow(
       'Agent "general" cannot use web_search; its tools are probe.',
     );
+  });
+
+  it("gives a subagent that may use bash the background shells' bash_output and kill_shell with it", async () => {
+    const offered: string[][] = [];
+    const child = createFauxModel(
+      [
+        (context): FauxResponse => {
+          offered.push((context.tools ?? []).map((tool) => tool.name));
+          return { content: [{ type: "text", text: "ok" }] };
+        },
+      ],
+      { whenExhausted: "repeat-last" },
+    );
+    const named = (name: string): AnyAgentTool => ({ ...createProbeTool({ active: 0, peak: 0, calls: [] }), name });
+    const task = createTaskTool({
+      definitions: [...BUILT_IN_AGENTS, { ...BUILT_IN_AGENTS[1]!, name: "runner", tools: ["read", "bash"] }],
+      tools: () => ["read", "bash", "bash_output", "kill_shell", "grep"].map(named),
+      model: () => child.model,
+      tree: createSubagentTree(createTreeBudget()),
+    });
+    const signal = new AbortController().signal;
+    await task.execute({ description: "d", prompt: "p", agent: "runner" }, { toolCallId: "t1", signal });
+    await task.execute({ description: "d", prompt: "p", tools: ["bash"] }, { toolCallId: "t2", signal });
+    await task.execute({ description: "d", prompt: "p", tools: ["grep"] }, { toolCallId: "t3", signal });
+    expect(offered).toEqual([
+      ["read", "bash", "bash_output", "kill_shell"],
+      ["bash", "bash_output", "kill_shell"],
+      ["grep"],
+    ]);
   });
 });

@@ -109,7 +109,10 @@ export function createTaskTool(options: TaskToolOptions): AgentTool<typeof taskP
             `This run already started ${tree.limits.maxSpawns} subagents, the limit; finish the work yourself.`,
           );
         }
-        const reached = tree.budget.check();
+        // At the budget, the user is asked first (where someone can answer): a raise starts this
+        // subagent, so the model never sees a refusal the user then overrides.
+        let reached = tree.budget.check();
+        while (reached !== undefined && (await options.pauseAtBudget?.(signal))) reached = tree.budget.check();
         if (reached !== undefined) throw new Error(`${reached.reason} No subagent was started.`);
         tree.spawned++;
         const label = `${definition.name}#${tree.spawned}`;
@@ -181,8 +184,8 @@ function selectTools(
   search: boolean,
 ): AnyAgentTool[] {
   const available = options.tools().filter((tool) => tool.name !== "task");
-  const allowed =
-    definition.tools === undefined ? available : available.filter((tool) => definition.tools?.includes(tool.name));
+  const named = definition.tools === undefined ? undefined : withShellTools(definition.tools);
+  const allowed = named === undefined ? available : available.filter((tool) => named.includes(tool.name));
   if (requested === undefined) return allowed;
   const unknown = requested.filter(
     (name) => !(name === WEB_SEARCH && search) && !allowed.some((tool) => tool.name === name),
@@ -193,7 +196,13 @@ function selectTools(
       `Agent "${definition.name}" cannot use ${unknown.join(", ")}; its tools are ${names.join(", ") || "none"}.`,
     );
   }
-  return allowed.filter((tool) => requested.includes(tool.name));
+  const wanted = withShellTools(requested);
+  return allowed.filter((tool) => wanted.includes(tool.name));
+}
+
+/** `bash` comes with the tools of its background shells wherever it is named. */
+function withShellTools(names: readonly string[]): readonly string[] {
+  return names.includes("bash") ? [...names, "bash_output", "kill_shell"] : names;
 }
 
 /** The loop options of a subagent: the parent's, plus the provider's web search when it gets it. */

@@ -1,4 +1,5 @@
 import {
+  BACKGROUND_SHELL_TOOL_DESCRIPTIONS,
   CODING_TOOL_DESCRIPTIONS,
   HARNESS_TOOL_DESCRIPTIONS,
   isCodingToolName,
@@ -9,6 +10,8 @@ import type { ContextFile } from "./context-files.js";
 /** A built-in tool's line, or the given text (an extension tool's `name: first line`). */
 function toolLine(name: string): string {
   if (isCodingToolName(name)) return `${name}: ${CODING_TOOL_DESCRIPTIONS[name]}`;
+  const shellTool = BACKGROUND_SHELL_TOOL_DESCRIPTIONS[name];
+  if (shellTool !== undefined) return `${name}: ${shellTool}`;
   return isHarnessToolName(name) ? `${name}: ${HARNESS_TOOL_DESCRIPTIONS[name]}` : name;
 }
 

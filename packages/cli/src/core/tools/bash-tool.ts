@@ -9,6 +9,8 @@ import type { AgentTool } from "@gyre/agent";
 import { Type } from "@sinclair/typebox";
 import type { BashSandbox } from "../sandbox/bash-sandbox.js";
 import { redactUrlPasswords } from "../session/redact-secrets.js";
+import type { BackgroundShells } from "./background-shells.js";
+import { launchInBackgroundOnHost } from "./background-shells-host.js";
 import { BASH_OUTPUT_DIR, ensureBashOutputDir } from "./bash-output-dir.js";
 import { formatBashOutput, type Launcher, launchOnHost, runCommand } from "./run-command.js";
 import { createSafeEnv, pickEnv } from "./safe-env.js";
@@ -26,6 +28,13 @@ const bashParameters = Type.Object({
   justification: Type.Optional(
     Type.String({ description: "With escalate: one sentence the user reads to decide, saying why it is needed." }),
   ),
+  run_in_background: Type.Optional(
+    Type.Boolean({
+      description:
+        "Start the command and return at once with a shell id, for servers, watchers and long builds; it keeps " +
+        "running across turns until it exits, kill_shell stops it, or the session ends. Read its output with bash_output.",
+    }),
+  ),
 });
 
 export type BashToolDetails = {
@@ -36,6 +45,8 @@ export type BashToolDetails = {
   fullOutputPath?: string;
   timedOut: boolean;
   aborted: boolean;
+  /** The id of the background shell a `run_in_background` call started. */
+  shellId?: string;
 };
 
 export type BashToolOptions = {
@@ -62,6 +73,8 @@ export type BashToolOptions = {
    * runs on the host. Default "refused": no gate is known, so `escalate` is an error.
    */
   escalation?: "gated" | "refused";
+  /** Where `run_in_background` commands are kept; without it, `run_in_background` is an error. */
+  shells?: BackgroundShells;
 };
 
 /** Creates the bash tool. A non-zero exit, a timeout or an abort is thrown with the output's tail. */
@@ -77,8 +90,12 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
     description:
       `Run a bash command in the workspace root (stdin is empty). stdout and stderr are merged; only the last ${maxLines} lines ` +
       `or ${formatSize(maxBytes)} are returned, the full output is saved to a file whose path is given. ` +
-      `Times out after ${defaultTimeout} s unless you pass timeout (seconds); start long-running servers in the background ` +
-      "with output redirected to a file. A non-zero exit code is reported as an error." +
+      `Times out after ${defaultTimeout} s unless you pass timeout (seconds). ` +
+      (options.shells
+        ? "For dev servers, watchers and anything that runs longer, pass run_in_background: true (not `&` or nohup) " +
+          "and check on it with bash_output; it runs in the same place as other commands. "
+        : "Start long-running servers in the background with output redirected to a file. ") +
+      "A non-zero exit code is reported as an error." +
       (options.sandbox && options.sandbox.mode() !== "off"
         ? " Commands run in a sandbox: only the workspace and a private /tmp are writable, .git (so git commit, add " +
           "and checkout fail), .gyre/ and .mcp.json stay read-only, no new .git may be made in the workspace, and the " +
@@ -92,6 +109,7 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
       const where = await chooseLauncher(args.escalate === true, options);
       // A folder that cannot be made only costs the full-output file; the result then says so.
       const tempDir = options.tempDir ?? (await ensureBashOutputDir().catch(() => BASH_OUTPUT_DIR));
+      if (args.run_in_background === true) return startInBackground(args.command, where, tempDir, env, options);
       const outcome = await runCommand({
         launch: where.launch,
         command: args.command,
@@ -138,6 +156,34 @@ export function createBashTool(options: BashToolOptions): AgentTool<typeof bashP
       }
       return { content: [{ type: "text", text: formatted.text }], details };
     },
+  };
+}
+
+/** Starts `command` as a background shell where foreground commands run; returns its id at once. */
+function startInBackground(
+  command: string,
+  where: Awaited<ReturnType<typeof chooseLauncher>>,
+  tempDir: string,
+  env: NodeJS.ProcessEnv,
+  options: BashToolOptions,
+): { content: { type: "text"; text: string }[]; details: BashToolDetails } {
+  const shells = options.shells;
+  if (!shells) throw new Error("run_in_background is not available here; run the command in the foreground.");
+  // On the host a guard leads the group so that it dies with gyre; the sandbox ends its own processes.
+  const launch = where.launch === launchOnHost ? launchInBackgroundOnHost : where.launch;
+  const launched = launch({ shell: options.shell ?? "bash", command, cwd: options.cwd, env });
+  const info = shells.start({
+    launched,
+    command,
+    tempDir,
+    ...(where.afterCommand ? { afterExit: where.afterCommand } : {}),
+  });
+  const text =
+    `Started background shell ${info.id}: ${redactUrlPasswords(command)}\n` +
+    `Read its output with bash_output {"id": "${info.id}"}; stop it with kill_shell {"id": "${info.id}"}.`;
+  return {
+    content: [{ type: "text", text }],
+    details: { exitCode: null, durationMs: 0, truncated: false, timedOut: false, aborted: false, shellId: info.id },
   };
 }
 

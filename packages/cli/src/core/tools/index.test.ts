@@ -14,18 +14,21 @@ describe("createCodingTools", () => {
   afterEach(() => cleanup());
   const byName = (tools: AnyAgentTool[], name: string) => tools.find((tool) => tool.name === name) as AnyAgentTool;
 
-  it("creates all seven tools, or the ones named, with JSON-schema parameters", () => {
+  it("creates all seven tools (bash with bash_output and kill_shell), or the ones named, with JSON-schema parameters", () => {
     expect(createCodingTools({ cwd: dir }).map((tool) => tool.name)).toEqual([
       "read",
       "write",
       "edit",
       "bash",
+      "bash_output",
+      "kill_shell",
       "ls",
       "grep",
       "find",
     ]);
     const defaults = createCodingTools({ cwd: dir, tools: DEFAULT_TOOL_NAMES });
-    expect(defaults.map((tool) => tool.name)).toEqual(["read", "write", "edit", "bash"]);
+    expect(defaults.map((tool) => tool.name)).toEqual(["read", "write", "edit", "bash", "bash_output", "kill_shell"]);
+    expect(createCodingTools({ cwd: dir, tools: ["read", "grep"] }).map((tool) => tool.name)).toEqual(["read", "grep"]);
     for (const tool of defaults) expect(tool.parameters).toMatchObject({ type: "object" });
   });
 

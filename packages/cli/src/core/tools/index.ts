@@ -5,6 +5,8 @@
  */
 import type { AnyAgentTool } from "@gyre/agent";
 import type { ReadDenyFilter } from "../permissions/read-deny.js";
+import { createBackgroundShells } from "./background-shells.js";
+import { createBashOutputTool, createKillShellTool } from "./background-shells-tools.js";
 import { BASH_OUTPUT_DIR } from "./bash-output-dir.js";
 import { type BashToolOptions, createBashTool } from "./bash-tool.js";
 import { createEditTool } from "./edit-tool.js";
@@ -17,8 +19,17 @@ import { createReadState, type ReadState } from "./read-state.js";
 import { createReadTool } from "./read-tool.js";
 import { createNodeFileSystem, type ToolFileSystem } from "./tool-fs.js";
 import { CODING_TOOL_NAMES, type CodingToolName } from "./tool-names.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "./truncate.js";
 import { createWriteTool } from "./write-tool.js";
 
+export {
+  type BackgroundShells,
+  type BackgroundShellsOptions,
+  createBackgroundShells,
+  type ShellInfo,
+  type ShellState,
+} from "./background-shells.js";
+export { createBashOutputTool, createKillShellTool } from "./background-shells-tools.js";
 export { type BashToolDetails, type BashToolOptions, createBashTool } from "./bash-tool.js";
 export { createEditTool, type EditToolDetails, type EditToolOptions, prepareEditArguments } from "./edit-tool.js";
 export { createFileQueue, type FileQueue } from "./file-queue.js";
@@ -58,7 +69,10 @@ export type CodingToolsOptions = {
   /** Shared across tool sets when given; otherwise each set has its own. */
   readState?: ReadState;
   fileQueue?: FileQueue;
-  /** Passed to the bash tool (timeouts, shell, env, temp dir). */
+  /**
+   * Passed to the bash tool (timeouts, shell, env, temp dir). Its `shells` are the background
+   * shells; pass your own to end them (`dispose`), else they end with the process.
+   */
   bash?: Omit<BashToolOptions, "cwd">;
   /** The rg binary for grep and find. Default: the one @vscode/ripgrep ships. */
   rgPath?: string;
@@ -68,7 +82,10 @@ export type CodingToolsOptions = {
   maxWriteBytes?: number;
 };
 
-/** Creates the coding tools sharing one path policy, read-state and per-file write queue. */
+/**
+ * Creates the coding tools sharing one path policy, read-state and per-file write queue. With
+ * `bash` come `bash_output` and `kill_shell`, right after it, over the same background shells.
+ */
 export function createCodingTools(options: CodingToolsOptions): AnyAgentTool[] {
   const fs = options.fs ?? createNodeFileSystem();
   const tools = options.tools ?? CODING_TOOL_NAMES;
@@ -82,6 +99,14 @@ export function createCodingTools(options: CodingToolsOptions): AnyAgentTool[] {
   const readState = options.readState ?? createReadState();
   const fileQueue = options.fileQueue ?? createFileQueue();
   const shared = { cwd: options.cwd, fs, pathPolicy };
+  const shells = tools.includes("bash")
+    ? (options.bash?.shells ??
+      createBackgroundShells({
+        maxLines: options.bash?.maxLines ?? DEFAULT_MAX_LINES,
+        maxBytes: options.bash?.maxBytes ?? DEFAULT_MAX_BYTES,
+        killGraceMs: options.bash?.killGraceMs ?? 2000,
+      }))
+    : undefined;
   const create = (name: CodingToolName): AnyAgentTool => {
     switch (name) {
       case "read":
@@ -96,7 +121,7 @@ export function createCodingTools(options: CodingToolsOptions): AnyAgentTool[] {
       case "edit":
         return createEditTool({ ...shared, readState, fileQueue });
       case "bash":
-        return createBashTool({ ...options.bash, cwd: options.cwd });
+        return createBashTool({ ...options.bash, cwd: options.cwd, ...(shells ? { shells } : {}) });
       case "ls":
         return createLsTool({ ...shared, readDenied: options.readDenied });
       case "grep":
@@ -109,5 +134,9 @@ export function createCodingTools(options: CodingToolsOptions): AnyAgentTool[] {
       }
     }
   };
-  return tools.map(create);
+  return tools.flatMap((name) =>
+    name === "bash" && shells
+      ? [create(name), createBashOutputTool(shells), createKillShellTool(shells)]
+      : [create(name)],
+  );
 }

@@ -15,6 +15,8 @@ export type OutputCollectorOptions = {
   maxBytes: number;
   /** Where the full-output file goes. Default: the OS temp directory. */
   tempDir?: string;
+  /** The file keeps at most this many bytes, the first ones (a background shell's log). Default: no limit. */
+  maxFileBytes?: number;
 };
 
 export type CollectedOutput = {
@@ -35,6 +37,15 @@ export type OutputCollector = {
   onDrain(listener: () => void): void;
   /** The decoded tail so far (for progress updates). */
   peek(): string;
+  /**
+   * The output from byte `from` on, as far as memory still holds it (background shells read in
+   * pieces): `skippedBytes` counts the bytes from `from` that only the full-output file has now.
+   */
+  readFrom(from: number): { text: string; skippedBytes: number; totalBytes: number };
+  /** The full-output file, once the output outgrew the limits. */
+  fullOutputPath(): string | undefined;
+  /** Whether the file stopped at `maxFileBytes` (later output is only in the tail). */
+  fileFull(): boolean;
   /** Flushes and closes the file; call once, after the last push. */
   finish(): Promise<CollectedOutput>;
 };
@@ -81,6 +92,24 @@ export function createOutputCollector(options: OutputCollectorOptions): OutputCo
   let file: WriteStream | undefined;
   let fullOutputPath: string | undefined;
   let fileError: string | undefined;
+  let full = false;
+  let fileBytes = 0;
+
+  /** Writes what fits under `maxFileBytes`; the file is closed once full (`finish` then has nothing to wait for). */
+  const writeToFile = (chunk: Buffer): boolean => {
+    if (file === undefined) return true;
+    const room = (options.maxFileBytes ?? Number.POSITIVE_INFINITY) - fileBytes;
+    const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    fileBytes += piece.length;
+    const writable = piece.length === 0 || file.write(piece);
+    if (piece.length < chunk.length) {
+      file.end();
+      file = undefined;
+      full = true;
+      return true;
+    }
+    return writable;
+  };
 
   const spill = () => {
     fullOutputPath = nodePath.join(options.tempDir ?? tmpdir(), `gyre-bash-${randomBytes(8).toString("hex")}.log`);
@@ -90,7 +119,7 @@ export function createOutputCollector(options: OutputCollectorOptions): OutputCo
       fileError = error.message;
       file = undefined;
     });
-    for (const chunk of tail) file.write(chunk);
+    for (const chunk of tail) writeToFile(chunk);
   };
 
   const decodeTail = () => {
@@ -113,7 +142,7 @@ export function createOutputCollector(options: OutputCollectorOptions): OutputCo
       ) {
         spill();
       } else if (file !== undefined) {
-        writable = file.write(chunk);
+        writable = writeToFile(chunk);
       }
       while (tail.length > 1 && tailBytes - (tail[0]?.length ?? 0) >= keepBytes) {
         tailBytes -= tail[0]?.length ?? 0;
@@ -128,6 +157,9 @@ export function createOutputCollector(options: OutputCollectorOptions): OutputCo
       else file.once("drain", listener);
     },
     peek: decodeTail,
+    readFrom: (from) => readTailFrom(Buffer.concat(tail, tailBytes), totalBytes, from),
+    fullOutputPath: () => (fileError === undefined ? fullOutputPath : undefined),
+    fileFull: () => full,
     async finish() {
       if (file !== undefined) {
         const stream = file;
@@ -145,4 +177,14 @@ export function createOutputCollector(options: OutputCollectorOptions): OutputCo
       };
     },
   };
+}
+
+/** The bytes of `tail` (the last of `totalBytes`) from byte `from` on, decoded; what is gone is counted. */
+function readTailFrom(tail: Buffer, totalBytes: number, from: number) {
+  const tailStart = totalBytes - tail.length;
+  const start = Math.max(from, tailStart);
+  const kept = tail.subarray(start - tailStart);
+  const skippedBytes = start - Math.min(from, start);
+  const text = kept.subarray(skippedBytes > 0 ? utf8SafeStart(kept, 0) : 0).toString("utf8");
+  return { text, skippedBytes, totalBytes };
 }

@@ -18,6 +18,12 @@ export const CODING_TOOL_DESCRIPTIONS: Readonly<Record<CodingToolName, string>> 
   find: "find files by glob (respects .gitignore)",
 };
 
+/** The tools that come with `bash` (its background shells), one line each for the system prompt; `--tools` does not name them. */
+export const BACKGROUND_SHELL_TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  bash_output: "read what a background shell (bash run_in_background) printed since the last read, and its state",
+  kill_shell: "stop a background shell and every process it started",
+};
+
 /** Built-in tools of the harness itself: the todo list, subagents, and fetching a URL. */
 export const HARNESS_TOOL_NAMES = ["todo", "task", "web_fetch"] as const;
 

@@ -1,11 +1,11 @@
 /**
  * `gyre stats`' reading: every session file under the sessions folder (one folder per project),
- * a few at a time, each streamed and summed as it is read, so memory stays flat with the number
- * of sessions. Files not written since `--since` are not opened at all.
+ * a few at a time, each streamed (only its calls are kept, not its lines). Files not written
+ * since `--since` are not opened at all.
  */
 import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
-import { readSessionUsage } from "./read-session-usage.js";
+import { join, resolve } from "node:path";
+import { readSessionUsage, type SessionUsageFile } from "./read-session-usage.js";
 import { UsageAggregator, type UsageReport } from "./usage-report.js";
 
 export type CollectUsageOptions = {
@@ -16,28 +16,58 @@ export type CollectUsageOptions = {
   concurrency?: number;
 };
 
-/** The usage report over the sessions on disk; an absent sessions folder is an empty report. */
+/**
+ * The usage report over the sessions on disk; an absent sessions folder is an empty report. Files
+ * are read in parallel, then counted in an order that puts every session before its forks, so an
+ * answer a fork copied counts once, for the session that made the call, however the reads finished.
+ */
 export async function collectUsage(options: CollectUsageOptions): Promise<UsageReport> {
   const aggregator = new UsageAggregator();
   const sinceMs = options.since?.getTime();
-  const seen = new Set<string>();
   const files = await listSessionFiles(options.sessionsDir);
+  const read: SessionUsageFile[] = [];
   let next = 0;
   const worker = async () => {
     while (next < files.length) {
       const path = files[next++] as string;
       if (sinceMs !== undefined && !(await writtenSince(path, sinceMs))) continue;
-      const file = await readSessionUsage(path, { ...(sinceMs === undefined ? {} : { sinceMs }), seen }).catch(
-        () => undefined,
-      );
-      if (!file) continue;
-      aggregator.unreadableLines += file.unreadableLines;
-      if (file.calls.length > 0 || sinceMs === undefined) aggregator.addSession(file.sessionId, file.isSubagent);
-      for (const call of file.calls) aggregator.add(call);
+      const file = await readSessionUsage(path, sinceMs === undefined ? {} : { sinceMs }).catch(() => undefined);
+      if (file) read.push(Object.assign(file, { path }));
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 16 }, worker));
+  const seen = new Set<string>();
+  for (const file of parentsFirst(read)) {
+    aggregator.unreadableLines += file.unreadableLines;
+    const calls = file.calls.filter((call) => !seen.has(call.key));
+    for (const call of calls) seen.add(call.key);
+    if (calls.length > 0 || sinceMs === undefined) aggregator.addSession(file.sessionId, file.isSubagent);
+    for (const { key: _key, ...call } of calls) aggregator.add(call);
+  }
   return aggregator.report(options.since);
+}
+
+/** Sessions ordered by how many forks deep they are (a parent not on disk counts as none), then by path. */
+function parentsFirst(files: SessionUsageFile[]): SessionUsageFile[] {
+  const path = (file: SessionUsageFile) => (file as SessionUsageFile & { path: string }).path;
+  // A header names its parent by the parent's file path (a session id in older files).
+  const byId = new Map(
+    files.flatMap((file) => [[file.sessionId, file] as const, [resolve(path(file)), file] as const]),
+  );
+  const depths = new Map<SessionUsageFile, number>();
+  const depthOf = (file: SessionUsageFile, seen = new Set<SessionUsageFile>()): number => {
+    const known = depths.get(file);
+    if (known !== undefined) return known;
+    const parent =
+      file.parentSession === undefined
+        ? undefined
+        : (byId.get(resolve(file.parentSession)) ?? byId.get(file.parentSession));
+    // A cycle (a damaged header) stops where it closes.
+    const depth = parent && !seen.has(parent) ? depthOf(parent, seen.add(file)) + 1 : 0;
+    depths.set(file, depth);
+    return depth;
+  };
+  return [...files].sort((a, b) => depthOf(a) - depthOf(b) || (path(a) < path(b) ? -1 : path(a) > path(b) ? 1 : 0));
 }
 
 async function writtenSince(path: string, sinceMs: number): Promise<boolean> {

@@ -17,7 +17,8 @@ export type SessionUsageFile = {
   isSubagent: boolean;
   /** The session this one was forked from or started by. */
   parentSession?: string;
-  calls: UsageCall[];
+  /** Each with the key that names it across files (a fork's copy of an answer has the original's). */
+  calls: (UsageCall & { key: string })[];
   /** Subagent journals the file's task results link to. */
   subagentFiles: string[];
   unreadableLines: number;
@@ -172,6 +173,7 @@ function addCall(
     agent: call.agent ?? file.agent,
     sessionId: file.sessionId,
     usage: call.usage,
+    key,
   });
 }
 

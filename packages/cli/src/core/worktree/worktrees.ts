@@ -10,13 +10,12 @@ import { promisify } from "node:util";
 import { HookRunner } from "../hooks/hook-runner.js";
 import type { HookEvent } from "../hooks/hook-types.js";
 import { loadHooks } from "../hooks/load-hooks.js";
+import { worktreeNameProblem } from "./worktree-name.js";
 
 const run = promisify(execFile);
 
 /** One of gyre's worktrees. */
 export type GyreWorktree = { name: string; path: string; branch: string };
-
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 async function git(cwd: string, args: string[]): Promise<string> {
   try {
@@ -35,6 +34,16 @@ export async function repositoryRoot(cwd: string): Promise<string> {
   } catch {
     throw new Error(`${cwd} is not inside a git repository; gyre -w needs one (run git init, or leave out -w).`);
   }
+}
+
+/**
+ * The main checkout of the repository `cwd` is in, also from inside one of its worktrees (whose
+ * own top folder is elsewhere): gyre's worktrees are kept beside it.
+ */
+export async function mainCheckout(cwd: string): Promise<string> {
+  const top = await repositoryRoot(cwd);
+  const common = (await git(top, ["rev-parse", "--path-format=absolute", "--git-common-dir"])).trim();
+  return basename(common) === ".git" ? dirname(common) : top;
 }
 
 /**
@@ -63,17 +72,19 @@ export async function createWorktree(options: {
   name?: string;
 }): Promise<GyreWorktree & { workDir: string; messages: string[] }> {
   const name = options.name ?? generateWorktreeName();
-  if (!NAME.test(name))
-    throw new Error(`"${name}" cannot name a worktree: use letters, digits, ".", "_" or "-" (at most 64).`);
-  const root = await repositoryRoot(options.cwd);
+  const problem = worktreeNameProblem(name);
+  if (problem) throw new Error(problem);
+  // From the checkout `cwd` is in (its HEAD), into the folder beside the main one.
+  const top = await repositoryRoot(options.cwd);
+  const root = await mainCheckout(options.cwd);
   const path = join(worktreesDir(root), name);
   const branch = `gyre/${name}`;
   try {
-    await git(root, ["worktree", "add", "-b", branch, path, "HEAD"]);
+    await git(top, ["worktree", "add", "-b", branch, path, "HEAD"]);
   } catch (error) {
     throw new Error(`Could not add the worktree ${name}: ${(error as Error).message}`);
   }
-  const workDir = join(path, relative(root, resolve(options.cwd)));
+  const workDir = join(path, relative(top, resolve(options.cwd)));
   const messages = await runWorktreeHook(
     "WorktreeCreate",
     { root, gyreHome: options.gyreHome, env: options.env },
@@ -88,7 +99,7 @@ export async function createWorktree(options: {
 
 /** gyre's worktrees of the repository `cwd` is in (branch `gyre/*` under its folder), as git lists them. */
 export async function listWorktrees(options: { cwd: string; gyreHome: string }): Promise<GyreWorktree[]> {
-  const root = await repositoryRoot(options.cwd);
+  const root = await mainCheckout(options.cwd);
   const dir = worktreesDir(root);
   const listing = await git(root, ["worktree", "list", "--porcelain"]);
   const found: GyreWorktree[] = [];
@@ -114,7 +125,7 @@ export async function removeWorktree(options: {
 }): Promise<GyreWorktree & { messages: string[] }> {
   const worktree = (await listWorktrees(options)).find((entry) => entry.name === options.name);
   if (!worktree) throw new Error(`No gyre worktree is named ${options.name}; gyre worktree list shows them.`);
-  const root = await repositoryRoot(options.cwd);
+  const root = await mainCheckout(options.cwd);
   try {
     await git(root, ["worktree", "remove", ...(options.force ? ["--force"] : []), worktree.path]);
   } catch (error) {

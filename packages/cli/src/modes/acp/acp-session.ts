@@ -18,6 +18,7 @@ import type { ThinkingLevel } from "@gyre/ai";
 import type { AgentSession, SessionEvent, SessionRunResult } from "../../core/agent-session.js";
 import { resolveApiKey } from "../../core/config/resolve-api-key.js";
 import { SessionBusyError } from "../../core/session-ops.js";
+import { OP_COMMANDS, runOpCommand } from "./acp-commands.js";
 import { toGyrePrompt } from "./acp-prompt.js";
 import { diffContent, fileSnapshot, resultText, startedToolCall, textContent, toolPath } from "./acp-tool-calls.js";
 import type { OpenedAcpSession } from "./acp-types.js";
@@ -81,10 +82,10 @@ export class AcpSession {
   async prompt(blocks: readonly ContentBlock[]): Promise<StopReason> {
     const { text, images } = toGyrePrompt(blocks);
     this.cancelled = false;
-    const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text);
     try {
-      if (compact) {
-        await this.session.submit({ type: "compact", ...(compact[1]?.trim() ? { focus: compact[1].trim() } : {}) });
+      const reply = await runOpCommand(this.session, text);
+      if (reply !== undefined) {
+        if (reply) void this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply } });
         await this.outgoing;
         return this.cancelled ? "cancelled" : "end_turn";
       }
@@ -202,16 +203,21 @@ export class AcpSession {
     return configOptions;
   }
 
-  /** Prompt templates, skills (`/skill:name`), extension commands and `/compact`. */
+  /**
+   * The op commands (`/compact`, `/review`, `/remember`), extension commands, prompt templates and
+   * skills (`/skill:name`), each name once: the first wins, as the prompt resolves them (an op
+   * command runs before a template of the same name, as a TUI built-in does).
+   */
   availableCommands(): AvailableCommand[] {
     const info = this.session.info;
     const hint = { hint: "arguments" };
-    return [
-      { name: "compact", description: "Summarise the older part of the conversation now", input: { hint: "focus" } },
+    const all: AvailableCommand[] = [
+      ...OP_COMMANDS,
+      ...this.session.extensionCommands().map((command) => ({ ...command, input: hint })),
       ...info.templates.map((template) => ({ name: template.name, description: template.description, input: hint })),
       ...info.skills.map((skill) => ({ name: `skill:${skill.name}`, description: skill.description, input: hint })),
-      ...this.session.extensionCommands().map((command) => ({ ...command, input: hint })),
     ];
+    return all.filter((command, index) => all.findIndex((other) => other.name === command.name) === index);
   }
 
   async sendUsage(): Promise<void> {

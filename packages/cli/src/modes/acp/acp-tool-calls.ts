@@ -17,6 +17,9 @@ const kinds: Record<string, ToolKind> = {
   write: "edit",
   edit: "edit",
   bash: "execute",
+  bash_output: "read",
+  kill_shell: "execute",
+  diagnostics: "read",
   grep: "search",
   find: "search",
   ls: "search",
@@ -42,7 +45,13 @@ export function toolTitle(toolName: string, args: Record<string, unknown>): stri
     case "edit":
       return `Edit ${path ?? "a file"}`;
     case "bash":
-      return `Run \`${oneLine(text(args.command) ?? "")}\``;
+      return `Run \`${oneLine(text(args.command) ?? "")}\`${args.run_in_background === true ? " in the background" : ""}`;
+    case "bash_output":
+      return `Read background shell ${text(args.id) ?? ""}`.trimEnd();
+    case "kill_shell":
+      return `Stop background shell ${text(args.id) ?? ""}`.trimEnd();
+    case "diagnostics":
+      return `Diagnostics of ${path ?? "the workspace"}`;
     case "grep":
       return `Search for \`${oneLine(text(args.pattern) ?? "")}\`${path ? ` in ${path}` : ""}`;
     case "find":

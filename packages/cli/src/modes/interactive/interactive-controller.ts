@@ -21,6 +21,7 @@ import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
 import { RunProgress, spinner } from "./run-progress.js";
 import { parseShellInput, runShellInput, type ShellInput, shellRecordsOf, shellStatus } from "./shell-input.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
+import { parseMemoryInput, rememberInput } from "./slash-commands/memory-command.js";
 import { listRuntimeCommands, type RuntimeCommand } from "./slash-commands/runtime-commands.js";
 import type { CommandContext } from "./slash-commands/types.js";
 import { style } from "./theme.js";
@@ -144,6 +145,8 @@ export class InteractiveController {
     const text = this.layout.editor.chips.expand(typed);
     const shell = parseShellInput(text);
     if (shell) return this.runShell(shell);
+    const memory = parseMemoryInput(text);
+    if (memory !== undefined) return rememberInput(memory, this.context).finally(() => this.layout.render());
     const command = parseSlashCommand(text);
     const runtimeCommand = command && this.findRuntimeCommand(command.name);
     if (command && !runtimeCommand) return this.runCommand(command.name, command.args);

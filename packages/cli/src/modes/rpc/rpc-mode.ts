@@ -226,6 +226,8 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions, cycle
         ...describeState(session),
         permissionMode: session.state.permissionMode,
         sandbox: await session.describeSandbox(),
+        // bash's background shells: id, command, state (running / exited with exitCode / killed), times.
+        shells: session.info.shells?.list() ?? [],
       };
     case "set_permission_mode":
     case "set_mode":
@@ -300,6 +302,15 @@ async function handleCommand(command: RpcCommand, options: RpcModeOptions, cycle
       return session.submit({ type: "reload" });
     case "shutdown":
       return session.submit({ type: "shutdown" });
+    case "review":
+      return session.submit({
+        type: "review",
+        ...(command.base !== undefined ? { base: command.base } : {}),
+        ...(command.uncommitted !== undefined ? { uncommitted: command.uncommitted } : {}),
+        ...(command.focus !== undefined ? { focus: command.focus } : {}),
+      });
+    case "remember":
+      return session.submit({ type: "remember", text: command.text, scope: command.scope });
     case "get_last_assistant_text":
       return { text: session.getLastAssistantText() ?? null };
     case "get_rewind_points":

@@ -85,6 +85,14 @@ export const rpcCommandSchemas = {
   shell: command("shell", { command: text, addToContext: Type.Optional(Type.Boolean()), whileBusy }),
   /** Settings, skills, templates, context files and extensions read again; `changes` lists what changed. */
   reload: command("reload", {}),
+  /** docs/review.md: a read-only subagent reviews the uncommitted changes or the branch against `base`; answers with its findings. */
+  review: command("review", {
+    base: Type.Optional(Type.String({ minLength: 1 })),
+    uncommitted: Type.Optional(Type.Boolean()),
+    focus: Type.Optional(text),
+  }),
+  /** docs/memory.md: appends `text` to the project's (`project`) or the user's (`user`) AGENTS.md. */
+  remember: command("remember", { text: Type.String({ minLength: 1 }), scope: literals(["project", "user"] as const) }),
   /** Ends the session (as EOF does) and answers once everything it started is closed. */
   shutdown: command("shutdown", {}),
 };

@@ -8,15 +8,18 @@ import { helpCommand } from "./help-command.js";
 import { initCommand } from "./init-command.js";
 import { loginCommand } from "./login-command.js";
 import { mcpCommand } from "./mcp-command.js";
+import { memoryCommand } from "./memory-command.js";
 import { modelCommand } from "./model-command.js";
 import { nameCommand } from "./name-command.js";
 import { newCommand } from "./new-command.js";
 import { quitCommand } from "./quit-command.js";
 import { reloadCommand } from "./reload-command.js";
 import { resumeCommand } from "./resume-command.js";
+import { reviewCommand } from "./review-command.js";
 import { rewindCommand } from "./rewind-command.js";
 import { sessionCommand } from "./session-command.js";
 import { settingsCommand } from "./settings-command.js";
+import { shellsCommand } from "./shells-command.js";
 import { thinkingCommand } from "./thinking-command.js";
 import { treeCommand } from "./tree-command.js";
 import type { SlashCommand } from "./types.js";
@@ -31,7 +34,9 @@ export const slashCommands: readonly SlashCommand[] = [
   treeCommand,
   rewindCommand,
   diffCommand,
+  reviewCommand,
   initCommand,
+  memoryCommand,
   forkCommand,
   nameCommand,
   compactCommand,
@@ -43,6 +48,7 @@ export const slashCommands: readonly SlashCommand[] = [
   settingsCommand,
   reloadCommand,
   mcpCommand,
+  shellsCommand,
   loginCommand,
   helpCommand,
   quitCommand,

@@ -1,0 +1,101 @@
+/**
+ * A command's front-matter for its one prompt (docs/claude-compat.md): `allowed-tools` approves
+ * those calls as the user's "yes" would (deny rules and plan mode still hold), `model` runs the
+ * prompt on that model. Both end when the session is idle again, or when the next prompt is
+ * resolved, whichever comes first: the model the session had comes back, unless the user picked
+ * another meanwhile.
+ */
+import type { Model, ModelRegistry } from "@gyre/ai";
+import type { AgentSession } from "../agent-session.js";
+import type { InputResolution } from "../extensions/resolve-input.js";
+import type { Safety } from "../permissions/create-safety.js";
+import type { PromptTemplate } from "../prompt-templates/prompt-templates.js";
+import { mapClaudeRule } from "./claude-compat.js";
+
+type Resolve = (text: string) => Promise<InputResolution>;
+
+/** Claude's model aliases: gyre cannot know which of the user's models they mean, so the session's runs. */
+const MODEL_ALIASES: ReadonlySet<string> = new Set(["inherit", "sonnet", "opus", "haiku"]);
+
+export class CommandScopes {
+  private session: AgentSession | undefined;
+  /** The model to go back to, and the one the command chose (undefined: the command changed only approvals). */
+  private active: { previous?: Model; chosen?: Model } | undefined;
+
+  constructor(private readonly options: { safety: Pick<Safety, "setPromptApproval">; models: ModelRegistry }) {}
+
+  /** The session whose model is switched; the scope ends when it is idle. */
+  attach(session: AgentSession): void {
+    this.session = session;
+    session.subscribe((event) => {
+      if (event.type === "session_idle") this.end();
+    });
+  }
+
+  /** `resolve` with each template's scope applied once its prompt is resolved (after any earlier one ended). */
+  wrap(resolve: Resolve): Resolve {
+    return async (text) => {
+      this.end();
+      const resolved = await resolve(text);
+      if (resolved.kind === "prompt" && resolved.template) this.begin(resolved.template);
+      return resolved;
+    };
+  }
+
+  private begin(template: PromptTemplate): void {
+    const session = this.session;
+    const rules: string[] = [];
+    for (const tool of template.allowedTools ?? []) {
+      const rule = mapClaudeRule(tool);
+      if (rule) rules.push(rule);
+      else
+        this.tell(
+          `/${template.name}: allowed-tools entry ${JSON.stringify(tool)} has no gyre equivalent; it is ignored.`,
+        );
+    }
+    this.active = {};
+    this.options.safety.setPromptApproval(rules);
+    if (!template.model || MODEL_ALIASES.has(template.model) || !session) return;
+    const current = session.state.model;
+    const chosen = this.findModel(template.model, current);
+    if (!chosen) {
+      this.tell(
+        `/${template.name} asks for model "${template.model}", which is not configured; it runs on ${current.id}.`,
+      );
+      return;
+    }
+    if (sameModel(chosen, current)) return;
+    session.setModel(chosen);
+    this.active = { previous: current, chosen };
+  }
+
+  private end(): void {
+    const active = this.active;
+    if (!active) return;
+    this.active = undefined;
+    this.options.safety.setPromptApproval([]);
+    const session = this.session;
+    if (session && active.previous && active.chosen && sameModel(session.state.model, active.chosen))
+      session.setModel(active.previous);
+  }
+
+  /** `provider/id`, or an id of the session's provider, else of any provider (registered models only). */
+  private findModel(name: string, current: Model): Model | undefined {
+    const slash = name.indexOf("/");
+    if (slash > 0) return this.options.models.findModel(name.slice(0, slash), name.slice(slash + 1));
+    const { models } = this.options;
+    return (
+      models.findModel(current.provider, name) ??
+      models
+        .getProviders()
+        .map((provider) => models.findModel(provider.name, name))
+        .find((model) => model !== undefined)
+    );
+  }
+
+  private tell(text: string): void {
+    this.session?.notice("session", text, "warning");
+  }
+}
+
+const sameModel = (a: Model, b: Model) => a.provider === b.provider && a.id === b.id;

@@ -1,0 +1,82 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createModelRegistry } from "@gyre/ai";
+import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeTempDirs, type TempDirs } from "../sdk/temp-dirs.js";
+import { answeringUser, startFauxSession } from "./faux-session.js";
+
+const text = (value: string): FauxResponse => ({ content: [{ type: "text", text: value }] });
+const bash = (command: string): FauxResponse => ({
+  content: [{ type: "toolCall", name: "bash", arguments: { command } }],
+});
+
+let dirs: TempDirs;
+beforeEach(async () => {
+  dirs = await makeTempDirs();
+});
+afterEach(async () => {
+  await dirs.remove();
+});
+
+/** A project `.claude/commands/<name>.md`, and settings that read the Claude setup and ask before every bash call. */
+async function command(name: string, frontMatter: string, body: string): Promise<void> {
+  await mkdir(join(dirs.cwd, ".claude", "commands"), { recursive: true });
+  await writeFile(join(dirs.cwd, ".claude", "commands", `${name}.md`), `---\n${frontMatter}\n---\n${body}\n`);
+  await writeFile(
+    join(dirs.home, "settings.json"),
+    JSON.stringify({ claudeCompat: true, approval: "ask", permissions: { ask: ["bash"] } }),
+  );
+}
+
+const results = (faux: { contexts: { messages: { role: string; content: unknown }[] }[] }) =>
+  faux.contexts
+    .at(-1)
+    ?.messages.filter((message) => message.role === "toolResult")
+    .map((message) => JSON.stringify(message.content)) ?? [];
+
+describe(".claude/commands front-matter", () => {
+  it("allowed-tools approves those calls for the command's prompt only", async () => {
+    await command(
+      "status",
+      "description: Show the repository status\nallowed-tools: Bash(git status:*), Read",
+      "Show what changed, with git status.",
+    );
+    const asked: string[] = [];
+    const { faux, session, dispose } = await startFauxSession(
+      dirs,
+      [bash("git status --short"), bash("echo not-covered"), text("shown"), bash("git status"), text("asked")],
+      { trust: true, ui: answeringUser("deny", asked) },
+    );
+    await session.prompt("/status");
+    const duringCommand = results(faux);
+    await session.prompt("and again, without the command");
+    await dispose();
+    // git status ran unasked (it fails outside a repository, but it ran); echo was still asked, and refused.
+    expect(duringCommand[0]).toMatch(/not a git repository/);
+    expect(duringCommand[1]).toContain("The user declined this call");
+    expect(asked).toEqual(["echo not-covered", "git status"]);
+    expect(results(faux).at(-1)).toContain("The user declined this call");
+  });
+
+  it("model runs the command's prompt on that model, then the session's model again", async () => {
+    const small = createFauxModel([text("from the small model")], { modelId: "faux-small" });
+    const models = createModelRegistry();
+    models.registerProvider({ name: "faux", api: "faux", baseUrl: small.model.baseUrl }, [small.model]);
+    await command("quick", "description: A quick answer\nmodel: faux-small", "Answer quickly: $ARGUMENTS");
+    const { faux, session, dispose } = await startFauxSession(dirs, [text("from the main model")], {
+      trust: true,
+      models,
+    });
+    const mainId = session.state.model.id;
+    await session.prompt("/quick what is 2+2");
+    expect(session.getLastAssistantText()).toBe("from the small model");
+    expect(small.contexts[0]?.messages.at(-1)?.content).toBe("Answer quickly: what is 2+2");
+    expect(session.state.model.id).toBe(mainId);
+    await session.prompt("and now?");
+    await dispose();
+    expect(session.getLastAssistantText()).toBe("from the main model");
+    expect(faux.contexts).toHaveLength(1);
+    expect(small.contexts).toHaveLength(1);
+  });
+});
