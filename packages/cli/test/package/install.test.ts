@@ -54,7 +54,8 @@ afterAll(async () => {
   await rm(join(root, `gyre-${version}.tgz`), { force: true });
   for (const name of ["ai", "agent", "fleet"]) await rm(join(root, `gyre-${name}-${version}.tgz`), { force: true });
   if (scratch) await rm(scratch, { recursive: true, force: true });
-});
+  // Removing two global installs and an npm cache took over 10 s at load 22.
+}, 120_000);
 
 /** The PATH entries outside any node_modules (npm run and npx add the workspace's bins). */
 function systemPath(): string[] {
