@@ -441,7 +441,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
         ),
     },
   );
-  const commandScopes = new CommandScopes({ safety, models });
+  const commandScopes = new CommandScopes({ safety, models, cwd: io.cwd });
   session = new AgentSession({
     checkpoints,
     model: model.model,

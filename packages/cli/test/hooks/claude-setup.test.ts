@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Context } from "@gyre/ai";
 import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -130,15 +130,74 @@ describe("a Claude Code setup under --claude-compat", () => {
   });
 
   it("maps Claude's rule syntax onto gyre's", () => {
-    expect(mapClaudeRule("Bash(npm test:*)")).toBe("bash(npm test:*)");
-    expect(mapClaudeRule("Read(./src/**)")).toBe("read(src/**)");
-    expect(mapClaudeRule("MultiEdit")).toBe("edit");
-    expect(mapClaudeRule("Glob(*.ts)")).toBe("find(*.ts)");
-    expect(mapClaudeRule("KillShell")).toBe("kill_shell");
-    expect(mapClaudeRule("BashOutput")).toBe("bash_output");
-    expect(mapClaudeRule("mcp__github__create_issue")).toBe("mcp__github__create_issue");
-    expect(mapClaudeRule("WebFetch(domain:example.com)")).toBeUndefined();
-    expect(mapClaudeRule("NotebookEdit")).toBeUndefined();
+    const at = { projectDir: "/p" };
+    expect(mapClaudeRule("Bash(npm test:*)", "allow", at)).toEqual(["bash(npm test:*)"]);
+    expect(mapClaudeRule("MultiEdit", "deny", at)).toEqual(["edit"]);
+    expect(mapClaudeRule("Glob(*.ts)", "allow", at)).toEqual(["find(*.ts)"]);
+    expect(mapClaudeRule("KillShell", "deny", at)).toEqual(["kill_shell"]);
+    expect(mapClaudeRule("BashOutput", "allow", at)).toEqual(["bash_output"]);
+    expect(mapClaudeRule("mcp__github__create_issue", "ask", at)).toEqual(["mcp__github__create_issue"]);
+    expect(mapClaudeRule("WebFetch(domain:example.com)", "allow", at)).toEqual([]);
+    expect(mapClaudeRule("NotebookEdit", "deny", at)).toEqual([]);
+  });
+
+  it("maps each of Claude's path forms onto gyre's", () => {
+    const at = { projectDir: "/p" };
+    expect(mapClaudeRule("Read(//etc/secrets/**)", "deny", at)).toEqual(["read(/etc/secrets/**)"]);
+    expect(mapClaudeRule("Read(~/.ssh/**)", "deny", at)).toEqual(["read(~/.ssh/**)"]);
+    expect(mapClaudeRule("Read(/config/*.json)", "deny", at)).toEqual(["read(/p/config/*.json)"]);
+    expect(mapClaudeRule("Read(./src/**)", "allow", at)).toEqual(["read(src/**)"]);
+    expect(mapClaudeRule("Read(*.env)", "deny", at)).toEqual(["read(*.env)"]);
+  });
+
+  it("lets an Edit rule cover every tool that changes files, as Claude's does", () => {
+    const at = { projectDir: "/p" };
+    expect(mapClaudeRule("Edit", "deny", at)).toEqual(["edit", "write"]);
+    expect(mapClaudeRule("Edit(/src/**)", "deny", at)).toEqual(["edit(/p/src/**)", "write(/p/src/**)"]);
+    expect(mapClaudeRule("Edit(~/notes.md)", "allow", at)).toEqual(["edit(~/notes.md)", "write(~/notes.md)"]);
+    // The bare tool name is the Write tool alone.
+    expect(mapClaudeRule("Write", "deny", at)).toEqual(["write"]);
+    // Claude matches paths on Edit rules only: a Write(path) deny reads as Edit(path), an allow gives nothing.
+    expect(mapClaudeRule("Write(./.env)", "deny", at)).toEqual(["edit(.env)", "write(.env)"]);
+    expect(mapClaudeRule("MultiEdit(//etc/**)", "ask", at)).toEqual(["edit(/etc/**)", "write(/etc/**)"]);
+    expect(mapClaudeRule("Write(src/**)", "allow", at)).toEqual([]);
+  });
+
+  it("stops a gyre write with a Claude deny Edit rule, in every path form", async () => {
+    const outside = join(dirs.home, "outside");
+    await mkdir(outside, { recursive: true });
+    await put(
+      join(dirs.cwd, ".claude", "settings.json"),
+      JSON.stringify({
+        permissions: {
+          deny: ["Edit(./secret.txt)", "Edit(/config/**)", `Edit(/${outside}/**)`, "Edit(~/dotfile)"],
+          allow: ["Write(allowed-by-write.txt)"],
+        },
+      }),
+    );
+    const targets = ["secret.txt", "config/app.json", join(outside, "x.txt"), join(dirs.home, "dotfile")];
+    const { faux, session, dispose, notices } = await start(
+      [
+        ...targets.map(
+          (path): FauxResponse => ({
+            content: [{ type: "toolCall", name: "write", arguments: { path, content: "leak\n" } }],
+          }),
+        ),
+        { content: [{ type: "toolCall", name: "write", arguments: { path: "free.txt", content: "ok\n" } }] },
+        { content: [{ type: "text", text: "done" }] },
+      ],
+      { trust: true, compat: true },
+    );
+    await session.prompt("write them");
+    await dispose();
+    const seen = results(faux.contexts.at(-1));
+    expect(seen).toHaveLength(5);
+    for (const result of seen.slice(0, 4)) expect(result).toContain("Denied by the permission rules");
+    for (const path of targets) expect(existsSync(resolve(dirs.cwd, path))).toBe(false);
+    expect(existsSync(join(dirs.cwd, "free.txt"))).toBe(true);
+    expect(notices.map((notice) => notice.text).join("\n")).toContain(
+      'permissions.allow rule "Write(allowed-by-write.txt)" is ignored',
+    );
   });
 
   it("gives a .claude/agents definition gyre's tool names and the parent's model for an alias", async () => {
