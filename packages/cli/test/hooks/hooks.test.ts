@@ -200,6 +200,47 @@ describe("PostToolUse", () => {
   });
 });
 
+describe("matchers", () => {
+  it("fires MultiEdit hooks for an edit with several changes, Edit hooks for every edit", async () => {
+    const record = await script(
+      "record.sh",
+      `cat >> "$CLAUDE_PROJECT_DIR/$1.jsonl"; echo >> "$CLAUDE_PROJECT_DIR/$1.jsonl"`,
+    );
+    await userHooks({
+      PreToolUse: [
+        ["MultiEdit", `${record} multi`],
+        ["Edit|Write", `${record} any`],
+      ],
+    });
+    await writeFile(join(dirs.cwd, "app.js"), "var a = 1;\nvar b = 2;\n");
+    const two = [
+      { oldText: "var a", newText: "let a" },
+      { oldText: "var b", newText: "let b" },
+    ];
+    const { session, dispose } = await start([
+      call("edit", { path: "app.js", edits: two }),
+      call("edit", { path: "app.js", edits: [{ oldText: "let a", newText: "const a" }] }),
+      text("ok"),
+    ]);
+    await session.prompt("modernise app.js");
+    await dispose();
+    const lines = async (name: string) =>
+      (await readFile(join(dirs.cwd, `${name}.jsonl`), "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+    const multi = await lines("multi");
+    expect(multi).toHaveLength(1);
+    expect(multi[0].tool_name).toBe("MultiEdit");
+    expect(multi[0].tool_input.file_path).toBe(join(dirs.cwd, "app.js"));
+    expect(multi[0].tool_input.edits).toEqual(
+      two.map((change) => ({ ...change, old_string: change.oldText, new_string: change.newText })),
+    );
+    expect((await lines("any")).map((input) => input.tool_name)).toEqual(["MultiEdit", "Edit"]);
+    expect(await readFile(join(dirs.cwd, "app.js"), "utf8")).toBe("const a = 1;\nlet b = 2;\n");
+  });
+});
+
 describe("subagents", () => {
   it("fires PreToolUse and PostToolUse for a subagent's calls, and SubagentStop when it ends", async () => {
     const log = join(dirs.cwd, "events.log");
