@@ -364,9 +364,54 @@ describe("stdin JSON", () => {
     expect(post.hook_event_name).toBe("PostToolUse");
     expect(post.tool_use_id).toBe(pre.tool_use_id);
     expect(post.tool_input).toEqual(pre.tool_input);
-    expect(post.tool_response).toMatchObject({ success: true, isError: false, filePath: join(dirs.cwd, "notes.md") });
+    expect(post.tool_response).toMatchObject({
+      success: true,
+      isError: false,
+      filePath: join(dirs.cwd, "notes.md"),
+      type: "create",
+      content: "hi\n",
+    });
     expect(typeof post.tool_response.output).toBe("string");
     expect((await readFile(join(dirs.cwd, "pre.env"), "utf8")).trim()).toBe(dirs.cwd);
+  });
+});
+
+describe("stdin JSON of the other events", () => {
+  it("gives PostToolUse Bash, UserPromptSubmit, Stop and SessionStart Claude Code's fields, field by field", async () => {
+    const record = await script("record.sh", `cat > "$CLAUDE_PROJECT_DIR/$1.json"`);
+    await userHooks({
+      PostToolUse: [["Bash", `${record} bash`]],
+      UserPromptSubmit: [[undefined, `${record} prompt`]],
+      Stop: [[undefined, `${record} stop`]],
+      SessionStart: [[undefined, `${record} start`]],
+    });
+    const { session, dispose } = await start([call("bash", { command: "echo out; echo err >&2" }), text("done")], {
+      session: "new",
+    });
+    await session.prompt("run it");
+    const { sessionId, sessionFile } = session.state;
+    await dispose();
+    const read = async (name: string) => JSON.parse(await readFile(join(dirs.cwd, `${name}.json`), "utf8"));
+    const common = (event: string) => ({
+      session_id: sessionId,
+      transcript_path: sessionFile,
+      cwd: dirs.cwd,
+      hook_event_name: event,
+      permission_mode: "default",
+    });
+    const bash = await read("bash");
+    expect(bash).toMatchObject(common("PostToolUse"));
+    expect(bash.tool_name).toBe("Bash");
+    expect(bash.tool_input).toEqual({ command: "echo out; echo err >&2" });
+    expect(typeof bash.tool_use_id).toBe("string");
+    const response = bash.tool_response;
+    expect(response.stdout).toContain("out");
+    expect(response.stdout).toContain("err");
+    expect(response).toMatchObject({ stderr: "", interrupted: false, isImage: false, success: true });
+    expect(response.details).toMatchObject({ exitCode: 0 });
+    expect(await read("prompt")).toEqual({ ...common("UserPromptSubmit"), prompt: "run it" });
+    expect(await read("stop")).toEqual({ ...common("Stop"), stop_hook_active: false });
+    expect(await read("start")).toEqual({ ...common("SessionStart"), source: "startup" });
   });
 });
 

@@ -10,6 +10,7 @@ import {
 import type { SessionEvent } from "../session-events.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../user-interface.js";
 import { claudeToolInput, claudeToolName, gyreToolArgs, hookMatchTargets } from "./claude-tool-names.js";
+import { claudeToolResponse } from "./claude-tool-response.js";
 import type { HookRunner } from "./hook-runner.js";
 import type { HookEvent, HookInput, HookOutcome } from "./hook-types.js";
 
@@ -186,13 +187,12 @@ export class SessionHooks {
         ? { ...called, error: text, is_interrupt: signal.aborted }
         : {
             ...called,
-            tool_response: {
+            tool_response: claudeToolResponse({
+              toolName: name,
+              toolInput,
               output: text,
-              isError: false,
-              success: true,
-              ...(typeof toolInput.file_path === "string" ? { filePath: toolInput.file_path } : {}),
-              ...(input.result.details !== undefined ? { details: input.result.details } : {}),
-            },
+              details: input.result.details,
+            }),
           };
       const outcome = await this.run(event, fields, { target: hookMatchTargets(name, input.args), signal });
       if (outcome.blocked) notes.push(`${event} hook feedback: ${outcome.blocked}`);
