@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -267,6 +268,45 @@ describe("subagents", () => {
       { event: "PreToolUse", tool: "Write" },
       { event: "PostToolUse", tool: "Write" },
       { event: "SubagentStop", tool: null },
+    ]);
+  });
+});
+
+describe("the review subagent", () => {
+  it("fires PreToolUse, PostToolUse and PostToolUseFailure for the reviewer's calls", async () => {
+    const record = await script(
+      "record.sh",
+      `cat >> "$CLAUDE_PROJECT_DIR/hooks.jsonl"; echo >> "$CLAUDE_PROJECT_DIR/hooks.jsonl"`,
+    );
+    await userHooks({
+      PreToolUse: [["Read", `${record} pre`]],
+      PostToolUse: [["Read", `${record} post`]],
+      PostToolUseFailure: [["Read", `${record} failure`]],
+    });
+    execFileSync("git", ["init", "-q"], { cwd: dirs.cwd });
+    await writeFile(join(dirs.cwd, "a.txt"), "alpha\n");
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "0"], {
+      cwd: dirs.cwd,
+    });
+    const { session, dispose } = await start([
+      call("read", { path: "a.txt" }),
+      call("read", { path: "missing.txt" }),
+      text(JSON.stringify({ findings: [] })),
+    ]);
+    const review = await session.submit({ type: "review", uncommitted: true });
+    await dispose();
+    expect(review.findings).toEqual([]);
+    const seen = (await readFile(join(dirs.cwd, "hooks.jsonl"), "utf8")).trim().split("\n");
+    const brief = (input: { hook_event_name: string; tool_name: string; tool_input: { path: string } }) => ({
+      e: input.hook_event_name,
+      t: input.tool_name,
+      p: input.tool_input.path,
+    });
+    expect(seen.map((line) => brief(JSON.parse(line)))).toEqual([
+      { e: "PreToolUse", t: "Read", p: "a.txt" },
+      { e: "PostToolUse", t: "Read", p: "a.txt" },
+      { e: "PreToolUse", t: "Read", p: "missing.txt" },
+      { e: "PostToolUseFailure", t: "Read", p: "missing.txt" },
     ]);
   });
 });
