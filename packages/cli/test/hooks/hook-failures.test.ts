@@ -106,6 +106,20 @@ describe("a gate that fails", () => {
     expect(result).not.toMatch(/^should-not-run/m);
   });
 
+  it("refuses the call when a PermissionRequest hook answers continue: false", async () => {
+    const stop = `cat >/dev/null; echo '{"continue":false,"stopReason":"change freeze until Monday"}'`;
+    const { faux, asked, session, dispose } = await start({ PermissionRequest: group(stop) }, [
+      call("bash", { command: "echo should-not-run" }),
+      text("done"),
+    ]);
+    await session.prompt("go");
+    await dispose();
+    expect(asked).toEqual([]);
+    const result = firstToolResult(faux.contexts[1]);
+    expect(result).toContain("change freeze until Monday");
+    expect(result).not.toMatch(/^should-not-run/m);
+  });
+
   it("blocks the call when a PreToolUse hook crashes", async () => {
     const { faux, asked, session, dispose } = await start({ PreToolUse: group("cat >/dev/null; kill -9 $$") }, [
       call("bash", { command: "echo should-not-run" }),

@@ -155,10 +155,11 @@ export class SessionHooks {
         { tool_name: toolName, tool_input: claudeToolInput(request.toolName, request.args, this.options.cwd) },
         { target: hookMatchTargets(request.toolName, request.args), signal },
       );
-      if (outcome.blocked || outcome.permissionDecision === "deny")
+      // `continue: false` at a gate refuses the call, as it does for PreToolUse.
+      if (outcome.blocked || outcome.permissionDecision === "deny" || outcome.stop !== undefined)
         return {
           decision: "deny",
-          reason: outcome.blocked ?? outcome.permissionReason ?? "a PermissionRequest hook denied it",
+          reason: outcome.blocked ?? outcome.permissionReason ?? outcome.stop ?? "a PermissionRequest hook denied it",
         };
       if (outcome.permissionDecision === "allow") return { decision: "allow" };
     }
