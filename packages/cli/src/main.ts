@@ -99,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
   const rpcUi =
     args.mode === "rpc" ? (await import("./modes/rpc/rpc-mode.js")).createRpcUserInterface(process.stdout) : undefined;
   const ui: UserInterface = deferredUi?.ui ?? rpcUi ?? createHeadlessUserInterface(notify);
-  const cwd = args.worktree ? await enterWorktree(args.worktree, process.stderr) : process.cwd();
+  const cwd = args.worktree ? await enterWorktree(args, process.stderr) : process.cwd();
   if (args.rewind !== undefined && args.continueSession) await assertSessionToRewind(cwd);
   let prompt = "";
   // The same entry as any integrator's; one session per process, on the process-wide registry the TUI's model lists read.
@@ -176,13 +176,17 @@ async function resolveModelsFlag(patterns: readonly string[], session: AgentSess
 }
 
 /** `-w`: the session runs in a new git worktree (docs/worktrees.md); a failure is bad usage. */
-async function enterWorktree(name: string | true, stderr: NodeJS.WritableStream): Promise<string> {
+async function enterWorktree(args: CliArgs, stderr: NodeJS.WritableStream): Promise<string> {
   const { createWorktree } = await import("./core/worktree/worktrees.js");
+  const name = args.worktree;
   const created = await createWorktree({
     cwd: process.cwd(),
     gyreHome: getGyreHome(process.env),
     env: process.env,
-    ...(name === true ? {} : { name }),
+    // The hooks a session here would run: the project's with --trust or a remembered trust, Claude's with --claude-compat.
+    trust: args.trust,
+    claudeCompat: args.claudeCompat,
+    ...(name === true || name === undefined ? {} : { name }),
   }).catch((error: Error) => {
     throw new CliError("bad_usage", error.message);
   });

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { AnyAgentTool } from "@gyre/agent";
+import type { AgentLoopConfig, AnyAgentTool } from "@gyre/agent";
 import { createModelRegistry, type Model, type ModelRegistry, type StreamFunction, type ThinkingLevel } from "@gyre/ai";
 import { version } from "../version.js";
 import { AgentSession } from "./agent-session.js";
@@ -312,6 +312,13 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   const names = selectToolNames(config, settings);
   const governor = createGovernor({ budgets: mergeBudgets(config, settings) });
   let session: AgentSession | undefined;
+  // Subagents and the reviewer obey the same rules, approvals and hooks as the main agent; bash is the same sandboxed tool.
+  const subagentLoop: Pick<AgentLoopConfig, "getApiKey" | "beforeToolCall" | "afterToolCall"> = {
+    getApiKey: (provider) =>
+      provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env, models }),
+    beforeToolCall: withPreToolUse(hooks, (input, signal) => safety.gate.beforeToolCall(input, signal)),
+    ...(hooks ? { afterToolCall: (input, signal) => hooks.afterToolCall(input, signal) } : {}),
+  };
   const harness = await createHarnessTools({
     names: names.filter(isHarnessToolName),
     cwd: io.cwd,
@@ -333,13 +340,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     // A subagent at the tree's budget asks the session's question; the whole tree waits for it.
     pauseAtBudget: (signal) => session?.pauseAtBudget(signal) ?? Promise.resolve(false),
     initialTodos: restoreTodos(restored.messages, opened.store.getBranch()),
-    // Subagents obey the same rules and approvals as the main agent; bash is the same sandboxed tool.
-    loop: {
-      getApiKey: (provider) =>
-        provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env, models }),
-      beforeToolCall: withPreToolUse(hooks, (input, signal) => safety.gate.beforeToolCall(input, signal)),
-      ...(hooks ? { afterToolCall: (input, signal) => hooks.afterToolCall(input, signal) } : {}),
-    },
+    loop: subagentLoop,
     network: {
       allowed: config.allowNetwork === true || settings.sandbox?.network === true,
       allowedDomains: settings.sandbox?.allowedDomains ?? [],
@@ -418,12 +419,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       safety,
       budget: governor.budget,
       startRequest: () => governor.startRequest(),
-      loop: {
-        getApiKey: (provider) =>
-          provider === model.model.provider ? model.apiKey : resolveApiKey({ provider, env: io.env, models }),
-        beforeToolCall: withPreToolUse(hooks, (input, signal) => safety.gate.beforeToolCall(input, signal)),
-        ...(io.streamFn ? { streamFn: io.streamFn } : {}),
-      },
+      loop: { ...subagentLoop, ...(io.streamFn ? { streamFn: io.streamFn } : {}) },
     },
     {
       cwd: io.cwd,
@@ -441,7 +437,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
         ),
     },
   );
-  const commandScopes = new CommandScopes({ safety, models });
+  const commandScopes = new CommandScopes({ safety, models, cwd: io.cwd });
   session = new AgentSession({
     checkpoints,
     model: model.model,

@@ -1,11 +1,10 @@
 import { existsSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Context } from "@gyre/ai";
 import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { adaptClaudeAgents } from "../../src/core/claude-compat/claude-agents.js";
-import { mapClaudeRule } from "../../src/core/claude-compat/claude-compat.js";
 import { loadAgentDefinitions } from "../../src/core/subagents/agent-definitions.js";
 import { createAgentSession } from "../../src/index.js";
 import { makeTempDirs, type TempDirs } from "../sdk/temp-dirs.js";
@@ -129,16 +128,41 @@ describe("a Claude Code setup under --claude-compat", () => {
     expect(userText(off.faux.contexts[0])).toBe("hello");
   });
 
-  it("maps Claude's rule syntax onto gyre's", () => {
-    expect(mapClaudeRule("Bash(npm test:*)")).toBe("bash(npm test:*)");
-    expect(mapClaudeRule("Read(./src/**)")).toBe("read(src/**)");
-    expect(mapClaudeRule("MultiEdit")).toBe("edit");
-    expect(mapClaudeRule("Glob(*.ts)")).toBe("find(*.ts)");
-    expect(mapClaudeRule("KillShell")).toBe("kill_shell");
-    expect(mapClaudeRule("BashOutput")).toBe("bash_output");
-    expect(mapClaudeRule("mcp__github__create_issue")).toBe("mcp__github__create_issue");
-    expect(mapClaudeRule("WebFetch(domain:example.com)")).toBeUndefined();
-    expect(mapClaudeRule("NotebookEdit")).toBeUndefined();
+  it("stops a gyre write with a Claude deny Edit rule, in every path form", async () => {
+    const outside = join(dirs.home, "outside");
+    await mkdir(outside, { recursive: true });
+    await put(
+      join(dirs.cwd, ".claude", "settings.json"),
+      JSON.stringify({
+        permissions: {
+          deny: ["Edit(./secret.txt)", "Edit(/config/**)", `Edit(/${outside}/**)`, "Edit(~/dotfile)"],
+          allow: ["Write(allowed-by-write.txt)"],
+        },
+      }),
+    );
+    const targets = ["secret.txt", "config/app.json", join(outside, "x.txt"), join(dirs.home, "dotfile")];
+    const { faux, session, dispose, notices } = await start(
+      [
+        ...targets.map(
+          (path): FauxResponse => ({
+            content: [{ type: "toolCall", name: "write", arguments: { path, content: "leak\n" } }],
+          }),
+        ),
+        { content: [{ type: "toolCall", name: "write", arguments: { path: "free.txt", content: "ok\n" } }] },
+        { content: [{ type: "text", text: "done" }] },
+      ],
+      { trust: true, compat: true },
+    );
+    await session.prompt("write them");
+    await dispose();
+    const seen = results(faux.contexts.at(-1));
+    expect(seen).toHaveLength(5);
+    for (const result of seen.slice(0, 4)) expect(result).toContain("Denied by the permission rules");
+    for (const path of targets) expect(existsSync(resolve(dirs.cwd, path))).toBe(false);
+    expect(existsSync(join(dirs.cwd, "free.txt"))).toBe(true);
+    expect(notices.map((notice) => notice.text).join("\n")).toContain(
+      'permissions.allow rule "Write(allowed-by-write.txt)" is ignored',
+    );
   });
 
   it("gives a .claude/agents definition gyre's tool names and the parent's model for an alias", async () => {

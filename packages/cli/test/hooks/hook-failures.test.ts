@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Context } from "@gyre/ai";
 import type { FauxResponse } from "@gyre/ai/testing";
@@ -86,6 +86,37 @@ describe("a gate that fails", () => {
     expect(asked).toEqual([]);
     const result = firstToolResult(faux.contexts[1]);
     expect(result).toContain(reason);
+    expect(result).not.toMatch(/^should-not-run/m);
+  });
+
+  it("blocks the call when a PermissionRequest hook script dies part-way, and nobody is asked", async () => {
+    const script = join(dirs.home, "approve.sh");
+    // Reads the request, starts to answer, then is killed before it decides (its shell reports 128 + 15).
+    await writeFile(script, "#!/bin/sh\ncat >/dev/null\nprintf '{\"hookSpecificOutput\":'\nkill -TERM $$\n");
+    await chmod(script, 0o755);
+    const { faux, asked, session, dispose } = await start({ PermissionRequest: group(`"${script}"`) }, [
+      call("bash", { command: "echo should-not-run" }),
+      text("done"),
+    ]);
+    await session.prompt("go");
+    await dispose();
+    expect(asked).toEqual([]);
+    const result = firstToolResult(faux.contexts[1]);
+    expect(result).toMatch(/exited with code 143\b.*, so the call is blocked/);
+    expect(result).not.toMatch(/^should-not-run/m);
+  });
+
+  it("refuses the call when a PermissionRequest hook answers continue: false", async () => {
+    const stop = `cat >/dev/null; echo '{"continue":false,"stopReason":"change freeze until Monday"}'`;
+    const { faux, asked, session, dispose } = await start({ PermissionRequest: group(stop) }, [
+      call("bash", { command: "echo should-not-run" }),
+      text("done"),
+    ]);
+    await session.prompt("go");
+    await dispose();
+    expect(asked).toEqual([]);
+    const result = firstToolResult(faux.contexts[1]);
+    expect(result).toContain("change freeze until Monday");
     expect(result).not.toMatch(/^should-not-run/m);
   });
 

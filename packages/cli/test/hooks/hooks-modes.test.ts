@@ -1,6 +1,7 @@
 /**
- * Hooks where no person types: RPC mode and `gyre mcp serve`, spawned with the faux model. A
- * guard blocks `rm -rf` (exit 2), a Stop hook makes the agent go on once (`decision: block`).
+ * Hooks where no person types: RPC mode, `gyre mcp serve` and `gyre acp`, spawned with the faux
+ * model (ACP: a fake OpenAI server, whose requests show what the model was sent). A guard blocks
+ * `rm -rf` (exit 2), a Stop hook makes the agent go on once (`decision: block`).
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -10,7 +11,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { RpcClient } from "../../src/modes/rpc/rpc-client.js";
+import { initialize, startAcpAgent } from "../acp/acp-agent-process.js";
 import { closeAfterEach } from "../helpers/closing.js";
+import { startFakeModelServer } from "../helpers/fake-model-server.mjs";
 import { cliEnv, createWorkspace, gyreBin } from "../helpers/run-cli.js";
 
 const closing = closeAfterEach();
@@ -93,6 +96,43 @@ describe("hooks under gyre mcp serve", () => {
     const text = result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
     expect(text).toMatch(/^build\/ is still there/);
     expect(existsSync(join(cwd, "build"))).toBe(true);
+    expect(await sources(home)).toEqual(["startup"]);
+  }, 60_000);
+});
+
+describe("hooks under gyre acp", () => {
+  it("blocks rm -rf, the model reads why in the tool result, and goes on once after Stop blocks", async () => {
+    const { cwd, home } = await setup();
+    const server = closing(
+      await startFakeModelServer({
+        respond: ({ index }) =>
+          index === 0
+            ? { toolCalls: [{ name: "bash", arguments: { command: "rm -rf build" } }] }
+            : { text: index === 1 ? "cleaned" : "build/ is still there" },
+      }),
+    );
+    const editor = startAcpAgent({
+      cwd,
+      home,
+      args: ["--provider", "openai", "--model", "gpt-4o"],
+      env: { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" },
+    });
+    closing({ close: () => editor.kill() });
+    await initialize(editor.agent);
+    const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] });
+    const answer = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "clean up" }],
+    });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(existsSync(join(cwd, "build"))).toBe(true);
+    const toolResult = server.requests[1]?.body.messages?.find((message) => message.role === "tool");
+    expect(JSON.stringify(toolResult?.content)).toContain("rm -rf is not allowed here; remove files one by one");
+    expect(JSON.stringify(server.requests[2]?.body.messages?.at(-1))).toContain(
+      "Stop hook feedback: say what you left in place",
+    );
+    expect(server.requests).toHaveLength(3);
+    expect(editor.permissions).toEqual([]);
     expect(await sources(home)).toEqual(["startup"]);
   }, 60_000);
 });

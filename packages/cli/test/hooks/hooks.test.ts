@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -200,6 +201,47 @@ describe("PostToolUse", () => {
   });
 });
 
+describe("matchers", () => {
+  it("fires MultiEdit hooks for an edit with several changes, Edit hooks for every edit", async () => {
+    const record = await script(
+      "record.sh",
+      `cat >> "$CLAUDE_PROJECT_DIR/$1.jsonl"; echo >> "$CLAUDE_PROJECT_DIR/$1.jsonl"`,
+    );
+    await userHooks({
+      PreToolUse: [
+        ["MultiEdit", `${record} multi`],
+        ["Edit|Write", `${record} any`],
+      ],
+    });
+    await writeFile(join(dirs.cwd, "app.js"), "var a = 1;\nvar b = 2;\n");
+    const two = [
+      { oldText: "var a", newText: "let a" },
+      { oldText: "var b", newText: "let b" },
+    ];
+    const { session, dispose } = await start([
+      call("edit", { path: "app.js", edits: two }),
+      call("edit", { path: "app.js", edits: [{ oldText: "let a", newText: "const a" }] }),
+      text("ok"),
+    ]);
+    await session.prompt("modernise app.js");
+    await dispose();
+    const lines = async (name: string) =>
+      (await readFile(join(dirs.cwd, `${name}.jsonl`), "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+    const multi = await lines("multi");
+    expect(multi).toHaveLength(1);
+    expect(multi[0].tool_name).toBe("MultiEdit");
+    expect(multi[0].tool_input.file_path).toBe(join(dirs.cwd, "app.js"));
+    expect(multi[0].tool_input.edits).toEqual(
+      two.map((change) => ({ ...change, old_string: change.oldText, new_string: change.newText })),
+    );
+    expect((await lines("any")).map((input) => input.tool_name)).toEqual(["MultiEdit", "Edit"]);
+    expect(await readFile(join(dirs.cwd, "app.js"), "utf8")).toBe("const a = 1;\nlet b = 2;\n");
+  });
+});
+
 describe("subagents", () => {
   it("fires PreToolUse and PostToolUse for a subagent's calls, and SubagentStop when it ends", async () => {
     const log = join(dirs.cwd, "events.log");
@@ -226,6 +268,45 @@ describe("subagents", () => {
       { event: "PreToolUse", tool: "Write" },
       { event: "PostToolUse", tool: "Write" },
       { event: "SubagentStop", tool: null },
+    ]);
+  });
+});
+
+describe("the review subagent", () => {
+  it("fires PreToolUse, PostToolUse and PostToolUseFailure for the reviewer's calls", async () => {
+    const record = await script(
+      "record.sh",
+      `cat >> "$CLAUDE_PROJECT_DIR/hooks.jsonl"; echo >> "$CLAUDE_PROJECT_DIR/hooks.jsonl"`,
+    );
+    await userHooks({
+      PreToolUse: [["Read", `${record} pre`]],
+      PostToolUse: [["Read", `${record} post`]],
+      PostToolUseFailure: [["Read", `${record} failure`]],
+    });
+    execFileSync("git", ["init", "-q"], { cwd: dirs.cwd });
+    await writeFile(join(dirs.cwd, "a.txt"), "alpha\n");
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "0"], {
+      cwd: dirs.cwd,
+    });
+    const { session, dispose } = await start([
+      call("read", { path: "a.txt" }),
+      call("read", { path: "missing.txt" }),
+      text(JSON.stringify({ findings: [] })),
+    ]);
+    const review = await session.submit({ type: "review", uncommitted: true });
+    await dispose();
+    expect(review.findings).toEqual([]);
+    const seen = (await readFile(join(dirs.cwd, "hooks.jsonl"), "utf8")).trim().split("\n");
+    const brief = (input: { hook_event_name: string; tool_name: string; tool_input: { path: string } }) => ({
+      e: input.hook_event_name,
+      t: input.tool_name,
+      p: input.tool_input.path,
+    });
+    expect(seen.map((line) => brief(JSON.parse(line)))).toEqual([
+      { e: "PreToolUse", t: "Read", p: "a.txt" },
+      { e: "PostToolUse", t: "Read", p: "a.txt" },
+      { e: "PreToolUse", t: "Read", p: "missing.txt" },
+      { e: "PostToolUseFailure", t: "Read", p: "missing.txt" },
     ]);
   });
 });
@@ -323,9 +404,54 @@ describe("stdin JSON", () => {
     expect(post.hook_event_name).toBe("PostToolUse");
     expect(post.tool_use_id).toBe(pre.tool_use_id);
     expect(post.tool_input).toEqual(pre.tool_input);
-    expect(post.tool_response).toMatchObject({ success: true, isError: false, filePath: join(dirs.cwd, "notes.md") });
+    expect(post.tool_response).toMatchObject({
+      success: true,
+      isError: false,
+      filePath: join(dirs.cwd, "notes.md"),
+      type: "create",
+      content: "hi\n",
+    });
     expect(typeof post.tool_response.output).toBe("string");
     expect((await readFile(join(dirs.cwd, "pre.env"), "utf8")).trim()).toBe(dirs.cwd);
+  });
+});
+
+describe("stdin JSON of the other events", () => {
+  it("gives PostToolUse Bash, UserPromptSubmit, Stop and SessionStart Claude Code's fields, field by field", async () => {
+    const record = await script("record.sh", `cat > "$CLAUDE_PROJECT_DIR/$1.json"`);
+    await userHooks({
+      PostToolUse: [["Bash", `${record} bash`]],
+      UserPromptSubmit: [[undefined, `${record} prompt`]],
+      Stop: [[undefined, `${record} stop`]],
+      SessionStart: [[undefined, `${record} start`]],
+    });
+    const { session, dispose } = await start([call("bash", { command: "echo out; echo err >&2" }), text("done")], {
+      session: "new",
+    });
+    await session.prompt("run it");
+    const { sessionId, sessionFile } = session.state;
+    await dispose();
+    const read = async (name: string) => JSON.parse(await readFile(join(dirs.cwd, `${name}.json`), "utf8"));
+    const common = (event: string) => ({
+      session_id: sessionId,
+      transcript_path: sessionFile,
+      cwd: dirs.cwd,
+      hook_event_name: event,
+      permission_mode: "default",
+    });
+    const bash = await read("bash");
+    expect(bash).toMatchObject(common("PostToolUse"));
+    expect(bash.tool_name).toBe("Bash");
+    expect(bash.tool_input).toEqual({ command: "echo out; echo err >&2" });
+    expect(typeof bash.tool_use_id).toBe("string");
+    const response = bash.tool_response;
+    expect(response.stdout).toContain("out");
+    expect(response.stdout).toContain("err");
+    expect(response).toMatchObject({ stderr: "", interrupted: false, isImage: false, success: true });
+    expect(response.details).toMatchObject({ exitCode: 0 });
+    expect(await read("prompt")).toEqual({ ...common("UserPromptSubmit"), prompt: "run it" });
+    expect(await read("stop")).toEqual({ ...common("Stop"), stop_hook_active: false });
+    expect(await read("start")).toEqual({ ...common("SessionStart"), source: "startup" });
   });
 });
 

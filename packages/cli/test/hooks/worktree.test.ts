@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { worktreesDir } from "../../src/core/worktree/worktrees.js";
@@ -117,5 +117,45 @@ describe("gyre -w", () => {
     const refused = await runCli(["-p", "-w", ...faux, "go"], { cwd: outside.cwd, env: cliEnv(outside.home) });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("is not inside a git repository");
+  });
+
+  it("runs the hooks a session here would: Claude's with --claude-compat, the project's only once trusted", async () => {
+    const { cwd, home, env, faux } = await repository();
+    const record = (file: string) => [{ hooks: [{ type: "command", command: `cat > "$GYRE_HOME/${file}.json"` }] }];
+    await mkdir(join(home, ".claude"), { recursive: true });
+    await writeFile(
+      join(home, ".claude", "settings.json"),
+      JSON.stringify({ hooks: { WorktreeCreate: record("claude-user") } }),
+    );
+    await mkdir(join(cwd, ".claude"), { recursive: true });
+    await writeFile(
+      join(cwd, ".claude", "settings.json"),
+      JSON.stringify({ hooks: { WorktreeCreate: record("claude-project") } }),
+    );
+    await mkdir(join(cwd, ".gyre"), { recursive: true });
+    await writeFile(
+      join(cwd, ".gyre", "settings.json"),
+      JSON.stringify({ hooks: { WorktreeRemove: record("gyre-project") } }),
+    );
+
+    const plain = await runCli(["-p", "-w", "plain", ...faux, "go"], { cwd, env });
+    expect(plain.code).toBe(0);
+    expect(existsSync(join(home, "claude-user.json"))).toBe(false);
+
+    const untrusted = await runCli(["-p", "-w", "untrusted", "--claude-compat", ...faux, "go"], { cwd, env });
+    expect(untrusted.code).toBe(0);
+    const user = JSON.parse(await readFile(join(home, "claude-user.json"), "utf8"));
+    expect(user).toMatchObject({ hook_event_name: "WorktreeCreate", name: "untrusted" });
+    expect(existsSync(join(home, "claude-project.json"))).toBe(false);
+
+    const trusted = await runCli(["-p", "-w", "trusted", "--claude-compat", "--trust", ...faux, "go"], { cwd, env });
+    expect(trusted.code).toBe(0);
+    const project = JSON.parse(await readFile(join(home, "claude-project.json"), "utf8"));
+    expect(project).toMatchObject({ hook_event_name: "WorktreeCreate", name: "trusted" });
+
+    // `gyre worktree remove` has no --trust: an untrusted folder's .gyre hooks stay out.
+    const removed = await runCli(["worktree", "remove", "plain", "--force"], { cwd, env });
+    expect(removed.code).toBe(0);
+    expect(existsSync(join(home, "gyre-project.json"))).toBe(false);
   });
 });

@@ -7,11 +7,13 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, parse, resolve } from "node:path";
-import type { PermissionRules } from "../permissions/permission-rules.js";
+import { canonicalPath, type PermissionRules, type RuleKind } from "../permissions/permission-rules.js";
 import type { ContextFile } from "../system-prompt/context-files.js";
 
 /** Where a Claude Code setup lives for this run. */
 export type ClaudeSetup = {
+  /** The project folder: `/path` in a rule counts from it. */
+  projectDir: string;
   /** `~/.claude/settings.json`, then (trusted) `.claude/settings.json` and `.claude/settings.local.json`. */
   settingsFiles: string[];
   commandDirs: string[];
@@ -37,6 +39,7 @@ export function claudeSetup(options: { cwd: string; env: NodeJS.ProcessEnv; trus
     if (current === parse(current).root) break;
   }
   return {
+    projectDir: resolve(options.cwd),
     settingsFiles: [
       join(user, "settings.json"),
       ...(options.trusted ? [join(project, "settings.json"), join(project, "settings.local.json")] : []),
@@ -80,26 +83,48 @@ const RULE_TOOLS: Readonly<Record<string, string>> = {
   TodoWrite: "todo",
 };
 
+/** gyre's tools whose rule patterns are paths (Claude's path forms are rewritten for them). */
+const PATH_TOOLS: ReadonlySet<string> = new Set(["read", "write", "edit", "grep", "find", "ls"]);
+
+/** Where a rule's paths are anchored: `/path` counts from the project folder (docs/claude-compat.md). */
+export type ClaudeRuleContext = { projectDir: string };
+
 /**
- * A Claude Code permission rule as gyre's (`Bash(npm test:*)` → `bash(npm test:*)`,
- * `Read(./src/**)` → `read(src/**)`); undefined for one gyre cannot express
- * (`WebFetch(domain:…)`), so it is left out rather than widened.
+ * A Claude Code permission rule as gyre's rules (docs/claude-compat.md#permission-rules): an
+ * `Edit` rule covers every tool that changes files (gyre's `edit` and `write`), as Claude's does;
+ * Claude matches a path on `Edit` rules only, so a `Write(path)` or `MultiEdit(path)` rule reads
+ * as `Edit(path)` when it denies or asks, and gives nothing when it allows. Claude's path forms
+ * become gyre's: `//abs` → `/abs`, `~/x` stays, `/x` → the project folder's `x` (absolute),
+ * `./x` → `x`. Empty for a rule gyre cannot express (`WebFetch(domain:…)`, a tool gyre lacks):
+ * it is left out rather than widened.
  */
-export function mapClaudeRule(rule: string): string | undefined {
+export function mapClaudeRule(rule: string, kind: RuleKind, context: ClaudeRuleContext): string[] {
   const match = /^([A-Za-z_][\w-]*)(?:\((.*)\))?$/s.exec(rule.trim());
-  if (!match) return undefined;
+  if (!match) return [];
   const [, tool = "", pattern] = match;
   const name = gyreToolName(tool);
-  if (!name) return undefined;
-  if (pattern === undefined || pattern === "") return name;
-  if (name === "web_fetch") return undefined;
-  const cleaned = name === "bash" ? pattern : pattern.replace(/^\.\//, "");
-  return `${name}(${cleaned})`;
+  if (!name) return [];
+  const editing = tool === "Edit" ? ["edit", "write"] : [name];
+  if (pattern === undefined || pattern === "") return editing;
+  if (name === "web_fetch") return [];
+  if (name === "bash") return [`bash(${pattern})`];
+  const path = PATH_TOOLS.has(name) ? gyrePathPattern(pattern, context) : pattern;
+  if (tool === "Write" || tool === "MultiEdit") return kind === "allow" ? [] : [`edit(${path})`, `write(${path})`];
+  return editing.map((each) => `${each}(${path})`);
 }
 
-function wholeTool(rule: string): string | undefined {
+/** Claude's path forms in gyre's rule syntax (docs/safety.md: `/` absolute, `~/` home, else relative to cwd). */
+function gyrePathPattern(pattern: string, context: ClaudeRuleContext): string {
+  if (pattern.startsWith("//")) return pattern.slice(1);
+  if (pattern.startsWith("/")) return join(context.projectDir, pattern.slice(1));
+  return pattern.replace(/^\.\//, "");
+}
+
+function wholeTool(rule: string): string[] {
   const tool = /^([A-Za-z_][\w-]*)/.exec(rule.trim())?.[1];
-  return tool ? gyreToolName(tool) : undefined;
+  const name = tool ? gyreToolName(tool) : undefined;
+  if (!name) return [];
+  return tool === "Edit" ? ["edit", "write"] : [name];
 }
 
 /** gyre's name for a tool Claude Code names (`Glob` → `find`); MCP tools keep theirs; undefined when gyre has none. */
@@ -117,6 +142,8 @@ export type ClaudeSettings = {
 /** Reads the setup's settings files; a missing file is skipped, a broken one is a warning. */
 export async function loadClaudeSettings(setup: ClaudeSetup): Promise<ClaudeSettings> {
   const result: ClaudeSettings = { hooks: [], permissions: {}, warnings: [] };
+  // Canonical, as the rules compare canonical paths (docs/safety.md).
+  const context = { projectDir: await canonicalPath(setup.projectDir) };
   for (const file of setup.settingsFiles) {
     const text = await readFile(file, "utf8").catch(() => undefined);
     if (text === undefined) continue;
@@ -133,11 +160,13 @@ export async function loadClaudeSettings(setup: ClaudeSetup): Promise<ClaudeSett
       if (!Array.isArray(rules)) continue;
       for (const rule of rules) {
         // A deny or ask rule gyre cannot express covers the whole tool: narrowing it would widen what runs.
-        const mapped =
-          typeof rule === "string"
-            ? (mapClaudeRule(rule) ?? (kind === "allow" ? undefined : wholeTool(rule)))
-            : undefined;
-        if (mapped) result.permissions[kind] = [...(result.permissions[kind] ?? []), mapped];
+        const mapped = typeof rule === "string" ? mapClaudeRule(rule, kind, context) : [];
+        if (mapped.length === 0 && typeof rule === "string" && kind !== "allow") mapped.push(...wholeTool(rule));
+        if (mapped.length > 0) result.permissions[kind] = [...(result.permissions[kind] ?? []), ...mapped];
+        else if (typeof rule === "string" && /^(Write|MultiEdit)\(/.test(rule.trim()))
+          result.warnings.push(
+            `${file}: permissions.allow rule ${JSON.stringify(rule)} is ignored: Claude Code matches paths on Edit(path) rules only, which cover writes too; write Edit(…) instead.`,
+          );
         else
           result.warnings.push(
             `${file}: permissions.${kind} rule ${JSON.stringify(rule)} has no gyre equivalent; it is ignored.`,

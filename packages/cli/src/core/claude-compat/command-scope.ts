@@ -22,7 +22,14 @@ export class CommandScopes {
   /** The model to go back to, and the one the command chose (undefined: the command changed only approvals). */
   private active: { previous?: Model; chosen?: Model } | undefined;
 
-  constructor(private readonly options: { safety: Pick<Safety, "setPromptApproval">; models: ModelRegistry }) {}
+  constructor(
+    private readonly options: {
+      safety: Pick<Safety, "setPromptApproval">;
+      models: ModelRegistry;
+      /** The project folder: `/path` in an `allowed-tools` rule counts from it. */
+      cwd: string;
+    },
+  ) {}
 
   /** The session whose model is switched; the scope ends when it is idle. */
   attach(session: AgentSession): void {
@@ -46,8 +53,8 @@ export class CommandScopes {
     const session = this.session;
     const rules: string[] = [];
     for (const tool of template.allowedTools ?? []) {
-      const rule = mapClaudeRule(tool);
-      if (rule) rules.push(rule);
+      const mapped = mapClaudeRule(tool, "allow", { projectDir: this.options.cwd });
+      if (mapped.length > 0) rules.push(...mapped);
       else
         this.tell(
           `/${template.name}: allowed-tools entry ${JSON.stringify(tool)} has no gyre equivalent; it is ignored.`,

@@ -9,7 +9,7 @@ import { contextBlock, SessionHooks, type SessionHooksOptions } from "./session-
 type BeforeToolCall = (input: BeforeToolCallInput, signal: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
 
 /** Where a session's hooks come from (docs/hooks.md). */
-type HookSources = {
+export type HookSources = {
   gyreHome: string;
   cwd: string;
   trusted: boolean;
@@ -18,7 +18,7 @@ type HookSources = {
 };
 
 /** The user's settings' hooks, the trusted project's, then the Claude setup's. */
-async function readHooks(sources: HookSources): Promise<LoadedHooks> {
+export async function readHooks(sources: HookSources): Promise<LoadedHooks> {
   const loaded = await loadHooks({ gyreHome: sources.gyreHome, cwd: sources.cwd, trusted: sources.trusted });
   for (const { file, value } of sources.claudeHooks ?? []) {
     const parsed = parseHooks(value, file);

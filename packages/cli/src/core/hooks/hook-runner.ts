@@ -37,18 +37,26 @@ export class HookRunner {
     return this.commands.some((command) => command.event === event);
   }
 
-  /** The distinct commands of `event` whose matcher matches `target` (events without a target match all). */
-  matching(event: HookEvent, target: string | undefined): HookCommand[] {
+  /**
+   * The distinct commands of `event` whose matcher matches `target`, or one of several names
+   * (a MultiEdit is also an Edit); events without a target match all.
+   */
+  matching(event: HookEvent, target: string | readonly string[] | undefined): HookCommand[] {
     const byCommand = new Map<string, HookCommand>();
+    const targets = typeof target === "string" ? [target] : target;
     for (const command of this.commands) {
       if (command.event !== event || byCommand.has(command.command)) continue;
-      if (command.matcher && target !== undefined && !command.matcher.test(target)) continue;
+      const matcher = command.matcher;
+      if (matcher && targets !== undefined && !targets.some((each) => matcher.test(each))) continue;
       byCommand.set(command.command, command);
     }
     return [...byCommand.values()];
   }
 
-  async run(input: HookInput, options: { target?: string; signal?: AbortSignal } = {}): Promise<HookOutcome> {
+  async run(
+    input: HookInput,
+    options: { target?: string | readonly string[]; signal?: AbortSignal } = {},
+  ): Promise<HookOutcome> {
     const commands = this.matching(input.hook_event_name, options.target);
     if (commands.length === 0) return { context: [], messages: [], ran: 0 };
     const runs = await Promise.all(

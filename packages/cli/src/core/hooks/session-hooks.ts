@@ -9,7 +9,8 @@ import {
 } from "@gyre/agent";
 import type { SessionEvent } from "../session-events.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../user-interface.js";
-import { claudeToolInput, claudeToolName, gyreToolArgs } from "./claude-tool-names.js";
+import { claudeToolInput, claudeToolName, gyreToolArgs, hookMatchTargets } from "./claude-tool-names.js";
+import { claudeToolResponse } from "./claude-tool-response.js";
 import type { HookRunner } from "./hook-runner.js";
 import type { HookEvent, HookInput, HookOutcome } from "./hook-types.js";
 
@@ -93,7 +94,7 @@ export class SessionHooks {
   private async run(
     event: HookEvent,
     fields: Record<string, unknown>,
-    options: { target?: string; signal?: AbortSignal } = {},
+    options: { target?: string | readonly string[]; signal?: AbortSignal } = {},
   ): Promise<HookOutcome> {
     const outcome = await this.options.runner.run(this.input(event, fields), options);
     // A hook that failed outside a gate, or a systemMessage: news for the user, never for the model.
@@ -106,15 +107,14 @@ export class SessionHooks {
   async preToolUse(input: BeforeToolCallInput, signal: AbortSignal): Promise<BeforeToolCallResult | undefined> {
     if (!this.has("PreToolUse")) return undefined;
     const name = input.toolCall.name;
-    const toolName = claudeToolName(name);
     const outcome = await this.run(
       "PreToolUse",
       {
-        tool_name: toolName,
+        tool_name: claudeToolName(name, input.args),
         tool_input: claudeToolInput(name, input.args, this.options.cwd),
         tool_use_id: input.toolCall.id,
       },
-      { target: toolName, signal },
+      { target: hookMatchTargets(name, input.args), signal },
     );
     if (outcome.context.length > 0) this.pendingContext.set(input.toolCall.id, outcome.context);
     const denied =
@@ -148,17 +148,18 @@ export class SessionHooks {
     signal: AbortSignal,
     willAsk: boolean,
   ): Promise<ApprovalAnswer | undefined> {
-    const toolName = claudeToolName(request.toolName);
+    const toolName = claudeToolName(request.toolName, request.args);
     if (this.has("PermissionRequest")) {
       const outcome = await this.run(
         "PermissionRequest",
         { tool_name: toolName, tool_input: claudeToolInput(request.toolName, request.args, this.options.cwd) },
-        { target: toolName, signal },
+        { target: hookMatchTargets(request.toolName, request.args), signal },
       );
-      if (outcome.blocked || outcome.permissionDecision === "deny")
+      // `continue: false` at a gate refuses the call, as it does for PreToolUse.
+      if (outcome.blocked || outcome.permissionDecision === "deny" || outcome.stop !== undefined)
         return {
           decision: "deny",
-          reason: outcome.blocked ?? outcome.permissionReason ?? "a PermissionRequest hook denied it",
+          reason: outcome.blocked ?? outcome.permissionReason ?? outcome.stop ?? "a PermissionRequest hook denied it",
         };
       if (outcome.permissionDecision === "allow") return { decision: "allow" };
     }
@@ -179,7 +180,7 @@ export class SessionHooks {
     const event = input.isError ? "PostToolUseFailure" : "PostToolUse";
     if (this.has(event)) {
       const name = input.toolCall.name;
-      const toolName = claudeToolName(name);
+      const toolName = claudeToolName(name, input.args);
       const text = input.result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
       const toolInput = claudeToolInput(name, input.args, this.options.cwd);
       const called = { tool_name: toolName, tool_input: toolInput, tool_use_id: input.toolCall.id };
@@ -187,15 +188,14 @@ export class SessionHooks {
         ? { ...called, error: text, is_interrupt: signal.aborted }
         : {
             ...called,
-            tool_response: {
+            tool_response: claudeToolResponse({
+              toolName: name,
+              toolInput,
               output: text,
-              isError: false,
-              success: true,
-              ...(typeof toolInput.file_path === "string" ? { filePath: toolInput.file_path } : {}),
-              ...(input.result.details !== undefined ? { details: input.result.details } : {}),
-            },
+              details: input.result.details,
+            }),
           };
-      const outcome = await this.run(event, fields, { target: toolName, signal });
+      const outcome = await this.run(event, fields, { target: hookMatchTargets(name, input.args), signal });
       if (outcome.blocked) notes.push(`${event} hook feedback: ${outcome.blocked}`);
       notes.push(...outcome.context);
       terminate = outcome.stop !== undefined;

@@ -117,6 +117,17 @@ describe("rules for other tools", () => {
     expect((await rules.evaluate("read", { path: "src/a.ts" })).decision).toBe("allow");
   });
 
+  it("reads ~/ in a file rule as the home folder, and / as the filesystem root", async () => {
+    const rules = createRuleSet(
+      { deny: ["write(~/secret/**)"], ask: [`edit(${root}/proj/*.lock)`] },
+      { cwd: join(root, "proj"), homeDir: root },
+    );
+    expect((await rules.evaluate("write", { path: "../secret/key" })).decision).toBe("deny");
+    expect((await rules.evaluate("write", { path: join(root, "secret", "a", "b") })).decision).toBe("deny");
+    expect((await rules.evaluate("write", { path: "notes.md" })).decision).toBe("none");
+    expect((await rules.evaluate("edit", { path: "yarn.lock" })).decision).toBe("ask");
+  });
+
   it("matches MCP tools by name, with wildcards", async () => {
     const rules = createRuleSet({ deny: ["mcp__github__delete_repo"], ask: ["mcp__github__*"] }, options);
     expect((await rules.evaluate("mcp__github__delete_repo", {})).decision).toBe("deny");

@@ -111,22 +111,25 @@ const none: RuleVerdict = { decision: "none", reason: "no rule matches" };
 async function fileTarget(
   args: Record<string, unknown>,
   options: { cwd: string; homeDir: string },
-): Promise<{ absolute: string; relative: string }> {
+): Promise<FileTarget> {
   const raw = typeof args.path === "string" && args.path !== "" ? args.path : ".";
   const expanded = raw === "~" ? options.homeDir : raw.startsWith("~/") ? join(options.homeDir, raw.slice(2)) : raw;
   const absolute = await canonicalPath(resolve(options.cwd, expanded));
   const cwd = await canonicalPath(options.cwd);
   const inside = absolute === cwd || absolute.startsWith(cwd + sep);
-  return { absolute, relative: inside ? relative(cwd, absolute) || "." : absolute };
+  const home = await canonicalPath(options.homeDir);
+  return { absolute, relative: inside ? relative(cwd, absolute) || "." : absolute, home };
 }
 
-async function matchesTarget(
-  rule: ParsedRule,
-  target: { absolute: string; relative: string } | undefined,
-): Promise<boolean> {
+/** A file call's path, canonical, and the home folder a `~/` pattern counts from. */
+type FileTarget = { absolute: string; relative: string; home: string };
+
+async function matchesTarget(rule: ParsedRule, target: FileTarget | undefined): Promise<boolean> {
   if (rule.pattern === undefined || rule.pattern === "*" || rule.pattern === "**") return true;
   if (!target) return false;
   const pattern = rule.pattern;
+  if (pattern === "~" || pattern.startsWith("~/"))
+    return wildcard(join(target.home, pattern.slice(1))).test(target.absolute);
   if (pattern.startsWith("/") || pattern.startsWith("~")) return wildcard(pattern).test(target.absolute);
   return (await createGlobMatcher(pattern))(target.relative);
 }

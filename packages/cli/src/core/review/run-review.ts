@@ -42,7 +42,8 @@ export type ReviewDeps = {
   budget: TreeBudget;
   /** A new request for the governor, as a prompt starts one. */
   startRequest?: () => void;
-  loop: Pick<AgentLoopConfig, "streamFn" | "getApiKey" | "streamOptions" | "beforeToolCall">;
+  /** The session's model access and tool-call hooks (PreToolUse, PostToolUse, PostToolUseFailure: docs/hooks.md). */
+  loop: Pick<AgentLoopConfig, "streamFn" | "getApiKey" | "streamOptions" | "beforeToolCall" | "afterToolCall">;
   onEvent?: (event: AgentEvent) => void;
 };
 

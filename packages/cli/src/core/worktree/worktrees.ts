@@ -9,7 +9,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { HookRunner } from "../hooks/hook-runner.js";
 import type { HookEvent } from "../hooks/hook-types.js";
-import { loadHooks } from "../hooks/load-hooks.js";
+import { loadWorktreeHooks, type WorktreeHookFlags } from "./worktree-hooks.js";
 import { worktreeNameProblem } from "./worktree-name.js";
 
 const run = promisify(execFile);
@@ -65,12 +65,14 @@ export function generateWorktreeName(now = new Date()): string {
  * (the same subfolder of it as `cwd` is of the repository). Runs WorktreeCreate hooks after.
  * Throws a sentence for a bad or taken name, or outside a repository.
  */
-export async function createWorktree(options: {
-  cwd: string;
-  gyreHome: string;
-  env: NodeJS.ProcessEnv;
-  name?: string;
-}): Promise<GyreWorktree & { workDir: string; messages: string[] }> {
+export async function createWorktree(
+  options: WorktreeHookFlags & {
+    cwd: string;
+    gyreHome: string;
+    env: NodeJS.ProcessEnv;
+    name?: string;
+  },
+): Promise<GyreWorktree & { workDir: string; messages: string[] }> {
   const name = options.name ?? generateWorktreeName();
   const problem = worktreeNameProblem(name);
   if (problem) throw new Error(problem);
@@ -87,7 +89,7 @@ export async function createWorktree(options: {
   const workDir = join(path, relative(top, resolve(options.cwd)));
   const messages = await runWorktreeHook(
     "WorktreeCreate",
-    { root, gyreHome: options.gyreHome, env: options.env },
+    { ...options, root },
     {
       name,
       worktree_path: path,
@@ -116,13 +118,15 @@ export async function listWorktrees(options: { cwd: string; gyreHome: string }):
  * Removes the worktree `name` (git refuses one with changes unless `force`); its branch stays,
  * holding the commits. Runs WorktreeRemove hooks after. Throws a sentence when there is none.
  */
-export async function removeWorktree(options: {
-  cwd: string;
-  gyreHome: string;
-  env: NodeJS.ProcessEnv;
-  name: string;
-  force?: boolean;
-}): Promise<GyreWorktree & { messages: string[] }> {
+export async function removeWorktree(
+  options: WorktreeHookFlags & {
+    cwd: string;
+    gyreHome: string;
+    env: NodeJS.ProcessEnv;
+    name: string;
+    force?: boolean;
+  },
+): Promise<GyreWorktree & { messages: string[] }> {
   const worktree = (await listWorktrees(options)).find((entry) => entry.name === options.name);
   if (!worktree) throw new Error(`No gyre worktree is named ${options.name}; gyre worktree list shows them.`);
   const root = await mainCheckout(options.cwd);
@@ -133,7 +137,7 @@ export async function removeWorktree(options: {
   }
   const messages = await runWorktreeHook(
     "WorktreeRemove",
-    { root, gyreHome: options.gyreHome, env: options.env },
+    { ...options, root },
     {
       name: worktree.name,
       worktree_path: worktree.path,
@@ -143,14 +147,16 @@ export async function removeWorktree(options: {
   return { ...worktree, messages };
 }
 
-/** The user's WorktreeCreate/WorktreeRemove hooks (docs/hooks.md); returns what they said for the user. */
+/**
+ * WorktreeCreate/WorktreeRemove: the hooks a session in `cwd` would run (`loadWorktreeHooks`),
+ * in the repository's main checkout; returns what they said for the user.
+ */
 async function runWorktreeHook(
   event: HookEvent,
-  where: { root: string; gyreHome: string; env: NodeJS.ProcessEnv },
+  where: WorktreeHookFlags & { root: string; cwd: string; gyreHome: string; env: NodeJS.ProcessEnv },
   fields: Record<string, string>,
 ): Promise<string[]> {
-  // The repository's own settings are not trusted here: only the user's hooks run.
-  const { commands, warnings } = await loadHooks({ gyreHome: where.gyreHome, cwd: where.root, trusted: false });
+  const { commands, warnings } = await loadWorktreeHooks(where);
   const runner = new HookRunner(commands, { projectDir: where.root, env: where.env });
   if (!runner.has(event)) return warnings;
   const outcome = await runner.run(
