@@ -79,4 +79,40 @@ describe(".claude/commands front-matter", () => {
     expect(faux.contexts).toHaveLength(1);
     expect(small.contexts).toHaveLength(1);
   });
+
+  it("reads subfolders as Claude Code does: frontend/component.md is /component (project:frontend)", async () => {
+    const put = async (path: string, text: string) => {
+      await mkdir(join(path, ".."), { recursive: true });
+      await writeFile(path, text);
+    };
+    const project = join(dirs.cwd, ".claude", "commands");
+    const user = join(dirs.home, ".claude", "commands");
+    await put(
+      join(project, "frontend", "component.md"),
+      "---\ndescription: Make a component\n---\nMake a $1 component.\n",
+    );
+    await put(join(user, "component.md"), "---\ndescription: The user's own\n---\nThe user's component.\n");
+    await put(join(user, "backend", "api.md"), "Write an API for $ARGUMENTS.\n");
+    await put(join(project, "a", "lint.md"), "Lint from a.\n");
+    await put(join(project, "b", "lint.md"), "Lint from b.\n");
+    await writeFile(join(dirs.home, "settings.json"), JSON.stringify({ claudeCompat: true }));
+    const { faux, session, dispose } = await startFauxSession(dirs, [text("made"), text("written"), text("linted")], {
+      trust: true,
+    });
+    const described = Object.fromEntries(session.info.templates.map((t) => [t.name, t.description]));
+    await session.prompt("/component button");
+    await session.prompt("/api users");
+    await session.prompt("/lint");
+    await dispose();
+    // The project's wins over the user's of the same name; in one folder the first subfolder in path order.
+    expect(described).toMatchObject({
+      component: "Make a component (project:frontend)",
+      api: "Write an API for $ARGUMENTS. (user:backend)",
+      lint: "Lint from a. (project:a)",
+    });
+    const sent = faux.contexts.map((context) => JSON.stringify(context.messages.at(-1)?.content));
+    expect(sent[0]).toContain("Make a button component.");
+    expect(sent[1]).toContain("Write an API for users.");
+    expect(sent[2]).toContain("Lint from a.");
+  });
 });

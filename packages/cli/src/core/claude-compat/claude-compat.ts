@@ -14,7 +14,8 @@ import type { ContextFile } from "../system-prompt/context-files.js";
 export type ClaudeSetup = {
   /** `~/.claude/settings.json`, then (trusted) `.claude/settings.json` and `.claude/settings.local.json`. */
   settingsFiles: string[];
-  commandDirs: string[];
+  /** `~/.claude/commands`, then (trusted) `.claude/commands`: read with their subfolders. */
+  commandDirs: { path: string; claude: "user" | "project" }[];
   agentDirs: string[];
   skillDirs: string[];
   /** `~/.claude/CLAUDE.md`, then (trusted) each folder's `CLAUDE.md` and `.claude/CLAUDE.md` from the root down to cwd. */
@@ -41,7 +42,10 @@ export function claudeSetup(options: { cwd: string; env: NodeJS.ProcessEnv; trus
       join(user, "settings.json"),
       ...(options.trusted ? [join(project, "settings.json"), join(project, "settings.local.json")] : []),
     ],
-    commandDirs: both("commands"),
+    commandDirs: [
+      { path: join(user, "commands"), claude: "user" },
+      ...(options.trusted ? [{ path: join(project, "commands"), claude: "project" as const }] : []),
+    ],
     agentDirs: both("agents"),
     skillDirs: both("skills"),
     contextCandidates: [
