@@ -441,7 +441,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
         ),
     },
   );
-  const commandScopes = new CommandScopes({ safety, models });
+  const commandScopes = new CommandScopes({ safety, models, cwd: io.cwd, env: io.env, allowPaths: config.allowPaths });
   session = new AgentSession({
     checkpoints,
     model: model.model,
@@ -521,6 +521,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
             templates: resources.templates,
             skills: resources.skills,
             ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
+            expandClaudeCommand: (template, text) => commandScopes.expand(template, text),
           }),
           mcp.manager,
         ),
