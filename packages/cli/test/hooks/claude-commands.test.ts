@@ -126,6 +126,7 @@ describe(".claude/commands front-matter", () => {
         "- missing: !`ls no-such-file`",
         "- not covered: !`touch uncovered.txt`",
         "- asked: !`pwd`",
+        "- by gyre's rule: !`printf ruled`",
         "- sandboxed: !`mkdir ../escaped`",
         "Summarise.",
       ].join("\n"),
@@ -133,7 +134,11 @@ describe(".claude/commands front-matter", () => {
     // gyre's own rule refuses touch even though the command's allowed-tools name it.
     await writeFile(
       join(dirs.home, "settings.json"),
-      JSON.stringify({ claudeCompat: true, approval: "ask", permissions: { deny: ["bash(touch:*)"] } }),
+      JSON.stringify({
+        claudeCompat: true,
+        approval: "ask",
+        permissions: { deny: ["bash(touch:*)"], allow: ["bash(printf:*)"] },
+      }),
     );
     const asked: string[] = [];
     const { faux, session, dispose } = await startFauxSession(dirs, [text("summarised")], {
@@ -147,6 +152,7 @@ describe(".claude/commands front-matter", () => {
     expect(sent).toMatch(/- missing: \[!`ls no-such-file` failed \(exit 2\)\]\n.*No such file/);
     expect(sent).toContain("- not covered: [!`touch uncovered.txt` was not run: Denied by the permission rules");
     expect(sent).toContain("- asked: [!`pwd` was not run: The user declined this call");
+    expect(sent).toContain("- by gyre's rule: ruled\n");
     expect(sent).toContain("Summarise.");
     // Only the uncovered one was asked; the denied one never ran.
     expect(asked).toEqual(["pwd"]);
