@@ -445,7 +445,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
         ),
     },
   );
-  const commandScopes = new CommandScopes({ safety, models, cwd: io.cwd, env: io.env, allowPaths: config.allowPaths });
+  const allowPaths = [...config.allowPaths, ...(settings.allowedPaths ?? [])];
+  const commandScopes = new CommandScopes({ safety, models, cwd: io.cwd, env: io.env, allowPaths });
   session = new AgentSession({
     checkpoints,
     model: model.model,
