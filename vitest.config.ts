@@ -20,6 +20,7 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const inProcessCliTests = [
   "core/agent-session-door",
   "core/agent-session",
+  "hooks/nested-context",
   "interactive/components",
   "interactive/sanitize-text",
   "interactive/streaming-markdown",

@@ -52,6 +52,7 @@ import type { SessionJournals } from "./session/session-journal.js";
 import type { SessionContext, SessionManager } from "./session/session-manager.js";
 import type { SessionEvent } from "./session-events.js";
 import { buildRuntimeSystemPrompt } from "./system-prompt/build-runtime-system-prompt.js";
+import { withNestedContext } from "./system-prompt/nested-context-files.js";
 import { type SessionTelemetry, startTelemetry } from "./telemetry/start-telemetry.js";
 import { type BackgroundShells, createBackgroundShells, createCodingTools } from "./tools/index.js";
 import type { TodoStore } from "./tools/todo-tool.js";
@@ -356,7 +357,10 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
     allowPaths: config.allowPaths,
     ...(io.fileSystem ? { fs: io.fileSystem } : {}),
   };
-  const selected = [...selectTools(names, settings, resources, toolDeps), ...harness.tools];
+  // Context files of folders below cwd join the results of the file tools that work there.
+  const nestedContext = { cwd: io.cwd, project, claudeHome: base.claude?.setup.home };
+  const coding = withNestedContext(selectTools(names, settings, resources, toolDeps), nestedContext);
+  const selected = [...coding, ...harness.tools];
   // Only with an lsp setting is the language-server code loaded (start-up time; docs/lsp.md).
   const lsp =
     settings.lsp && Object.keys(settings.lsp).length > 0
@@ -437,7 +441,8 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
         ),
     },
   );
-  const commandScopes = new CommandScopes({ safety, models, cwd: io.cwd });
+  const allowPaths = [...config.allowPaths, ...(settings.allowedPaths ?? [])];
+  const commandScopes = new CommandScopes({ safety, models, cwd: io.cwd, env: io.env, allowPaths });
   session = new AgentSession({
     checkpoints,
     model: model.model,
@@ -517,6 +522,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
             templates: resources.templates,
             skills: resources.skills,
             ...(mcp.manager ? { expandMcpPrompt: createMcpPromptExpander(mcp.manager) } : {}),
+            expandClaudeCommand: (template, text) => commandScopes.expand(template, text),
           }),
           mcp.manager,
         ),

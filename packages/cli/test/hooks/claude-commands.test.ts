@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createModelRegistry } from "@gyre/ai";
@@ -78,5 +79,102 @@ describe(".claude/commands front-matter", () => {
     expect(session.getLastAssistantText()).toBe("from the main model");
     expect(faux.contexts).toHaveLength(1);
     expect(small.contexts).toHaveLength(1);
+  });
+
+  it("reads subfolders as Claude Code does: frontend/component.md is /component (project:frontend)", async () => {
+    const put = async (path: string, text: string) => {
+      await mkdir(join(path, ".."), { recursive: true });
+      await writeFile(path, text);
+    };
+    const project = join(dirs.cwd, ".claude", "commands");
+    const user = join(dirs.home, ".claude", "commands");
+    await put(
+      join(project, "frontend", "component.md"),
+      "---\ndescription: Make a component\n---\nMake a $1 component.\n",
+    );
+    await put(join(user, "component.md"), "---\ndescription: The user's own\n---\nThe user's component.\n");
+    await put(join(user, "backend", "api.md"), "Write an API for $ARGUMENTS.\n");
+    await put(join(project, "a", "lint.md"), "Lint from a.\n");
+    await put(join(project, "b", "lint.md"), "Lint from b.\n");
+    await writeFile(join(dirs.home, "settings.json"), JSON.stringify({ claudeCompat: true }));
+    const { faux, session, dispose } = await startFauxSession(dirs, [text("made"), text("written"), text("linted")], {
+      trust: true,
+    });
+    const described = Object.fromEntries(session.info.templates.map((t) => [t.name, t.description]));
+    await session.prompt("/component button");
+    await session.prompt("/api users");
+    await session.prompt("/lint");
+    await dispose();
+    // The project's wins over the user's of the same name; in one folder the first subfolder in path order.
+    expect(described).toMatchObject({
+      component: "Make a component (project:frontend)",
+      api: "Write an API for $ARGUMENTS. (user:backend)",
+      lint: "Lint from a. (project:a)",
+    });
+    const sent = faux.contexts.map((context) => JSON.stringify(context.messages.at(-1)?.content));
+    expect(sent[0]).toContain("Make a button component.");
+    expect(sent[1]).toContain("Write an API for users.");
+    expect(sent[2]).toContain("Lint from a.");
+  });
+
+  it("runs !`cmd` lines its allowed-tools cover, asks for the others, and says what failed or was refused", async () => {
+    await command(
+      "context",
+      "description: Gather context\nallowed-tools: Bash(echo:*), Bash(ls:*), Bash(touch:*), Bash(mkdir:*)",
+      [
+        "- greeting: !`echo hello from $1`",
+        "- missing: !`ls no-such-file`",
+        "- not covered: !`touch uncovered.txt`",
+        "- asked: !`pwd`",
+        "- by gyre's rule: !`printf ruled`",
+        "- sandboxed: !`mkdir ../escaped`",
+        "Summarise.",
+      ].join("\n"),
+    );
+    // gyre's own rule refuses touch even though the command's allowed-tools name it.
+    await writeFile(
+      join(dirs.home, "settings.json"),
+      JSON.stringify({
+        claudeCompat: true,
+        approval: "ask",
+        permissions: { deny: ["bash(touch:*)"], allow: ["bash(printf:*)"] },
+      }),
+    );
+    const asked: string[] = [];
+    const { faux, session, dispose } = await startFauxSession(dirs, [text("summarised")], {
+      trust: true,
+      ui: answeringUser("deny", asked),
+    });
+    await session.prompt("/context Ada");
+    await dispose();
+    const sent = String(faux.contexts[0]?.messages.at(-1)?.content);
+    expect(sent).toContain("- greeting: hello from Ada\n");
+    expect(sent).toMatch(/- missing: \[!`ls no-such-file` failed \(exit 2\)\]\n.*No such file/);
+    expect(sent).toContain("- not covered: [!`touch uncovered.txt` was not run: Denied by the permission rules");
+    expect(sent).toContain("- asked: [!`pwd` was not run: The user declined this call");
+    expect(sent).toContain("- by gyre's rule: ruled\n");
+    expect(sent).toContain("Summarise.");
+    // Only the uncovered one was asked; the denied one never ran.
+    expect(asked).toEqual(["pwd"]);
+    expect(existsSync(join(dirs.cwd, "uncovered.txt"))).toBe(false);
+    // The bash sandbox holds: a covered command still cannot write outside the workspace (here
+    // the workspace is under /tmp, which the sandbox makes private: the folder never reaches the host).
+    expect(sent).toContain("- sandboxed:");
+    expect(existsSync(join(dirs.cwd, "..", "escaped"))).toBe(false);
+  });
+
+  it("adds the files its @path names inside the workspace, and an error line for one outside", async () => {
+    await mkdir(join(dirs.cwd, "src"), { recursive: true });
+    await writeFile(join(dirs.cwd, "src", "app.ts"), "export const answer = 42;\n");
+    await writeFile(join(dirs.cwd, "..", "outside-secret.txt"), "TOP SECRET outside the workspace\n");
+    await command("explain", "description: Explain a file", "Explain @src/app.ts and compare @../outside-secret.txt.");
+    const { faux, session, dispose } = await startFauxSession(dirs, [text("explained")], { trust: true });
+    await session.prompt("/explain");
+    await dispose();
+    const sent = String(faux.contexts[0]?.messages.at(-1)?.content);
+    expect(sent).toContain("Explain @src/app.ts and compare @../outside-secret.txt.");
+    expect(sent).toContain("Contents of src/app.ts (@src/app.ts):\n```\nexport const answer = 42;\n```");
+    expect(sent).toMatch(/\[@\.\.\/outside-secret\.txt was not included: .+\]/);
+    expect(sent).not.toContain("TOP SECRET");
   });
 });

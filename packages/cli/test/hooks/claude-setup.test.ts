@@ -165,6 +165,27 @@ describe("a Claude Code setup under --claude-compat", () => {
     );
   });
 
+  it("loads the files CLAUDE.md imports with @path, the user's and the project's, not those in code", async () => {
+    await put(join(dirs.home, ".claude", "CLAUDE.md"), "# Me\n- personal: @~/.claude/personal.md\n");
+    await put(join(dirs.home, ".claude", "personal.md"), "Personal import: sign commits.\n");
+    // No AGENTS.md here: gyre reads this CLAUDE.md itself, and its imports still count.
+    await put(join(dirs.cwd, "CLAUDE.md"), "See @docs/conventions.md for style. Not `@docs/secret.md`.\n");
+    await put(join(dirs.cwd, "docs", "conventions.md"), "Conventions import: tabs. More in @more.md\n");
+    await put(join(dirs.cwd, "docs", "more.md"), "Nested import: no semicolons.\n");
+    await put(join(dirs.cwd, "docs", "secret.md"), "Code-span import: must not load.\n");
+    const { faux, session, dispose } = await start([{ content: [{ type: "text", text: "ok" }] }], {
+      trust: true,
+      compat: true,
+    });
+    await session.prompt("hello");
+    await dispose();
+    const system = faux.contexts[0]?.systemPrompt ?? "";
+    for (const line of ["Personal import: sign commits.", "Conventions import: tabs.", "Nested import: no semicolons."])
+      expect(system).toContain(line);
+    expect(system).not.toContain("Code-span import");
+    expect(system.indexOf("Conventions import")).toBeLessThan(system.indexOf("Nested import"));
+  });
+
   it("gives a .claude/agents definition gyre's tool names and the parent's model for an alias", async () => {
     await writeClaudeSetup();
     const agentDir = join(dirs.cwd, ".claude", "agents");

@@ -8,15 +8,19 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, parse, resolve } from "node:path";
 import { canonicalPath, type PermissionRules, type RuleKind } from "../permissions/permission-rules.js";
-import type { ContextFile } from "../system-prompt/context-files.js";
+import { type ContextFile, readContextFile } from "../system-prompt/context-files.js";
+import { importedContextFiles } from "./claude-imports.js";
 
 /** Where a Claude Code setup lives for this run. */
 export type ClaudeSetup = {
   /** The project folder: `/path` in a rule counts from it. */
   projectDir: string;
+  /** The user's home folder (`~` of an `@~/…` import). */
+  home: string;
   /** `~/.claude/settings.json`, then (trusted) `.claude/settings.json` and `.claude/settings.local.json`. */
   settingsFiles: string[];
-  commandDirs: string[];
+  /** `~/.claude/commands`, then (trusted) `.claude/commands`: read with their subfolders. */
+  commandDirs: { path: string; claude: "user" | "project" }[];
   agentDirs: string[];
   skillDirs: string[];
   /** `~/.claude/CLAUDE.md`, then (trusted) each folder's `CLAUDE.md` and `.claude/CLAUDE.md` from the root down to cwd. */
@@ -30,7 +34,8 @@ export function isClaudeCompat(flag: boolean | undefined, setting: unknown): boo
 
 /** The files and folders of a Claude Code setup for `cwd` (they need not exist). */
 export function claudeSetup(options: { cwd: string; env: NodeJS.ProcessEnv; trusted: boolean }): ClaudeSetup {
-  const user = join(options.env.HOME ?? homedir(), ".claude");
+  const home = options.env.HOME ?? homedir();
+  const user = join(home, ".claude");
   const project = join(options.cwd, ".claude");
   const both = (name: string) => [join(user, name), ...(options.trusted ? [join(project, name)] : [])];
   const folders: string[] = [];
@@ -40,11 +45,15 @@ export function claudeSetup(options: { cwd: string; env: NodeJS.ProcessEnv; trus
   }
   return {
     projectDir: resolve(options.cwd),
+    home,
     settingsFiles: [
       join(user, "settings.json"),
       ...(options.trusted ? [join(project, "settings.json"), join(project, "settings.local.json")] : []),
     ],
-    commandDirs: both("commands"),
+    commandDirs: [
+      { path: join(user, "commands"), claude: "user" },
+      ...(options.trusted ? [{ path: join(project, "commands"), claude: "project" as const }] : []),
+    ],
     agentDirs: both("agents"),
     skillDirs: both("skills"),
     contextCandidates: [
@@ -54,14 +63,21 @@ export function claudeSetup(options: { cwd: string; env: NodeJS.ProcessEnv; trus
   };
 }
 
-/** Context files of the setup not already loaded (gyre reads CLAUDE.md only where no AGENTS.md is). */
+/**
+ * Context files of the setup not already loaded (gyre reads CLAUDE.md only where no AGENTS.md is),
+ * each followed by the files its `@path` imports (claude-imports.ts), loaded or not.
+ */
 export async function claudeContextFiles(setup: ClaudeSetup, loaded: readonly ContextFile[]): Promise<ContextFile[]> {
-  const have = new Set(loaded.map((file) => resolve(file.path)));
+  const seen = new Set(loaded.map((file) => resolve(file.path)));
   const found: ContextFile[] = [];
   for (const path of setup.contextCandidates) {
-    if (have.has(resolve(path))) continue;
-    const content = await readFile(path, "utf8").catch(() => undefined);
-    if (content !== undefined) found.push({ path, content });
+    const already = loaded.find((file) => resolve(file.path) === resolve(path));
+    const content = already?.content ?? (seen.has(resolve(path)) ? undefined : await readContextFile(path));
+    if (content === undefined) continue;
+    const file = { path, content };
+    if (!already) found.push(file);
+    seen.add(resolve(path));
+    found.push(...(await importedContextFiles(file, { home: setup.home, seen })));
   }
   return found;
 }

@@ -4,7 +4,7 @@ import { CliError } from "../errors.js";
 import { loadPackageResources } from "../packages/package-resources.js";
 import { packagesRoot } from "../packages/package-store.js";
 import { pathExists } from "../path-exists.js";
-import { loadPromptTemplates, type PromptTemplate } from "../prompt-templates/prompt-templates.js";
+import { loadPromptTemplates, type PromptTemplate, type TemplateDir } from "../prompt-templates/prompt-templates.js";
 import type { RuntimeConfig } from "../runtime-config.js";
 import { loadSkills, type Skill } from "../skills/load-skills.js";
 import { withCappedResults } from "../tools/cap-tool-result.js";
@@ -34,7 +34,7 @@ export type LoadResourcesOptions = {
   cwd: string;
   gyreHome: string;
   /** A Claude Code setup's skill and command folders (docs/claude-compat.md); gyre's own win by name. */
-  claudeDirs?: { skills: readonly string[]; commands: readonly string[] };
+  claudeDirs?: { skills: readonly string[]; commands: readonly TemplateDir[] };
   /** Whether the project folder is trusted: its `.gyre/` extensions, skills and prompts load only then. */
   trusted: boolean;
   ui?: UserInterface;

@@ -14,6 +14,8 @@ export type InputResolverOptions = {
   skills: readonly Skill[];
   /** Expands `/mcp__<server>__<prompt> args` (MCP prompts); undefined when the name is no prompt. */
   expandMcpPrompt?: (name: string, rest: string) => Promise<string | undefined>;
+  /** Runs a Claude Code command's `!`cmd`` and adds its `@path` files (docs/claude-compat.md); without it the body stays as written. */
+  expandClaudeCommand?: (template: PromptTemplate, text: string) => Promise<string>;
 };
 
 /**
@@ -42,6 +44,8 @@ export function createInputResolver(options: InputResolverOptions): (text: strin
     const template = options.templates.find((candidate) => candidate.name === name);
     if (template) {
       const expanded = expandPromptTemplate(template.content, splitArguments(rest)).trim();
+      if (template.claudeScope && options.expandClaudeCommand)
+        return { kind: "prompt", text: await options.expandClaudeCommand(template, expanded), template };
       if (!template.allowedTools && !template.model) return { kind: "prompt", text: expanded };
       return { kind: "prompt", text: expanded, template };
     }

@@ -46,7 +46,16 @@ export type ApprovalGate = {
   setPlanMode(on: boolean): void;
   /** New rules at once (`/reload`, a saved "always"): the next call is checked against them. */
   setRules(rules: RuleSet, approved?: RuleSet): void;
+  /**
+   * A call gyre makes for the user rather than the model (a Claude command's `!`cmd``,
+   * docs/claude-compat.md): checked as `beforeToolCall` checks a call, except that without an
+   * allow rule or an approval covering it the user is asked (`reason`) instead of letting it run.
+   */
+  checkOwnCall(call: OwnCall, signal: AbortSignal): Promise<BeforeToolCallResult | undefined>;
 };
+
+/** A call gyre makes itself: an id for hooks and the question, the tool, its arguments, why it needs approval. */
+export type OwnCall = { id: string; toolName: string; args: Record<string, unknown>; reason: string };
 
 const WRITING_TOOLS = PLAN_WITHHELD_TOOLS;
 
@@ -82,60 +91,65 @@ export function createApprovalGate(options: ApprovalGateOptions, planMode = fals
       rules = next;
       approved = nextApproved;
     },
-    async beforeToolCall(input, signal) {
-      const toolName = input.toolCall.name;
-      const args = input.args;
-      if (plan && (WRITING_TOOLS.has(toolName) || (toolName === "bash" && args.escalate === true))) {
-        return block(
-          `Plan mode: ${toolName === "bash" ? "escalation" : toolName} is withheld and bash is read-only. Finish the plan and present it; the user leaves plan mode to apply it.`,
-        );
-      }
-      let verdict = await rules.evaluate(toolName, args);
-      if (verdict.decision === "deny")
-        return block(
-          `Denied by the permission rules: ${verdict.reason}. Do not retry it; find another way or ask the user.`,
-        );
-      // The user's own "always" answered this question before: no ask rule asks it again.
-      if (verdict.decision !== "allow" && approved && (await approved.evaluate(toolName, args)).decision === "allow")
-        verdict = { decision: "allow", reason: "the user approved it before" };
-      const hook = options.hooks?.verdict(input.toolCall.id);
-      if (hook === "allow") return undefined;
-      const needs = await needsOf(toolName, args);
-      if (verdict.decision === "ask") needs.unshift(verdict.reason);
-      if (hook === "ask") needs.unshift("a PreToolUse hook asks for the user's approval");
-      // An allow rule is the user's standing approval, so it also covers escalations and protected files.
-      if (needs.length === 0 || (verdict.decision === "allow" && hook !== "ask")) return undefined;
-      const reason = needs.join("; ");
-      if (options.approval === "allow") return undefined;
-      const request = { toolCallId: input.toolCall.id, toolName, args, reason };
-      const hooked = await options.hooks?.permissionRequest(
-        request,
-        signal,
-        options.approval === "ask" && !!options.ask,
-      );
-      if (hooked?.decision === "allow") return undefined;
-      if (hooked?.decision === "deny")
-        return block(
-          `A PermissionRequest hook denied this call: ${hooked.reason ?? "no reason given"}. Do not retry it unchanged.`,
-        );
-      if (options.approval === "deny" || !options.ask) {
-        return block(
-          `This call needs the user's approval (${reason}), and this run does not ask (--approval deny or no one to answer). ` +
-            "Work inside the sandbox and the project, or tell the user what you need and why.",
-        );
-      }
-      const answer = await options.ask(request, signal);
-      if (answer.decision === "allow") return undefined;
-      if (answer.decision === "allow_always") {
-        await options.saveAllowRule(answer.rules ?? (await suggestApprovalRules(toolName, args)));
-        return undefined;
-      }
-      if (answer.stop) {
-        options.stopRun?.();
-        return block("The user stopped the run at this approval question.");
-      }
-      const said = answer.reason?.trim() ? ` They said: ${answer.reason.trim()}` : "";
-      return block(`The user declined this call (${reason}).${said} Do not retry it unchanged.`);
-    },
+    beforeToolCall: (input, signal) =>
+      decide({ id: input.toolCall.id, toolName: input.toolCall.name, args: input.args }, signal),
+    checkOwnCall: (call, signal) => decide(call, signal, call.reason),
   };
+
+  /** The gate's decision on one call; `standing` is a need of its own unless an allow rule or approval covers the call. */
+  async function decide(
+    call: { id: string; toolName: string; args: Record<string, unknown> },
+    signal: AbortSignal,
+    standing?: string,
+  ): Promise<BeforeToolCallResult | undefined> {
+    const { toolName, args } = call;
+    if (plan && (WRITING_TOOLS.has(toolName) || (toolName === "bash" && args.escalate === true))) {
+      return block(
+        `Plan mode: ${toolName === "bash" ? "escalation" : toolName} is withheld and bash is read-only. Finish the plan and present it; the user leaves plan mode to apply it.`,
+      );
+    }
+    let verdict = await rules.evaluate(toolName, args);
+    if (verdict.decision === "deny")
+      return block(
+        `Denied by the permission rules: ${verdict.reason}. Do not retry it; find another way or ask the user.`,
+      );
+    // The user's own "always" answered this question before: no ask rule asks it again.
+    if (verdict.decision !== "allow" && approved && (await approved.evaluate(toolName, args)).decision === "allow")
+      verdict = { decision: "allow", reason: "the user approved it before" };
+    const hook = options.hooks?.verdict(call.id);
+    if (hook === "allow") return undefined;
+    const needs = await needsOf(toolName, args);
+    if (verdict.decision === "ask") needs.unshift(verdict.reason);
+    if (standing && verdict.decision !== "allow") needs.unshift(standing);
+    if (hook === "ask") needs.unshift("a PreToolUse hook asks for the user's approval");
+    // An allow rule is the user's standing approval, so it also covers escalations and protected files.
+    if (needs.length === 0 || (verdict.decision === "allow" && hook !== "ask")) return undefined;
+    const reason = needs.join("; ");
+    if (options.approval === "allow") return undefined;
+    const request = { toolCallId: call.id, toolName, args, reason };
+    const hooked = await options.hooks?.permissionRequest(request, signal, options.approval === "ask" && !!options.ask);
+    if (hooked?.decision === "allow") return undefined;
+    if (hooked?.decision === "deny")
+      return block(
+        `A PermissionRequest hook denied this call: ${hooked.reason ?? "no reason given"}. Do not retry it unchanged.`,
+      );
+    if (options.approval === "deny" || !options.ask) {
+      return block(
+        `This call needs the user's approval (${reason}), and this run does not ask (--approval deny or no one to answer). ` +
+          "Work inside the sandbox and the project, or tell the user what you need and why.",
+      );
+    }
+    const answer = await options.ask(request, signal);
+    if (answer.decision === "allow") return undefined;
+    if (answer.decision === "allow_always") {
+      await options.saveAllowRule(answer.rules ?? (await suggestApprovalRules(toolName, args)));
+      return undefined;
+    }
+    if (answer.stop) {
+      options.stopRun?.();
+      return block("The user stopped the run at this approval question.");
+    }
+    const said = answer.reason?.trim() ? ` They said: ${answer.reason.trim()}` : "";
+    return block(`The user declined this call (${reason}).${said} Do not retry it unchanged.`);
+  }
 }

@@ -14,7 +14,7 @@ export const MAX_CONTEXT_FILE_BYTES = 256 * 1024;
  * non-blocking, so a FIFO never hangs start-up, and checked on the opened handle (a device or
  * FIFO is passed over); at most `MAX_CONTEXT_FILE_BYTES` are read, with a note when cut.
  */
-async function readContextFile(path: string): Promise<string | undefined> {
+export async function readContextFile(path: string): Promise<string | undefined> {
   let handle: import("node:fs/promises").FileHandle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
