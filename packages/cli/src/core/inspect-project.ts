@@ -53,7 +53,9 @@ export async function inspectProject(options: {
     fingerprint: await fingerprintProject({ cwd, gyreHome: home, contextFiles }),
     trustFlag: options.trust,
     hasProjectConfig:
-      (await holdsEntries(join(cwd, ".gyre"))) || contextFiles.some((file) => !isGyreHomeContextFile(file.path, home)),
+      (await holdsEntries(join(cwd, ".gyre"))) ||
+      (await holdsEntries(join(cwd, ".claude"))) ||
+      contextFiles.some((file) => !isGyreHomeContextFile(file.path, home)),
     ...(options.ui ? { ui: options.ui } : {}),
   });
   return {

@@ -11,9 +11,13 @@ import { isGyreHomeContextFile } from "./system-prompt/context-files.js";
 
 /**
  * A hash of the project's `.gyre/` folder (settings, SYSTEM.md, APPEND_SYSTEM.md, prompts,
- * skills, extensions, installed packages) and of its context files (AGENTS.md/CLAUDE.md from the root down to `cwd`,
+ * skills, extensions, installed packages), of its `.claude/` folder (hooks, rules, commands, agents
+ * and skills that `--claude-compat` applies: a changed hook must not run on an old "yes",
+ * docs/claude-compat.md) and of its context files (AGENTS.md/CLAUDE.md from the root down to `cwd`,
  * the user's own `$GYRE_HOME` file excluded). Reads only regular files, each within a bound.
  */
+const EMPTY_FOLDER = createHash("sha256").digest("hex");
+
 export async function fingerprintProject(options: {
   cwd: string;
   gyreHome: string;
@@ -21,6 +25,9 @@ export async function fingerprintProject(options: {
 }): Promise<string> {
   const hash = createHash("sha256");
   hash.update(await fingerprintExtensionFiles(join(options.cwd, ".gyre")));
+  const claude = await fingerprintExtensionFiles(join(options.cwd, ".claude"));
+  // Only a folder with files adds to the hash, so trusts given before `.claude/` counted still hold.
+  if (claude !== EMPTY_FOLDER) hash.update(`\0.claude\0${claude}`);
   // Installed packages live under node_modules, which the walk above skips; each one's own files
   // count here (their dependencies are pinned by .gyre/packages/package-lock.json, hashed above).
   for (const installed of await listPackages(packagesRoot({ project: options.cwd }))) {

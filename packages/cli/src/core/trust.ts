@@ -100,7 +100,7 @@ export async function decideProjectTrust(options: {
   fingerprint: string;
   /** `--trust` was given. */
   trustFlag: boolean;
-  /** Whether the project has anything trust would unlock (a `.gyre/` folder, context files). */
+  /** Whether the project has anything trust would unlock (a `.gyre/` or `.claude/` folder, context files). */
   hasProjectConfig: boolean;
   /** Asks the user; given only where a person can answer before the run (interactive mode). */
   ui?: UserInterface;
@@ -115,8 +115,8 @@ export async function decideProjectTrust(options: {
       title: state === "changed" ? "This folder's gyre configuration changed. Trust it again?" : "Trust this folder?",
       message:
         (state === "changed"
-          ? `Files in ${join(options.cwd, ".gyre")} or its context files (AGENTS.md, CLAUDE.md) changed since you trusted ${options.cwd}. Settings widen what tools may touch, and extensions run code with your permissions.`
-          : `${options.cwd} has its own gyre configuration (.gyre/ settings, prompts, extensions, MCP servers, or context files). Extensions and MCP servers run code with your permissions; trust it only if you trust its authors.`) +
+          ? `Files in ${join(options.cwd, ".gyre")}, ${join(options.cwd, ".claude")} or its context files (AGENTS.md, CLAUDE.md) changed since you trusted ${options.cwd}. Settings widen what tools may touch, and extensions run code with your permissions.`
+          : `${options.cwd} has its own gyre configuration (.gyre/ settings, prompts, extensions, MCP servers, a .claude/ setup, or context files). Extensions and MCP servers run code with your permissions; trust it only if you trust its authors.`) +
         formatServerList(mcp.servers),
     });
     if (yes) {
@@ -133,7 +133,7 @@ export async function decideProjectTrust(options: {
     trusted: false,
     warning:
       state === "changed"
-        ? "This folder's .gyre/ files or context files changed since it was trusted, so its .gyre/ settings, prompts, skills, extensions and context files were not loaded; pass --trust (or trust it again interactively) to use them."
+        ? "This folder's .gyre/ or .claude/ files or context files changed since it was trusted, so its .gyre/ settings, prompts, skills, extensions and context files were not loaded; pass --trust (or trust it again interactively) to use them."
         : "This folder's .gyre/ settings, prompts and extensions were not loaded because it is not trusted; pass --trust to use them.",
   };
 }

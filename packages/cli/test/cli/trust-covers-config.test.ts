@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -68,6 +69,29 @@ describe("a trusted folder whose configuration changes", () => {
     const changed = await run();
     expect(changed.stderr).toContain("changed since it was trusted");
     expect(tools().map((tool) => tool.function.name)).not.toContain("ls");
+  });
+});
+
+describe("a trusted folder whose .claude/ setup changes", () => {
+  it("does not run a hook added to .claude/settings.json after the trust, under --claude-compat", async () => {
+    const { cwd, home, root } = await setup();
+    const hook = (marker: string) =>
+      JSON.stringify({
+        hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${join(root, marker)}` }] }] },
+      });
+    await mkdir(join(cwd, ".claude"));
+    await writeFile(join(cwd, ".claude", "settings.json"), hook("hook-one"));
+    await trustNow(cwd, home);
+    const env = cliEnv(home, { OPENAI_BASE_URL: `${server?.url}/v1`, OPENAI_API_KEY: "sk-t" });
+    const run = () =>
+      runCli(["-p", "--provider", "openai", "--verbose", "--claude-compat", "--no-session", "hi"], { cwd, env });
+    expect((await run()).code).toBe(0);
+    expect(existsSync(join(root, "hook-one"))).toBe(true);
+    await writeFile(join(cwd, ".claude", "settings.json"), hook("hook-two"));
+    const changed = await run();
+    expect(changed.code).toBe(0);
+    expect(changed.stderr).toContain("changed since it was trusted");
+    expect(existsSync(join(root, "hook-two"))).toBe(false);
   });
 });
 

@@ -68,7 +68,7 @@ describe("project trust", () => {
     const changed = await run();
     expect(changed.code).toBe(0);
     expect(await exists(join(cwd, "ran.txt"))).toBe(false);
-    expect(changed.stderr).toContain(".gyre/ files or context files changed since it was trusted");
+    expect(changed.stderr).toContain(".gyre/ or .claude/ files or context files changed since it was trusted");
   });
 
   it("loads $GYRE_HOME extensions without asking, and none with --no-extensions", async () => {
