@@ -15,12 +15,15 @@ export function listAvailableModels(current: Model): Model[] {
 }
 
 /**
- * The models that can answer now: the current provider's, and those of providers whose key is in
- * `env`. What `/model` offers and Ctrl+P cycles through.
+ * The models that can answer now: the current provider's, those of providers whose key is in
+ * `env`, and those of `signedIn` providers (`gyre login`). What `/model` offers and Ctrl+P cycles through.
  */
-export function listUsableModels(current: Model, env: NodeJS.ProcessEnv): Model[] {
+export function listUsableModels(current: Model, env: NodeJS.ProcessEnv, signedIn: readonly string[] = []): Model[] {
   return listAvailableModels(current).filter(
-    (model) => model.provider === current.provider || resolveApiKey({ provider: model.provider, env }),
+    (model) =>
+      model.provider === current.provider ||
+      signedIn.includes(model.provider) ||
+      resolveApiKey({ provider: model.provider, env }),
   );
 }
 

@@ -1,4 +1,5 @@
 import { getProvider, type Model } from "@gyre/ai";
+import { readAuthFile } from "../../../core/auth/auth-store.js";
 import { listAvailableModels, listUsableModels, withStartupEndpoint } from "../../model-cycle.js";
 import { formatTokens } from "../components/footer-view.js";
 import type { SlashCommand } from "./types.js";
@@ -21,7 +22,8 @@ export const modelCommand: SlashCommand = {
   argumentHint: "[provider/id]",
   run: async (args, context) => {
     const current = context.session.state.model;
-    const usable = listUsableModels(current, process.env);
+    const signedIn = Object.keys(await readAuthFile(context.session.info.gyreHome).catch(() => ({})));
+    const usable = listUsableModels(current, process.env, signedIn);
     let chosen = args.trim();
     if (!chosen) {
       const items = usable.map((model) => ({
@@ -29,7 +31,7 @@ export const modelCommand: SlashCommand = {
         label: key(model),
         description: `${model.name}${model.reasoning ? " · thinking" : ""} · ${formatTokens(model.contextWindow)} context${describePrice(model)}`,
       }));
-      chosen = (await context.select("Model (providers with a key set)", items, key(current))) ?? "";
+      chosen = (await context.select("Model (providers with a key set or signed in)", items, key(current))) ?? "";
       if (!chosen) return;
     }
     const matches = (candidate: Model) => key(candidate) === chosen || candidate.id === chosen;
