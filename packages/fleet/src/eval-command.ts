@@ -69,7 +69,7 @@ export async function runEvalCommand(argv: readonly string[], io: Io): Promise<n
     tasks.flatMap((task) => Array.from({ length: repeat }, (_, index) => ({ task, variant, repeat: index + 1 }))),
   );
   io.stderr.write(
-    `gyre eval: ${plan.length} runs (${tasks.length} tasks × ${variants.length} variants × ${repeat}), ${values.redis === undefined ? `${workers} at a time` : `as jobs on queue ${values.queue ?? DEFAULT_QUEUE}`}\n`,
+    `gyre eval: ${counted(plan.length, "run")} (${counted(tasks.length, "task")} × ${counted(variants.length, "variant")} × ${counted(repeat, "repeat")}), ${values.redis === undefined ? `${workers} at a time` : `as jobs on queue ${values.queue ?? DEFAULT_QUEUE}`}\n`,
   );
   const progress = (record: EvalRunRecord) =>
     io.stderr.write(
@@ -180,4 +180,9 @@ async function inPool<T, R>(items: readonly T[], size: number, work: (item: T) =
   };
   await Promise.all(Array.from({ length: Math.min(size, items.length) }, lane));
   return results;
+}
+
+/** `1 task`, `2 tasks`. */
+function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

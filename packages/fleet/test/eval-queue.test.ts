@@ -53,7 +53,7 @@ describe("gyre eval --redis", () => {
       cwd: dir,
       env: cliEnv(join(dir, "eval-home")),
     });
-    expect(run.stderr).toContain("6 runs (1 tasks × 2 variants × 3), as jobs on queue evalq");
+    expect(run.stderr).toContain("6 runs (1 task × 2 variants × 3 repeats), as jobs on queue evalq");
     expect(run.code).toBe(0);
     expect(started.reduce((sum, count) => sum + count, 0)).toBe(6);
     expect(started.every((count) => count > 0)).toBe(true);

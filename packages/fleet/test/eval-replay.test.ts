@@ -49,7 +49,7 @@ describe("gyre eval", () => {
       ],
       { cwd: dir, env },
     );
-    expect(run.stderr).toContain("4 runs (1 tasks × 2 variants × 2), 2 at a time");
+    expect(run.stderr).toContain("4 runs (1 task × 2 variants × 2 repeats), 2 at a time");
     expect(run.code).toBe(0);
     const report = JSON.parse(await readFile(join(dir, "out", "results.json"), "utf8"));
     const [good, bad] = report.summaries;

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import { mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describeServerConfig, parseServerConfig, projectMcpConfigPath, readMcpConfigFile } from "./mcp/mcp-config.js";
-import { pathExists } from "./path-exists.js";
 import type { UserInterface } from "./user-interface.js";
 
 /** Trust decisions, remembered per canonical project path (with `fingerprintProject` of what it applies). */
@@ -124,10 +123,10 @@ export async function decideProjectTrust(options: {
       return { trusted: true };
     }
   }
-  if (mcp.servers.length > 0 && !(await pathExists(join(options.cwd, ".gyre")))) {
+  const hasGyreFolder = await holdsGyreFiles(options.cwd);
+  if (mcp.servers.length > 0 && !hasGyreFolder) {
     return { trusted: false, warning: describeHeldBackServers(mcp.names) };
   }
-  const hasGyreFolder = await pathExists(join(options.cwd, ".gyre"));
   if (!hasGyreFolder && state !== "changed") return { trusted: false };
   return {
     trusted: false,
@@ -213,4 +212,15 @@ async function readProjectMcpServers(cwd: string): Promise<ProjectMcpServers> {
     return `${name}: ${parsed.ok ? describeServerConfig(parsed.config) : JSON.stringify(value)}`;
   });
   return { servers, names: entries.map(([name]) => name), fingerprint };
+}
+
+/**
+ * Whether the project has a `.gyre` with anything in it: an empty folder is the mount point a
+ * sandbox keeps while it runs (docs/safety.md), which configures nothing and is worth no warning.
+ */
+async function holdsGyreFiles(cwd: string): Promise<boolean> {
+  const entries = await readdir(join(cwd, ".gyre")).catch((error: NodeJS.ErrnoException) =>
+    error.code === "ENOTDIR" ? [".gyre"] : [],
+  );
+  return entries.length > 0;
 }

@@ -15,6 +15,19 @@ export function listAvailableModels(current: Model): Model[] {
 }
 
 /**
+ * The models that can answer now: the current provider's, those of providers whose key is in
+ * `env`, and those of `signedIn` providers (`gyre login`). What `/model` offers and Ctrl+P cycles through.
+ */
+export function listUsableModels(current: Model, env: NodeJS.ProcessEnv, signedIn: readonly string[] = []): Model[] {
+  return listAvailableModels(current).filter(
+    (model) =>
+      model.provider === current.provider ||
+      signedIn.includes(model.provider) ||
+      resolveApiKey({ provider: model.provider, env }),
+  );
+}
+
+/**
  * A model of the provider gyre started with keeps the start-up base URL (a `--base-url` or
  * env override applies to the whole provider, not just the first model).
  */
@@ -98,12 +111,7 @@ export class QuickSwitch {
   candidates(): ScopedModel[] {
     if (this.options.scope && this.options.scope.length > 0) return [...this.options.scope];
     const current = this.session.state.model;
-    return listAvailableModels(current)
-      .filter(
-        (model) =>
-          model.provider === current.provider || resolveApiKey({ provider: model.provider, env: this.options.env }),
-      )
-      .map((model) => ({ model }));
+    return listUsableModels(current, this.options.env).map((model) => ({ model }));
   }
 
   /** The line to show after `switchModel`. */

@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 describe("one budget for the tree of agents", () => {
-  it("stops a JSON run whose subagent spent the turn budget, naming the limit and each agent's share", async () => {
+  it("stops a JSON run whose subagent spent the turn budget, naming the limit, the flag that raises it and each agent's share", async () => {
     const { cwd, home, script } = await workspace([
       delegate,
       call("read", { path: "notes.md" }),
@@ -41,12 +41,14 @@ describe("one budget for the tree of agents", () => {
     const flags = "--mode json -p --provider faux --tools read,task --max-turns 3".split(" ");
     const result = await runCli([...flags, "--faux-script", script, "go"], { cwd, env: cliEnv(home) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/The turn budget of the agent tree is reached \(3 of 3\)/);
+    const nextStep =
+      "Raise it with --max-turns or the maxTurns setting, then continue the session (gyre -c, or another message) to go on.";
+    expect(result.stderr).toContain(`gyre: The turn budget of the agent tree is reached (3 of 3). ${nextStep}\n`);
     const last = JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "{}");
     expect(last).toMatchObject({
       type: "result",
       reason: "budget",
-      stoppedBy: "The turn budget of the agent tree is reached (3 of 3).",
+      stoppedBy: `The turn budget of the agent tree is reached (3 of 3). ${nextStep}`,
       agents: [agentSpend("main", 1), agentSpend("explore#1", 2)],
     });
     const [main, child] = last.agents as { durationMs: number }[];

@@ -136,6 +136,8 @@ describe("session information", () => {
     expect(id).toBeDefined();
     expect(screen).toContain(join(home, "sessions"));
     expect(screen).toMatch(/cost\s+\$\d+\.\d{4}/);
+    // The counts are the context's (fewer after a compaction), and say so.
+    expect(screen).toMatch(/in context\s+1 user message, 1 assistant message, 0 tool calls/);
     await submit(tmux, "/quit");
     expect([0, undefined]).toContain(await tmux.waitForExit());
     expect(await tmux.capture()).toContain(`Resume this session with: gyre --session ${id}`);

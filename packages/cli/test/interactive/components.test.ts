@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatFooter } from "../../src/modes/interactive/components/footer-view.js";
 import { PendingQueueView } from "../../src/modes/interactive/components/pending-queue-view.js";
+import { StreamingMarkdown } from "../../src/modes/interactive/components/streaming-markdown.js";
 import { ToolCallView } from "../../src/modes/interactive/components/tool-call-view.js";
 import { renderSessionHtml } from "../../src/modes/interactive/export-html.js";
 import { stripAnsi } from "./capture-terminal.js";
@@ -70,6 +71,26 @@ describe("ToolCallView", () => {
     expect(rendered).not.toContain("\x1b]52");
     expect(rendered).not.toContain("\x1b[2J");
     expect(stripAnsi(rendered)).toContain("x␛]52;c;Zm9v␇␛[2Jy");
+  });
+});
+
+describe("an assistant message's code blocks", () => {
+  it("draws a fenced diff with a clean border, its language as a tag, and coloured lines", () => {
+    const markdown = new StreamingMarkdown(`Here is the change:\n\n\`\`\`diff\n${diff}\n\`\`\`\n\nDone.`);
+    const lines = markdown.render(80);
+    const plain = lines.map(stripAnsi);
+    expect(plain.join("\n")).not.toContain("`");
+    const top = plain.indexOf("─── diff");
+    expect(top).toBeGreaterThan(0);
+    expect(plain.slice(top + 1, top + 8)).toEqual(diff.split("\n").map((line) => `  ${line}`));
+    expect(plain[top + 8]).toBe("───");
+    expect(lines.some((line) => line.includes("\x1b[31m-const b = 2;"))).toBe(true);
+    expect(lines.some((line) => line.includes("\x1b[32m+const b = 3;"))).toBe(true);
+  });
+
+  it("draws a block without a language between two plain rules", () => {
+    const plain = new StreamingMarkdown("```\nmake test\n```").render(80).map(stripAnsi);
+    expect(plain).toEqual(["───", "  make test", "───"]);
   });
 });
 

@@ -83,6 +83,14 @@ describe("interactive mode in tmux", () => {
     await tmux.send(["Enter"]);
     await tmux.waitFor("type to filter");
     await tmux.type("gpt-4o-mini");
+    // Each model with its price; providers without a key (none is set here) are left out.
+    const listed = await tmux.waitFor("$0.15/$0.6 per M tokens");
+    expect(listed).toContain("openai/gpt-4o-mini");
+    await tmux.send(["C-u"]);
+    await tmux.type("claude");
+    await tmux.waitFor("No matching");
+    await tmux.send(["C-u"]);
+    await tmux.type("gpt-4o-mini");
     await tmux.waitFor("openai/gpt-4o-mini");
     await tmux.send(["Enter"]);
     await tmux.waitFor("Model: openai/gpt-4o-mini");

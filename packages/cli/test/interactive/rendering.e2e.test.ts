@@ -9,12 +9,15 @@ function styledLine(screen: string, text: string): string {
 }
 
 describe("answers in the terminal", () => {
-  it("colours a ```diff block's removals red and additions green", async () => {
+  it("draws a ```diff block under a clean border, removals red and additions green", async () => {
     const answer =
       "Change:\n\n```diff\n-  for (let i = 1; i < n; i++) {\n+  for (let i = 0; i < n; i++) {\n```\n\ndiff-done";
     const { tmux } = await startGyre(() => ({ text: answer }));
     await submit(tmux, "show the change");
-    await tmux.waitFor("diff-done");
+    const shown = await tmux.waitFor("diff-done");
+    // The fence is drawn as a rule with the language as a tag, not as Markdown text.
+    expect(shown).toContain("─── diff");
+    expect(shown).not.toContain("```");
     const screen = await tmux.captureStyled();
     // tmux writes SGR colours as 31/32 (or 91/92) inside an escape; the keyword colour would be 35.
     expect(styledLine(screen, "let i = 1")).toMatch(/\x1b\[(?:[\d;]*;)?31m[^\x1b]*-\s+for/);

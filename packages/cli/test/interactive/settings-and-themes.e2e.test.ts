@@ -15,21 +15,28 @@ async function writeTheme(home: string, name: string, theme: unknown): Promise<v
 }
 
 describe("/settings editor in tmux", () => {
-  it("changes the thinking level with Enter and → and writes each change to settings.json", async () => {
+  it("changes the thinking level with Enter, → and ←, and writes each change to settings.json", async () => {
     const { tmux, home } = await startGyre(reply, {
       setup: async ({ home }) => writeFile(join(home, "settings.json"), '{ "maxCost": 5, "custom": "kept" }'),
     });
     await submit(tmux, "/settings");
-    await tmux.waitFor("default model");
+    const screen = await tmux.waitFor("default model");
+    // Settings left out of the file show the value gyre uses, not "(not set)".
+    expect(screen).toMatch(/thinking\s+off \(default\)/);
+    expect(screen).toMatch(/sandbox mode\s+workspace-write \(default\)/);
+    expect(screen).toMatch(/approval\s+ask \(default\)/);
     await tmux.send(["Down"]);
     await tmux.send(["Enter"]);
-    await tmux.waitFor("Saved thinking: off.");
-    expect(await readSettings(home)).toEqual({ maxCost: 5, custom: "kept", thinking: "off" });
-    await tmux.send(["Right"]);
     await tmux.waitFor("Saved thinking: low.");
-    expect((await readSettings(home)).thinking).toBe("low");
+    expect(await readSettings(home)).toEqual({ maxCost: 5, custom: "kept", thinking: "low" });
+    await tmux.send(["Right"]);
+    await tmux.waitFor("Saved thinking: medium.");
+    expect((await readSettings(home)).thinking).toBe("medium");
     await tmux.send(["Left"]);
-    await tmux.waitFor("Saved thinking: off.");
+    await tmux.waitFor("Saved thinking: low.");
+    await tmux.send(["Left"]);
+    await tmux.waitFor("Saved thinking: off (default).");
+    expect(await readSettings(home)).toEqual({ maxCost: 5, custom: "kept" });
     await tmux.send(["Escape"]);
     await tmux.waitFor((screen) => !screen.includes("default model"));
   });

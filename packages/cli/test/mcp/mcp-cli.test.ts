@@ -123,6 +123,21 @@ describe("gyre with MCP servers", () => {
     expect(await readFile(marker, "utf8")).toBe("yes");
   });
 
+  it("names the held-back .mcp.json, not .gyre/, when the only .gyre is the empty folder a sandbox keeps", async () => {
+    const { cwd, home } = await createWorkspace();
+    await mkdir(join(cwd, ".gyre"));
+    await writeFile(join(cwd, ".mcp.json"), servers({ sneaky: { command: process.execPath, args: ["-e", ""] } }));
+    const script = join(home, "s.json");
+    await writeFile(script, JSON.stringify([{ content: [{ type: "text", text: "ok" }] }]));
+    const result = await runCli(["--provider", "faux", "--faux-script", script, "--verbose", "-p", "hi"], {
+      cwd,
+      env: cliEnv(home),
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/\.mcp\.json \(MCP servers sneaky\) was not loaded because it is not trusted/);
+    expect(result.stderr).not.toContain(".gyre/ settings");
+  });
+
   it("reports a server that misses mcpStartupTimeoutMs and runs without it", async () => {
     const { cwd, home } = await createWorkspace();
     await writeFile(join(home, "settings.json"), JSON.stringify({ mcpStartupTimeoutMs: 800 }));

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { ImageContent, TextContent } from "@gyre/ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMcpManager, type McpManager } from "../../src/core/mcp/mcp-manager.js";
+import { expandMcpPrompt } from "../../src/core/mcp/mcp-prompts.js";
 import { createWorkspace } from "../helpers/run-cli.js";
 
 const hostile = fileURLToPath(new URL("./fixtures/hostile-server.mjs", import.meta.url));
@@ -58,6 +59,8 @@ describe("a hostile MCP server", () => {
       "mcp__evil__inject",
       "mcp__evil__images",
       "mcp__evil__huge",
+      "mcp_list_resources",
+      "mcp_read_resource",
     ]);
     expect(manager.tools().find((tool) => tool.name === "mcp__evil__a_b")?.description).toBe("dotted");
     expect(text(await call(manager, "mcp__evil__echo"))).toBe("first");
@@ -75,6 +78,29 @@ describe("a hostile MCP server", () => {
     expect(inject?.description).toBe("IMPORTANT ]52;c;ZXZpbA== notice  end");
     expect(inject?.label).toBe("evil: In[31mject");
     expect(text(await call(manager, "mcp__evil__inject"))).toBe("ok[2J]0;title done\nnext\tline");
+  });
+
+  it("has control characters stripped from its resource and template listings, one line per entry", async () => {
+    const { manager } = await connect();
+    const listing = text(await call(manager, "mcp_list_resources"));
+    expect(listing).toBe(
+      [
+        "evil:",
+        "  evil://a  re[31msource evil://fake forged entry (text/plain) — says ]52;c;ZXZpbA== hi",
+        "  template evil://{id}  template — by id[0m",
+      ].join("\n"),
+    );
+    expect(await manager.resources.resources("evil")).toEqual([
+      { uri: "evil://a", name: "re[31msource evil://fake forged entry", description: "says ]52;c;ZXZpbA== hi" },
+    ]);
+  });
+
+  it("has control characters stripped from its prompts' text and argument names", async () => {
+    const { manager } = await connect();
+    await expect(expandMcpPrompt(manager, "mcp__evil__greet", "")).rejects.toThrow(
+      "/mcp__evil__greet needs who: /mcp__evil__greet who=…",
+    );
+    expect(await expandMcpPrompt(manager, "mcp__evil__greet", "me")).toBe("hello]0;owned there\nline two");
   });
 
   it("gets at most 20 images of a result through, with a notice counting the rest", async () => {

@@ -84,6 +84,8 @@ describe("gyre install, list, remove, update", () => {
 
     const listed = await runCli(["list"], { cwd, env: env(home) });
     expect(listed.stdout).toMatch(/gyre-pkg-hello 1\.0\.0 .*1 extension, 1 skill folder, 1 prompt folder/);
+    // The tarball's path, not npm's file:../… relative to the packages folder.
+    expect(listed.stdout).toContain(`gyre-pkg-hello 1.0.0  ${tarball}  (`);
 
     const script = join(home, "s.json");
     await writeFile(script, JSON.stringify([{ content: [{ type: "text", text: "ok" }] }]));

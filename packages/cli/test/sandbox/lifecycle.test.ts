@@ -1,9 +1,11 @@
 /** Processes in the sandbox: teardown, timeouts, fork bombs and a supervisor that dies. */
 import { execFile } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SessionSandbox } from "../../src/core/sandbox/session-sandbox.js";
+import { cliEnv, runCli } from "../helpers/run-cli.js";
 import { createWorkspace, policyFor, runIn, startSandbox, type Workspace } from "./helpers.js";
 
 const run = promisify(execFile);
@@ -88,6 +90,22 @@ describe("the session sandbox", () => {
     expect(await readdir(workspace.cwd)).toEqual([".git", ".gyre", ".mcp.json"]);
     await sandbox.dispose();
     expect(await readdir(workspace.cwd)).toEqual([]);
+  });
+});
+
+describe("the mount points of a running sandbox", () => {
+  it("give no warning about .gyre/ or .mcp.json to a gyre started meanwhile in the same folder (N6)", async () => {
+    await writeFile(join(workspace.cwd, "AGENTS.md"), "Project notes.\n");
+    await runIn(sandbox, "true", { cwd: workspace.cwd });
+    expect(await readdir(join(workspace.cwd, ".gyre"))).toEqual([]);
+    const script = join(workspace.gyreHome, "script.json");
+    await writeFile(script, JSON.stringify([{ content: [{ type: "text", text: "ok" }] }]));
+    const result = await runCli(["--provider", "faux", "--faux-script", script, "--verbose", "-p", "hi"], {
+      cwd: workspace.cwd,
+      env: cliEnv(workspace.gyreHome),
+    });
+    expect(result.stdout).toBe("ok\n");
+    expect(result.stderr).not.toMatch(/\.gyre\/|\.mcp\.json/);
   });
 });
 

@@ -29,6 +29,10 @@ describe("the TUI's safety", () => {
     const planning = await tmux.waitFor("plan mode (shift+tab to leave)");
     expect(planning).toContain("slow answer done");
     expect(planning).toContain("sandbox read-only, network off");
+    // The answer came before plan mode: it is no plan, so nothing asks to start editing.
+    await submit(tmux, "!echo typed-into-the-editor");
+    const typed = await tmux.waitFor(/typed-into-the-editor[\s\S]*exit 0/);
+    expect(typed).not.toContain("Plan ready");
   });
 
   it("shows the sandbox level in the footer, and Shift+Tab cycles plan mode", async () => {
@@ -49,6 +53,10 @@ describe("the TUI's safety", () => {
     expect(toolNames(inPlan)).not.toContain("write");
     expect(toolNames(inPlan)).not.toContain("edit");
     expect(systemText(inPlan)).toContain("You are in plan mode");
+    // The plan-ready step asks first; this test leaves plan mode by hand.
+    await tmux.waitFor("Plan ready — start editing?");
+    await tmux.send(["Escape"]);
+    await tmux.waitFor("Still in plan mode");
 
     await tmux.send(["BTab"]);
     const left = await tmux.waitFor("sandbox workspace-write, network off");

@@ -3,6 +3,7 @@
  * packages in `$GYRE_HOME/packages/` or, with `--project`, the trusted project's
  * `.gyre/packages/` (core/packages). Loaded only when one of these words starts the command line.
  */
+import { resolve } from "node:path";
 import { loadSettings } from "../../core/config/settings.js";
 import { describePackage } from "../../core/packages/package-resources.js";
 import { parsePackageSource } from "../../core/packages/package-source.js";
@@ -129,7 +130,9 @@ async function list(roots: string[], io: PackageCommandIo): Promise<number> {
     if (installed.length === 0) continue;
     io.stdout.write(`${root}:\n`);
     for (const entry of installed) {
-      io.stdout.write(`  ${entry.name} ${entry.version}  ${entry.source}  (${await summarize(entry)})\n`);
+      io.stdout.write(
+        `  ${entry.name} ${entry.version}  ${shownSource(root, entry.source)}  (${await summarize(entry)})\n`,
+      );
       count++;
     }
   }
@@ -149,4 +152,9 @@ async function summarize(entry: InstalledPackage): Promise<string> {
   const named = parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}${n === 1 ? "" : "s"}`);
   const themes = found.themes.length > 0 ? "; themes are not applied yet" : "";
   return `${named.join(", ") || "nothing gyre loads"}${themes}`;
+}
+
+/** npm records a path as `file:` relative to the packages folder; the user reads the absolute path. */
+function shownSource(root: string, source: string): string {
+  return source.startsWith("file:") ? resolve(root, source.slice("file:".length)) : source;
 }

@@ -90,6 +90,22 @@ describe("resolveModel", () => {
     });
   });
 
+  it("takes a custom provider's first listed model when it names no default", async () => {
+    const home = await tempDir();
+    const lab = {
+      api: "openai-completions",
+      baseUrl: "http://127.0.0.1:9/v1",
+      models: [{ id: "fake-model" }, { id: "fake-mini" }],
+    };
+    await writeFile(join(home, "models.json"), JSON.stringify({ providers: { lab } }));
+    const customProviders = (await loadModelsConfig(home)).providers;
+    const models = createModelRegistry();
+    const result = resolveModel({ provider: "lab", customProviders, env: {}, models });
+    expect(result.ok && result.value.model).toMatchObject({ provider: "lab", id: "fake-model" });
+    const chosen = resolveModel({ provider: "lab", model: "fake-mini", customProviders, env: {}, models });
+    expect(chosen.ok && chosen.value.model.id).toBe("fake-mini");
+  });
+
   it("explains that no provider is configured", () => {
     const result = resolveModel({ customProviders: [], env: {} });
     expect(!result.ok && result.error).toMatch(/No model provider is configured/);

@@ -50,7 +50,8 @@ export function isLoopbackUrl(url: string): boolean {
 
 /**
  * Picks provider, model, base URL and key from flags, settings, env and models.json.
- * Order: flags, then settings defaults, then the first provider whose key env var is set.
+ * Order: flags, then settings defaults, then the first provider whose key env var is set. The
+ * model: the flag, the settings default, the provider's default, else the provider's first model.
  * Errors are one sentence that says what to do (and name the env var for a missing key).
  */
 export function resolveModel(request: ModelRequest): ResolveResult {
@@ -78,8 +79,11 @@ export function resolveModel(request: ModelRequest): ResolveResult {
   const modelId =
     request.model ??
     (request.defaultProvider === providerName || !request.provider ? request.defaultModel : undefined) ??
-    defaultModels[providerName];
-  if (!modelId) return { ok: false, error: `Provider "${providerName}" has no default model; pass --model <id>.` };
+    defaultModels[providerName] ??
+    // A provider of models.json names no default: its first listed model is the natural one.
+    registry.getModels(providerName)[0]?.id;
+  if (!modelId)
+    return { ok: false, error: `Provider "${providerName}" has no default model and lists none; pass --model <id>.` };
   const base = registry.getModel(providerName, modelId);
   const envName = baseUrlEnv[providerName];
   const baseUrl = request.baseUrl ?? (envName ? request.env[envName] : undefined);

@@ -5,7 +5,12 @@
  * message), end the run after this turn (`shouldStopAfterTurn`), and why the run ended.
  */
 import type { AgentBudgets, AgentEndReason, AgentEvent } from "@gyre/agent";
-import { createTreeBudget, type TreeBudget, type TreeBudgetReached } from "../subagents/tree-budget.js";
+import {
+  createTreeBudget,
+  describeBudgetRaise,
+  type TreeBudget,
+  type TreeBudgetReached,
+} from "../subagents/tree-budget.js";
 import type { BudgetQuestion } from "./budget-question.js";
 import { createLoopDetector, type LoopDetectorOptions, type LoopPattern } from "./loop-detector.js";
 
@@ -120,7 +125,8 @@ export function createGovernor(options: GovernorOptions = {}): Governor {
     endOf(reason) {
       if (reason !== "stop_after_turn") return { reason };
       if (loop !== undefined) return { reason: "loop", message: `The run was stopped in a loop: ${loop.message}` };
-      if (reached !== undefined) return { reason: "budget", message: reached.reason };
+      if (reached !== undefined)
+        return { reason: "budget", message: `${reached.reason} ${describeBudgetRaise(reached.budget)}` };
       return { reason };
     },
   };

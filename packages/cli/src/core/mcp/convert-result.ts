@@ -23,6 +23,14 @@ export function stripControlCharacters(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
 }
 
+/**
+ * A name, URI or description a server wrote, for one line of a listing: no control characters,
+ * and line breaks and tabs become spaces (a newline in a name could fake further entries).
+ */
+export function stripToOneLine(text: string): string {
+  return stripControlCharacters(text).replace(/\s+/g, " ").trim();
+}
+
 /** What `details` of an MCP tool result holds for UIs and logs (never sent to the model). */
 export type McpToolDetails = {
   server: string;

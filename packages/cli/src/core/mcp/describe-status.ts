@@ -24,6 +24,9 @@ export function describeServerState(status: McpServerStatus): string {
 export function describeConnectingServers(statuses: readonly McpServerStatus[]): string | undefined {
   const names = statuses.filter((status) => status.state === "connecting").map((status) => status.name);
   if (names.length === 0) return undefined;
-  const which = names.length === 1 ? `MCP server "${names[0]}"` : `${names.length} MCP servers (${names.join(", ")})`;
-  return `Connecting to ${which} in the background; its tools join when ready. /mcp shows the state.`;
+  const which =
+    names.length === 1
+      ? `MCP server "${names[0]}" in the background; its tools join`
+      : `${names.length} MCP servers (${names.join(", ")}) in the background; their tools join`;
+  return `Connecting to ${which} when ready. /mcp shows the state.`;
 }

@@ -5,6 +5,7 @@
  */
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import { splitArguments } from "../prompt-templates/prompt-templates.js";
+import { stripControlCharacters, stripToOneLine } from "./convert-result.js";
 import type { McpManager } from "./mcp-manager.js";
 import { sanitizeNamePart } from "./mcp-tool.js";
 
@@ -41,14 +42,17 @@ export async function expandMcpPrompt(manager: McpManager, name: string, rest: s
     .filter((argument) => argument.required && values[argument.name] === undefined)
     .map((argument) => argument.name);
   if (missing.length > 0) {
-    throw new Error(
-      `/${name} needs ${missing.join(", ")}: /${name} ${declared.map((argument) => `${argument.name}=…`).join(" ")}`,
-    );
+    // Argument names are the server's text, shown to the user as they are.
+    const usage = declared.map((argument) => `${stripToOneLine(argument.name)}=…`).join(" ");
+    throw new Error(`/${name} needs ${missing.map(stripToOneLine).join(", ")}: /${name} ${usage}`);
   }
   return formatPromptMessages(await client.getPrompt({ name: prompt.name, arguments: values }));
 }
 
-/** The prompt's messages as one text: a lone user message as it is, several with their roles. */
+/**
+ * The prompt's messages as one text: a lone user message as it is, several with their roles;
+ * without control characters (the text is sent as the user's and shown in the terminal).
+ */
 function formatPromptMessages(result: GetPromptResult): string {
   const texts = result.messages.map((message) => {
     const content = message.content;
@@ -60,6 +64,6 @@ function formatPromptMessages(result: GetPromptResult): string {
           : `[${content.type} content not shown]`;
     return { role: message.role, text };
   });
-  if (texts.length === 1 && texts[0]?.role === "user") return texts[0].text;
-  return texts.map((entry) => `${entry.role}: ${entry.text}`).join("\n\n");
+  if (texts.length === 1 && texts[0]?.role === "user") return stripControlCharacters(texts[0].text);
+  return stripControlCharacters(texts.map((entry) => `${entry.role}: ${entry.text}`).join("\n\n"));
 }

@@ -4,6 +4,7 @@
  * says its list changed (`notifications/resources/list_changed`) or reconnects. Typing stays
  * instant: later keystrokes share the cached list instead of asking the server again.
  */
+import { stripToOneLine } from "./convert-result.js";
 import type { McpConnection } from "./mcp-connection.js";
 
 /** One resource as the completion menu shows it. */
@@ -57,9 +58,10 @@ async function listAll(connection: McpConnection): Promise<McpResourceEntry[]> {
     const page = await client.listResources(cursor ? { cursor } : {}, { timeout: 10_000 });
     for (const resource of page.resources)
       found.push({
+        // The URI is kept as sent: it is what resources/read must be asked for.
         uri: resource.uri,
-        name: resource.title ?? resource.name,
-        ...(resource.description ? { description: resource.description } : {}),
+        name: stripToOneLine(resource.title ?? resource.name),
+        ...(resource.description ? { description: stripToOneLine(resource.description) } : {}),
       });
     cursor = page.nextCursor;
   } while (cursor && found.length < maxResources);

@@ -4,7 +4,7 @@
  * only while a connected server has resources.
  */
 import type { AnyAgentTool } from "@gyre/agent";
-import { convertToolResult } from "./convert-result.js";
+import { convertToolResult, stripToOneLine } from "./convert-result.js";
 import type { McpConnection } from "./mcp-connection.js";
 
 const serverProperty = { type: "string", description: "The MCP server's name (as in mcp__<server>__…)." };
@@ -42,14 +42,15 @@ export function createMcpResourceTools(connections: () => McpConnection[]): AnyA
           .listResourceTemplates({}, { signal: context.signal })
           .catch(() => ({ resourceTemplates: [] }));
         lines.push(`${connection.name}:`);
-        for (const resource of resources)
-          lines.push(
-            `  ${resource.uri}  ${resource.name}${resource.mimeType ? ` (${resource.mimeType})` : ""}${resource.description ? ` — ${resource.description}` : ""}`,
-          );
-        for (const template of templates.resourceTemplates)
-          lines.push(
-            `  template ${template.uriTemplate}  ${template.name}${template.description ? ` — ${template.description}` : ""}`,
-          );
+        for (const resource of resources) {
+          const type = resource.mimeType ? ` (${stripToOneLine(resource.mimeType)})` : "";
+          const about = resource.description ? ` — ${stripToOneLine(resource.description)}` : "";
+          lines.push(`  ${stripToOneLine(resource.uri)}  ${stripToOneLine(resource.name)}${type}${about}`);
+        }
+        for (const template of templates.resourceTemplates) {
+          const about = template.description ? ` — ${stripToOneLine(template.description)}` : "";
+          lines.push(`  template ${stripToOneLine(template.uriTemplate)}  ${stripToOneLine(template.name)}${about}`);
+        }
       }
       const converted = convertToolResult(
         { content: [{ type: "text", text: lines.join("\n") || "No resources." }] },

@@ -100,6 +100,22 @@ export function createTreeBudget(limits: AgentBudgets = {}, now: () => number = 
   };
 }
 
+/** Where each limit is set, for the sentence that says how to go on. */
+const raisedBy: Record<BudgetName, string> = {
+  turns: "--max-turns or the maxTurns setting",
+  cost: "--max-cost or the maxCost setting",
+  tokens: "the maxTotalTokens setting",
+  time: "the maxWallTimeMs setting",
+};
+
+/**
+ * The next step after `budget` stopped a run, for the user (never the model, which cannot raise
+ * it): the flag or setting that raises it, and that the session can be continued.
+ */
+export function describeBudgetRaise(budget: BudgetName): string {
+  return `Raise it with ${raisedBy[budget]}, then continue the session (gyre -c, or another message) to go on.`;
+}
+
 function reached(budget: BudgetName, limit: number, used: number): TreeBudgetReached {
   const shown = (value: number) =>
     budget === "cost" ? `$${value.toFixed(4)}` : budget === "time" ? `${Math.round(value / 1000)} s` : String(value);

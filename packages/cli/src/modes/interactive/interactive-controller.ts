@@ -18,6 +18,7 @@ import { defaultKeybindings, type Keybindings } from "./keybindings.js";
 import { installKeyHandlers } from "./keys.js";
 import type { Layout } from "./layout.js";
 import { InputDialog, SelectDialog } from "./pickers/select-dialog.js";
+import { hasPlanReady, offerToStartEditing } from "./plan-ready.js";
 import { RunProgress, spinner } from "./run-progress.js";
 import { parseShellInput, runShellInput, type ShellInput, shellRecordsOf, shellStatus } from "./shell-input.js";
 import { parseSlashCommand, slashCommands } from "./slash-commands/index.js";
@@ -171,6 +172,7 @@ export class InteractiveController {
   private async prompt(text: string, command?: Extract<SessionOp, { type: "command" }>): Promise<void> {
     const { session } = this;
     const startedAt = Date.now();
+    const startedInPlanMode = session.state.permissionMode === "plan";
     try {
       let result: SessionOpResult<"prompt">;
       if (command) result = await this.submitOp(command, `/${command.name}`);
@@ -198,6 +200,19 @@ export class InteractiveController {
     this.notifier.runEnded(Date.now() - startedAt, finishMessage(session.state.endReason, Date.now() - startedAt));
     this.refreshInfo();
     this.layout.render();
+    if (hasPlanReady(session, { startedInPlanMode, reason: session.state.endReason }))
+      void offerToStartEditing(this.planReadyStep());
+  }
+
+  private planReadyStep() {
+    const { layout } = this;
+    return {
+      session: this.session,
+      select: (title: string, items: { value: string; label: string }[]) =>
+        layout.ask<string>((done) => new SelectDialog({ title, items, onDone: done })),
+      notify: (text: string) => this.notify(text),
+      prompt: (text: string) => this.prompt(text),
+    };
   }
 
   /** Submits `op`; when it has to wait for the run's end more than a second, says so. */

@@ -32,13 +32,23 @@ export const style = {
   gray: colour("gray"),
 };
 
+/**
+ * pi-tui's Markdown passes a code block's fence as its border text (`\`\`\`diff` above, `\`\`\``
+ * below); drawn as it is, the answer shows stray Markdown. A short rule, with the language as a dim
+ * tag, frames the block instead.
+ */
+export function drawCodeBlockBorder(fence: string): string {
+  const language = fence.replace(/^`+/, "").trim();
+  return language ? `${style.gray("───")} ${style.dim(language)}` : style.gray("───");
+}
+
 export const markdownTheme: MarkdownTheme = {
   heading: (text) => style.bold(style.cyan(text)),
   link: style.blue,
   linkUrl: style.gray,
   code: style.yellow,
   codeBlock: (text) => text,
-  codeBlockBorder: style.gray,
+  codeBlockBorder: drawCodeBlockBorder,
   quote: style.italic,
   quoteBorder: style.gray,
   hr: style.gray,

@@ -11,7 +11,7 @@ import {
 import type { SettingsChange } from "../../../core/config/settings-writer.js";
 import { style } from "../theme.js";
 import { InputDialog } from "./select-dialog.js";
-import { NOT_SET, type SettingRow } from "./settings-rows.js";
+import { isUnsetLabel, type SettingRow } from "./settings-rows.js";
 
 const listTheme: SettingsListTheme = {
   label: (text, selected) => (selected ? style.bold(style.cyan(text)) : text),
@@ -67,7 +67,11 @@ export class SettingsEditor implements Component, Focusable {
             this.typing = false;
             done(value);
           };
-          const input = new InputDialog(`${row.label}: ${row.description}`, close, current === NOT_SET ? "" : current);
+          const input = new InputDialog(
+            `${row.label}: ${row.description}`,
+            close,
+            isUnsetLabel(current) ? "" : current,
+          );
           input.focused = true;
           return input;
         };

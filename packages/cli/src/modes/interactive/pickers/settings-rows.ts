@@ -19,6 +19,14 @@ export type SettingRow = {
 
 export const NOT_SET = "(not set)";
 
+/** How a setting left out of the file reads: the value gyre uses then, marked as the default. */
+export const byDefault = (value: string): string => `${value} (default)`;
+
+/** Whether `text` stands for a setting left out of the file (it is removed when chosen). */
+export function isUnsetLabel(text: string): boolean {
+  return text === NOT_SET || text.endsWith(" (default)");
+}
+
 const field = (settings: Record<string, unknown>, key: string): unknown => {
   const [top, nested] = key.split(".", 2) as [string, string | undefined];
   const value = settings[top];
@@ -29,21 +37,19 @@ const field = (settings: Record<string, unknown>, key: string): unknown => {
 const shown = (value: unknown, fallback = NOT_SET): string =>
   value === undefined ? fallback : typeof value === "string" ? value : JSON.stringify(value);
 
-/** A setting chosen from `values`; NOT_SET among them removes the key. */
-function choice(
-  id: string,
-  label: string,
-  values: readonly string[],
-  description: string,
-  fallback?: string,
-): SettingRow {
+/**
+ * A setting chosen from `values`. The first value is gyre's default: left out of the file it reads
+ * `<default> (default)`, and choosing that removes the key (so a later default applies).
+ */
+function choice(id: string, label: string, values: readonly string[], description: string): SettingRow {
+  const [first = NOT_SET, ...rest] = values;
   return {
     id,
     label,
     description,
-    values,
-    read: (settings) => shown(field(settings, id), fallback),
-    toChanges: (text) => [{ key: id, value: text === NOT_SET ? undefined : text }],
+    values: [byDefault(first), ...rest],
+    read: (settings) => shown(field(settings, id), byDefault(first)),
+    toChanges: (text) => [{ key: id, value: isUnsetLabel(text) ? undefined : text }],
   };
 }
 
@@ -51,15 +57,15 @@ function choice(
  * A number typed as text; empty removes it. Text that is not a number is passed on as it is, so
  * the settings check (the one loading uses) names the problem.
  */
-function numberRow(id: string, label: string, description: string): SettingRow {
+function numberRow(id: string, label: string, description: string, unset: string): SettingRow {
   return {
     id,
     label,
     description: `${description} Empty removes it.`,
-    read: (settings) => shown(field(settings, id)),
+    read: (settings) => shown(field(settings, id), byDefault(unset)),
     toChanges: (text) => {
       const trimmed = text.trim();
-      if (trimmed === "" || trimmed === NOT_SET) return [{ key: id, value: undefined }];
+      if (trimmed === "" || isUnsetLabel(trimmed)) return [{ key: id, value: undefined }];
       const number = Number(trimmed);
       return [{ key: id, value: Number.isNaN(number) ? trimmed : number }];
     },
@@ -95,46 +101,42 @@ export function createSettingRows(themes: readonly string[]): SettingRow[] {
         ];
       },
     },
-    choice(
-      "thinking",
-      "thinking",
-      [NOT_SET, "off", "low", "medium", "high"],
-      "The thinking level new runs start with.",
-    ),
-    choice(
-      "theme",
-      "theme",
-      themes,
-      "Colours of this screen; applies at once. Files in $GYRE_HOME/themes add themes.",
-      "dark",
-    ),
+    choice("thinking", "thinking", ["off", "low", "medium", "high"], "The thinking level new runs start with."),
+    {
+      id: "theme",
+      label: "theme",
+      description: "Colours of this screen; applies at once. Files in $GYRE_HOME/themes add themes.",
+      values: themes,
+      read: (settings) => shown(field(settings, "theme"), "dark"),
+      toChanges: (text) => [{ key: "theme", value: text }],
+    },
     choice(
       "sandbox.mode",
       "sandbox mode",
-      [NOT_SET, "workspace-write", "read-only", "off"],
+      ["workspace-write", "read-only", "off"],
       "What bash commands may touch (default workspace-write); from the next start.",
     ),
     choice(
       "approval",
       "approval",
-      [NOT_SET, "ask", "deny", "allow"],
+      ["ask", "deny", "allow"],
       "Who decides calls that need more than the sandbox gives (default: ask here, deny in -p); from the next start.",
     ),
     {
       ...choice(
         "compaction.enabled",
         "auto-compaction",
-        [NOT_SET, "on", "off"],
+        ["on", "off"],
         "Summarise older messages when the context fills up.",
       ),
       read: (settings) => {
         const value = field(settings, "compaction.enabled");
-        return value === undefined ? NOT_SET : value === true ? "on" : value === false ? "off" : shown(value);
+        return value === undefined ? byDefault("on") : value === true ? "on" : value === false ? "off" : shown(value);
       },
-      toChanges: (text) => [{ key: "compaction.enabled", value: text === NOT_SET ? undefined : text === "on" }],
+      toChanges: (text) => [{ key: "compaction.enabled", value: isUnsetLabel(text) ? undefined : text === "on" }],
     },
-    numberRow("maxTurns", "max turns", "Stop a run after this many model calls."),
-    numberRow("maxCost", "max cost (USD)", "Stop a run once it has cost this much."),
-    numberRow("retry.maxRetries", "retries", "How often a failed model call is retried (at most 100)."),
+    numberRow("maxTurns", "max turns", "Stop a run after this many model calls.", "no limit"),
+    numberRow("maxCost", "max cost (USD)", "Stop a run once it has cost this much.", "no limit"),
+    numberRow("retry.maxRetries", "retries", "How often a failed model call is retried (at most 100).", "3"),
   ];
 }

@@ -1,6 +1,7 @@
 import type { AgentSpend } from "../../../core/subagents/tree-budget.js";
 import { formatTokens } from "../components/footer-view.js";
 import { style } from "../theme.js";
+import { describeContextMessages } from "./session-command.js";
 import type { SlashCommand } from "./types.js";
 
 /** One line per agent of the tree: turns, tokens, USD and wall time, with a total line under them. */
@@ -44,7 +45,7 @@ export const costCommand: SlashCommand = {
       ["cache write", formatTokens(stats.tokens.cacheWrite)],
       ["cost", `$${stats.cost.toFixed(4)}`],
       ["context", `${formatTokens(stats.contextTokens)} of ${formatTokens(window)}`],
-      ["messages", `${stats.userMessages} user, ${stats.assistantMessages} assistant, ${stats.toolCalls} tool calls`],
+      ["in context", describeContextMessages(stats)],
     ];
     const lines = rows.map(([label, value]) => `${style.gray(label.padEnd(12))}${value}`);
     const agents = context.session.getSpend()?.agents ?? [];

@@ -1,6 +1,17 @@
+import type { SessionStats } from "../../../core/session-stats.js";
 import { formatTokens } from "../components/footer-view.js";
+import { countOf } from "../count-of.js";
 import { style } from "../theme.js";
 import type { SlashCommand } from "./types.js";
+
+/**
+ * The messages the model sees now, labelled so: after a compaction they are fewer than the session
+ * had, while its tokens and cost cover every call.
+ */
+export function describeContextMessages(stats: SessionStats): string {
+  const { userMessages, assistantMessages, toolCalls } = stats;
+  return `${countOf(userMessages, "user message")}, ${countOf(assistantMessages, "assistant message")}, ${countOf(toolCalls, "tool call")}`;
+}
 
 /** /session: where this session lives and what it has used, and how to come back to it. */
 export const sessionCommand: SlashCommand = {
@@ -13,12 +24,12 @@ export const sessionCommand: SlashCommand = {
     const rows: [string, string][] = [
       ["id", session.state.sessionId],
       ["file", session.state.sessionFile ?? "(not written yet: no message so far)"],
-      ["messages", `${stats.userMessages} user, ${stats.assistantMessages} assistant, ${stats.toolCalls} tool calls`],
+      ["in context", describeContextMessages(stats)],
       ["tokens", `↑${formatTokens(stats.tokens.input)} ↓${formatTokens(stats.tokens.output)}`],
       ["cost", `$${stats.cost.toFixed(4)}`],
       ["context", `${formatTokens(stats.contextTokens)} tokens`],
       ["resume", `gyre --session ${session.state.sessionId}`],
     ];
-    context.print(rows.map(([label, value]) => `${style.gray(label.padEnd(10))}${value}`).join("\n"));
+    context.print(rows.map(([label, value]) => `${style.gray(label.padEnd(12))}${value}`).join("\n"));
   },
 };
