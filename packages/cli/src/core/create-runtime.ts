@@ -364,7 +364,7 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
   // Only with an lsp setting is the language-server code loaded (start-up time; docs/lsp.md).
   const lsp =
     settings.lsp && Object.keys(settings.lsp).length > 0
-      ? (await import("./lsp/lsp-tools.js")).attachLsp(selected, { servers: settings.lsp, cwd: io.cwd, env: io.env })
+      ? (await import("./lsp/lsp-tools.js")).attachLsp(selected, { ...toolDeps, servers: settings.lsp })
       : undefined;
   const builtIn = lsp?.tools ?? selected;
   // Probed now, in parallel with the rest of start-up, so the notice comes once and early.

@@ -227,7 +227,7 @@ describe("gyre acp: protocol", () => {
         .updates(sessionId, "agent_message_chunk")
         .map((update) => (update.content.type === "text" ? update.content.text : ""))
         .join("");
-    expect(said()).toContain("calc.js:1 [high] subtracts instead of adding");
+    expect(said()).toContain("calc.js:1 high: subtracts instead of adding");
     const refused = await editor.agent.request("session/prompt", {
       sessionId,
       prompt: [{ type: "text", text: "/review --base main --uncommitted" }],

@@ -1,11 +1,13 @@
 /**
  * Every background shell dies with its session: the SDK's `dispose()` ends it, and so does a
- * kill -9 of the gyre process, with the sandbox on (bubblewrap) and off (the host guard).
+ * kill -9 of the gyre process, with the sandbox on (bubblewrap) and off (the host guard). A dev
+ * server a session's model starts in one turn answers its curl in the next, inside the sandbox.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { AgentToolResult } from "@gyre/agent";
 import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgentSession } from "../../src/index.js";
@@ -92,6 +94,69 @@ describe("a background shell of a session", () => {
     }, 30_000);
   }
 });
+
+/** The pids whose command line holds `marker`, zombies left out. */
+async function running(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    const status = await readFile(`/proc/${entry}/status`, "utf8").catch(() => "");
+    if (cmdline.includes(marker) && !/^State:\s+Z/m.test(status)) found.push(Number(entry));
+  }
+  return found;
+}
+
+describe("a dev server in a background shell", () => {
+  it("runs across turns in the sandbox: a later turn curls it, kills it, and nothing is left after dispose", async () => {
+    const { cwd, home } = await createWorkspace();
+    const tag = `gyre-dev-server-${marker()}`;
+    // It says on which port it listens in port.txt: the scripted model cannot read its log.
+    const server =
+      `node -e "/* ${tag} */ require('http').createServer((q, s) => { console.log('GET ' + q.url); s.end('hello from turn one') })` +
+      ".listen(0, '127.0.0.1', function () { require('fs').writeFileSync('port.txt', String(this.address().port)) })\"";
+    const toolCall = (name: string, args: Record<string, unknown>): FauxResponse => ({
+      content: [{ type: "toolCall", name, arguments: args }],
+    });
+    const faux = createFauxModel([
+      toolCall("bash", { command: server, run_in_background: true }),
+      { content: [{ type: "text", text: "The server is starting." }] },
+      toolCall("bash", { command: "curl -s http://127.0.0.1:$(cat port.txt)/ping" }),
+      toolCall("bash_output", { id: "shell-1" }),
+      toolCall("kill_shell", { id: "shell-1" }),
+      { content: [{ type: "text", text: "done" }] },
+    ]);
+    const { session, dispose } = await createAgentSession({
+      cwd,
+      gyreHome: home,
+      model: faux.model,
+      settings: { sandbox: { mode: "workspace-write" } },
+    });
+    const results: string[] = [];
+    session.subscribe((event) => {
+      if (event.type === "tool_execution_end") results.push(textOf(event.result));
+    });
+    try {
+      await session.prompt("Start the dev server.");
+      expect(results[0]).toMatch(/^Started background shell shell-1: node -e/);
+      expect(await eventually(async () => existsSync(join(cwd, "port.txt")), 300)).toBe(true);
+      expect(await running(tag)).not.toEqual([]);
+      await session.prompt("Check that it answers, then stop it.");
+      const [, curl, output, killed] = results;
+      expect(curl).toBe("hello from turn one");
+      expect(output).toContain("GET /ping");
+      expect(killed).toMatch(/shell-1/);
+      expect(session.info.shells?.list()).toMatchObject([{ id: "shell-1", state: "killed" }]);
+    } finally {
+      await dispose();
+    }
+    expect(await eventually(async () => (await running(tag)).length === 0)).toBe(true);
+  }, 60_000);
+});
+
+function textOf(result: AgentToolResult<unknown>): string {
+  return result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+}
 
 describe("RPC get_state", () => {
   it("lists the background shells with their state", async () => {

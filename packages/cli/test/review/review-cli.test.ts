@@ -76,7 +76,7 @@ describe("gyre review", () => {
     expect(toolNamesOf(first).sort()).toEqual(["bash", "find", "grep", "ls", "read"]);
     expect(JSON.stringify(second?.body.messages)).toContain("return a - b");
     expect(result.stdout).toContain("Review of uncommitted changes against HEAD");
-    expect(result.stdout).toContain("src/math.js:2 [high] add returns a - b");
+    expect(result.stdout).toContain("src/math.js:2 high: add returns a - b");
     expect(result.stdout).toContain("fix: return a + b;");
     expect(result.stdout).toContain("1 finding.");
   });

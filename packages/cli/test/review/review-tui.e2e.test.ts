@@ -62,7 +62,7 @@ describe("review, diff and memory in the TUI", () => {
       },
     );
     await submit(tmux, "/review");
-    const screen = await tmux.waitFor("src/math.js:2 [high] add subtracts");
+    const screen = await tmux.waitFor("src/math.js:2 high: add subtracts");
     expect(screen).toContain("Review of uncommitted changes against HEAD");
     expect(screen).toContain("fix: return a + b;");
     expect(JSON.stringify(server.requests[0]?.body.messages)).toContain("+  return a - b;");

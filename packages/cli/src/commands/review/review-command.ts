@@ -1,7 +1,7 @@
 /**
  * `gyre review [--base <ref>] [--uncommitted] [--focus <text>] [--json] [gyre flags…]`
  * (docs/review.md): the `review` op from the command line. A read-only subagent reviews the
- * changes and the findings are printed, `file:line [severity] title` each, or as JSON.
+ * changes and the findings are printed, `path:line severity: text` each, or as JSON.
  */
 import { BUILT_IN_FLAG_NAMES, parseArgs } from "../../args.js";
 import { toRuntimeConfig } from "../../cli-config.js";

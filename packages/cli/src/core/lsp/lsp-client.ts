@@ -5,9 +5,12 @@
  * request, the TypeScript server's own synchronous request (typescript-language-server publishes
  * without versions and stays silent when nothing changed, so waiting for a push cannot tell "clean"
  * from "still checking"), or else the pushed diagnostics for that version. Loaded only when an
- * `lsp` setting exists (core/lsp/start-lsp.ts).
+ * `lsp` setting exists (core/lsp/lsp-service.ts imports it on the first start).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { access, constants } from "node:fs/promises";
+import { constants as osConstants } from "node:os";
+import { resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   createMessageConnection,
@@ -29,6 +32,8 @@ import {
   type ServerCapabilities,
   ShutdownRequest,
 } from "vscode-languageserver-protocol";
+import type { ReadOnlyLaunch } from "../sandbox/confine-read-only.js";
+import { findExecutable } from "../sandbox/probe-sandbox.js";
 import { signalProcessGroup } from "../tools/process-group.js";
 import { convertDiagnostic, convertTsserverDiagnostics, languageIdOf } from "./convert-diagnostics.js";
 import type { DiagnosticsAnswer, FileDiagnostic } from "./types.js";
@@ -47,6 +52,8 @@ export type LspClientOptions = {
   env: NodeJS.ProcessEnv;
   initializationOptions?: unknown;
   timeoutMs: number;
+  /** The read-only sandbox to start it in (core/sandbox/confine-read-only.ts); absent: unconfined. */
+  confined?: ReadOnlyLaunch;
 };
 
 type Pushed = { version: number | undefined; diagnostics: FileDiagnostic[]; sequence: number };
@@ -87,12 +94,23 @@ export class LspClient {
   }
 
   /**
-   * Spawns the server (cwd = root, as the user, outside the bash sandbox) and initializes it.
-   * Resolves `undefined` when ready, else an answer saying why not (the process is then gone).
+   * Spawns the server (cwd = root, as the user, read-only under bwrap when `confined`) and
+   * initializes it. Resolves `undefined` when ready, else an answer saying why not (the process is
+   * then gone).
    */
   async start(): Promise<Exclude<DiagnosticsAnswer, { type: "diagnostics" }> | undefined> {
-    const { command, args, root, env } = this.options;
-    const child = spawn(command, [...args], { cwd: root, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const launch = await this.spawnArguments();
+    if (typeof launch === "string") {
+      this.stop(launch);
+      return { type: "unavailable", reason: this.describeFailure(launch) };
+    }
+    const { root, confined } = this.options;
+    const child = spawn(launch.file, launch.args, {
+      cwd: root,
+      env: launch.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     this.child = child;
     let exitNoted: (reason: string) => void = () => {};
     const failed = new Promise<string>((resolve) => (exitNoted = resolve));
@@ -102,7 +120,9 @@ export class LspClient {
       this.stop(reason);
       exitNoted(reason);
     });
-    child.once("exit", (code, signal) => {
+    child.once("exit", (code, exitSignal) => {
+      // bwrap reports a program killed by signal N as exit code 128 + N.
+      const signal = exitSignal ?? (confined && code !== null && code > 128 ? signalName(code - 128) : undefined);
       const reason = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       this.stop(reason);
       exitNoted(reason);
@@ -124,7 +144,9 @@ export class LspClient {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const initialize = connection
       .sendRequest(InitializeRequest.type, {
-        processId: process.pid,
+        // In bwrap's pid namespace gyre's pid names no process (or another one), and a server that
+        // watches it would exit at once; there `--die-with-parent` ends the server with gyre instead.
+        processId: confined ? null : process.pid,
         clientInfo: { name: "gyre" },
         rootUri,
         workspaceFolders: [{ uri: rootUri, name: root }],
@@ -160,6 +182,26 @@ export class LspClient {
     this.kill();
     if (outcome.type === "timeout") return { type: "timeout", timeoutMs: this.options.timeoutMs };
     return { type: "unavailable", reason: this.describeFailure(reason) };
+  }
+
+  /** What to spawn: the command itself, or bwrap with the command found on the host; else why not. */
+  private async spawnArguments(): Promise<{ file: string; args: string[]; env: NodeJS.ProcessEnv } | string> {
+    const { command, args, root, env, confined } = this.options;
+    if (!confined) return { file: command, args: [...args], env };
+    // Found here rather than by bwrap, so a missing command is said as plainly as without the sandbox.
+    const found = command.includes("/")
+      ? await access(resolvePath(root, command), constants.X_OK).then(
+          () => resolvePath(root, command),
+          () => undefined,
+        )
+      : await findExecutable(command, env.PATH);
+    if (!found)
+      return `cannot be started (${command} is not an executable file${command.includes("/") ? "" : " on PATH"})`;
+    return {
+      file: confined.prefix.command,
+      args: [...confined.prefix.args, found, ...args],
+      env: { ...env, ...confined.env },
+    };
   }
 
   /** One sentence naming the server, its command and the setting to fix. */
@@ -343,6 +385,10 @@ export class LspClient {
 /** Errors, warnings and information; hints (faded unused names) are not news about an edit. */
 function keepShown(diagnostics: readonly Diagnostic[]): FileDiagnostic[] {
   return diagnostics.flatMap((diagnostic) => convertDiagnostic(diagnostic) ?? []);
+}
+
+function signalName(number: number): string | undefined {
+  return Object.entries(osConstants.signals).find(([, value]) => value === number)?.[0];
 }
 
 function abortedBy(signal: AbortSignal): Promise<undefined> {

@@ -8,6 +8,7 @@
 import { readFile, stat } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { BashSandbox } from "../sandbox/bash-sandbox.js";
 import { createPathPolicy, isWithin, type PathPolicy } from "../tools/path-policy.js";
 import { createNodeFileSystem } from "../tools/tool-fs.js";
 import { describeEditDiagnostics, listDiagnostics, timeoutSentence } from "./compare-diagnostics.js";
@@ -27,8 +28,13 @@ export type LspServiceOptions = {
   servers: Readonly<Record<string, LspServerSettings>>;
   /** The workspace: files outside it get no diagnostics; roots are looked for up to it. */
   cwd: string;
-  /** The servers' environment (they run as the user, outside the bash sandbox). */
+  /** The servers' environment (they run as the user). */
   env: NodeJS.ProcessEnv;
+  /**
+   * The session's safety, for its sandbox: servers start read-only under it
+   * (core/sandbox/confine-read-only.ts), unconfined only when it is off. Absent: unconfined.
+   */
+  safety?: { sandbox: Pick<BashSandbox, "confineReadOnly"> };
 };
 
 /** What `before` learnt about a file, for `after`. */
@@ -204,6 +210,14 @@ export class LspService {
   private async launch(slot: Slot): Promise<DiagnosticsAnswer | undefined> {
     // Here, not at the top: vscode-jsonrpc loads only when a server starts (start-up time).
     const { LspClient } = await import("./lsp-client.js");
+    const confinement = (await this.options.safety?.sandbox.confineReadOnly(slot.root)) ?? {
+      ok: true,
+      launch: undefined,
+    };
+    if (!confinement.ok) {
+      const reason = `The ${slot.name} language server (lsp setting "${slot.name}") was not started: ${confinement.error}.`;
+      return { type: "unavailable", reason };
+    }
     const client = new LspClient({
       name: slot.name,
       command: slot.settings.command,
@@ -212,6 +226,7 @@ export class LspService {
       env: this.options.env,
       initializationOptions: slot.settings.initializationOptions,
       timeoutMs: slot.settings.timeoutMs ?? DEFAULT_LSP_TIMEOUT_MS,
+      ...(confinement.launch ? { confined: confinement.launch } : {}),
     });
     slot.client = client;
     return client.start();

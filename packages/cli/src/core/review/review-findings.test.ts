@@ -35,7 +35,7 @@ describe("renderFindings", () => {
         { file: "b.ts", line: 9, severity: "high", title: "crash", fix: "check for null" },
       ],
     });
-    expect(text).toBe("b.ts:9 [high] crash\n    fix: check for null\n\na.ts [low] naming\n\n2 findings.");
+    expect(text).toBe("b.ts:9 high: crash\n    fix: check for null\n\na.ts low: naming\n\n2 findings.");
     expect(renderFindings({ findings: [] })).toBe("No findings.");
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The reviewer's answer (docs/review.md): asked for one JSON object of findings, read tolerantly
  * (a fenced block, or the first object in the text); an answer with no such object is kept as
- * free text. Rendered one finding per block, `file:line [severity] title`.
+ * free text. Rendered one finding per block, `path:line severity: text` (the form of
+ * docs/review.md), its explanation and fix indented below it.
  */
 
 export const REVIEW_SEVERITIES = ["high", "medium", "low"] as const;
@@ -50,7 +51,7 @@ export function renderFindings(result: ReviewFindings): string {
   if (result.summary) lines.push(result.summary, "");
   const order = (finding: ReviewFinding) => REVIEW_SEVERITIES.indexOf(finding.severity);
   for (const finding of [...result.findings].sort((a, b) => order(a) - order(b))) {
-    lines.push(`${locationOf(finding)} [${finding.severity}] ${finding.title}`);
+    lines.push(`${locationOf(finding)} ${finding.severity}: ${finding.title}`);
     if (finding.explanation) lines.push(...indent(finding.explanation));
     if (finding.fix) lines.push(...indent(`fix: ${finding.fix}`));
     lines.push("");

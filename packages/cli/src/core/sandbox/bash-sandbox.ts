@@ -4,6 +4,7 @@
  * falls back to running unconfined: when the sandbox cannot run, `prepare` says why and how to fix it.
  */
 import { type Launcher, launchOnHost } from "../tools/run-command.js";
+import { confineReadOnly, type ReadOnlyLaunch } from "./confine-read-only.js";
 import { type DenialContext, explainDenial, explainProxyRefusals } from "./explain-denial.js";
 import { probeSandbox } from "./probe-sandbox.js";
 import { createSessionSandbox, type SessionSandbox } from "./session-sandbox.js";
@@ -27,6 +28,14 @@ export type BashSandbox = {
   availability(): Promise<SandboxAvailability | undefined>;
   /** The launcher for the next command, or why there is none. */
   prepare(): Promise<PreparedLaunch>;
+  /**
+   * How to start a program that only reads the workspace (a language server) in `cwd`: read-only
+   * under bwrap (`confine-read-only.ts`); `undefined` under `off` (it runs unconfined, as the
+   * user); an error sentence when the sandbox cannot run here. Like bash, never unconfined on its own.
+   */
+  confineReadOnly(
+    cwd: string,
+  ): Promise<{ ok: true; launch: ReadOnlyLaunch | undefined } | { ok: false; error: string }>;
   /** One line for headers and footers: "workspace-write, network off", "off", "unavailable: …". */
   describe(): Promise<string>;
   /** Ends the sandbox and everything running in it. */
@@ -86,6 +95,21 @@ export function createBashSandbox(options: BashSandboxOptions): BashSandbox {
     },
     availability,
     prepare,
+    confineReadOnly: async (cwd) => {
+      if (mode === "off") return { ok: true, launch: undefined };
+      const probe = await probeSandbox(options.policy.hostEnv);
+      if (!probe.available) {
+        return {
+          ok: false,
+          error: `the ${mode} sandbox is unavailable because ${probe.cause}; to fix it, ${probe.fix}`,
+        };
+      }
+      const launch = await confineReadOnly({ policy: options.policy, bwrapPath: probe.bwrapPath, cwd }).catch(
+        (error: Error) => error,
+      );
+      if (launch instanceof Error) return { ok: false, error: `the sandbox could not be set up (${launch.message})` };
+      return { ok: true, launch };
+    },
     describe: async () => {
       if (mode === "off") return "off (bash runs unconfined)";
       const probe = await availability();

@@ -33,6 +33,15 @@ function mounts(args: string[], flag: string): string[] {
 }
 
 describe("buildBwrapArgs", () => {
+  it("starts the command in the policy's cwd, or in the folder asked for, with one --chdir", async () => {
+    expect(mounts((await buildBwrapArgs(policy)).args, "--chdir")).toEqual([join(root, "proj")]);
+    await mkdir(join(root, "proj", "sub"));
+    const readOnly = await buildBwrapArgs({ ...policy, mode: "read-only" }, { chdir: join(root, "proj", "sub") });
+    expect(mounts(readOnly.args, "--chdir")).toEqual([join(root, "proj", "sub")]);
+    expect(mounts(readOnly.args, "--ro-bind")).toContain(join(root, "proj"));
+    expect(mounts(readOnly.args, "--bind")).toEqual([]);
+  });
+
   it("mounts / read-only, the workspace writable and its protected paths read-only over it", async () => {
     const plan = await buildBwrapArgs(policy);
     expect(plan.args.slice(plan.args.indexOf("--ro-bind"), plan.args.indexOf("--ro-bind") + 3)).toEqual([

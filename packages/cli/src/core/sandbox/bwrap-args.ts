@@ -91,9 +91,10 @@ function isInside(path: string, root: string): boolean {
 /**
  * Builds the plan. May create empty directories as mount points for protected directories that
  * do not exist yet (`.gyre/`, `.git/hooks`), so that creating them inside the sandbox fails too;
- * they are listed in `createdMountPoints`.
+ * they are listed in `createdMountPoints`. The command starts in `options.chdir` (default: the
+ * policy's cwd).
  */
-export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> {
+export async function buildBwrapArgs(policy: SandboxPolicy, options: { chdir?: string } = {}): Promise<BwrapPlan> {
   const expand = (path: string) => expandPath(path, policy);
   const args = [...BASE_BWRAP_FLAGS.filter((flag) => policy.network === false || flag !== "--unshare-net")];
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
@@ -154,7 +155,7 @@ export async function buildBwrapArgs(policy: SandboxPolicy): Promise<BwrapPlan> 
     if (kind === "dir") args.push("--tmpfs", path, "--remount-ro", path);
     else if (kind === "file") args.push("--ro-bind", "/dev/null", path);
   }
-  args.push("--chdir", await canonical(policy.cwd));
+  args.push("--chdir", await canonical(options.chdir ?? policy.cwd));
   // The guard's baseline: the `.git` entries found, plus the empty ones just made as mount points.
   for (const path of protectedPaths) if (basename(path) === ".git" && !gitEntries.includes(path)) gitEntries.push(path);
   return { args, writableRoots, protectedPaths, createdMountPoints, gitEntries };
