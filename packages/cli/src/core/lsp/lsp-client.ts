@@ -33,6 +33,7 @@ import {
   ShutdownRequest,
 } from "vscode-languageserver-protocol";
 import type { ReadOnlyLaunch } from "../sandbox/confine-read-only.js";
+import { privateTmpBinds, withReadOnlyBinds } from "../sandbox/private-tmp-binds.js";
 import { findExecutable } from "../sandbox/probe-sandbox.js";
 import { signalProcessGroup } from "../tools/process-group.js";
 import { convertDiagnostic, convertTsserverDiagnostics, languageIdOf } from "./convert-diagnostics.js";
@@ -197,9 +198,10 @@ export class LspClient {
       : await findExecutable(command, env.PATH);
     if (!found)
       return `cannot be started (${command} is not an executable file${command.includes("/") ? "" : " on PATH"})`;
+    const binds = await privateTmpBinds([found, ...args]);
     return {
       file: confined.prefix.command,
-      args: [...confined.prefix.args, found, ...args],
+      args: [...withReadOnlyBinds(confined.prefix.args, binds), found, ...args],
       env: { ...env, ...confined.env },
     };
   }
