@@ -595,7 +595,6 @@ export async function createRuntime(config: RuntimeConfig, base: RuntimeBase, io
       },
       rebuildSystemPrompt: async (runTools, reloaded) =>
         withStartContext(await buildPrompt(runTools, [...reloaded, ...(io.customTools ?? [])])),
-      packageDirs: resources.packageDirs,
       claudeCompat: config.claudeCompat,
       env: io.env,
     });

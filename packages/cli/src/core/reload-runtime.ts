@@ -5,16 +5,16 @@
  * hooks see the new ones), the tools and system prompt are rebuilt from it, and each change
  * comes back as one line.
  */
-import { join } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import type { AgentSession } from "./agent-session.js";
 import { isClaudeCompat, type LoadedClaudeSetup, loadClaudeSetup } from "./claude-compat/claude-compat.js";
 import { loadSettings, type Settings } from "./config/settings.js";
 import type { ExtensionRunner } from "./extensions/extension-runner.js";
 import { loadExtensions } from "./extensions/load-extensions.js";
+import { loadFolderResources } from "./extensions/load-runtime-resources.js";
 import type { ProjectInfo } from "./inspect-project.js";
-import { loadPromptTemplates, type PromptTemplate } from "./prompt-templates/prompt-templates.js";
-import { loadSkills, type Skill } from "./skills/load-skills.js";
+import type { PromptTemplate } from "./prompt-templates/prompt-templates.js";
+import type { Skill } from "./skills/load-skills.js";
 import { isGyreHomeContextFile, loadContextFiles } from "./system-prompt/context-files.js";
 
 /** The live runtime's parts `/reload` reads again or rebuilds. */
@@ -35,8 +35,6 @@ export type ReloadTarget = {
   /** Puts the reloaded extension tools in with the run's other tools; returns the run's tool list. */
   applyTools: (extensionTools: readonly AnyAgentTool[]) => readonly AnyAgentTool[];
   rebuildSystemPrompt: (tools: readonly AnyAgentTool[], extensionTools: readonly AnyAgentTool[]) => Promise<string>;
-  /** Installed packages' skill and template folders, as start-up found them. */
-  packageDirs: { skills: readonly string[]; prompts: readonly string[] };
   /** `--claude-compat` as given; with the reloaded `claudeCompat` setting it says whether a Claude Code setup is read. */
   claudeCompat: boolean | undefined;
   env: NodeJS.ProcessEnv;
@@ -68,23 +66,15 @@ export async function reloadRuntime(target: ReloadTarget): Promise<ReloadResult>
     : undefined;
   changes.push(...(claude?.warnings ?? []));
 
-  // Packages first, then Claude's, the user's and the project's: a later folder wins by name, as at start-up.
-  const projectDir = join(target.cwd, ".gyre");
-  const skillDirs = [
-    ...target.packageDirs.skills,
-    ...(claude?.setup.skillDirs ?? []),
-    join(target.gyreHome, "skills"),
-    ...(trusted ? [join(projectDir, "skills")] : []),
-  ];
-  const skills = await loadSkills(skillDirs);
-  changes.push(...replaceNamed("skills", target.skills, skills.skills), ...skills.warnings);
-  const templates = await loadPromptTemplates([
-    ...target.packageDirs.prompts,
-    ...(claude?.setup.commandDirs ?? []),
-    join(target.gyreHome, "prompts"),
-    ...(trusted ? [join(projectDir, "prompts")] : []),
-  ]);
-  changes.push(...replaceNamed("prompt templates", target.templates, templates));
+  // The installed packages are read again too: a reload loads what a restart would.
+  const folders = await loadFolderResources({
+    cwd: target.cwd,
+    gyreHome: target.gyreHome,
+    trusted,
+    ...(claude ? { claudeDirs: { skills: claude.setup.skillDirs, commands: claude.setup.commandDirs } } : {}),
+  });
+  changes.push(...replaceNamed("skills", target.skills, folders.skills), ...folders.warnings);
+  changes.push(...replaceNamed("prompt templates", target.templates, folders.templates));
 
   const contextFiles = [...gyreContextFiles, ...(claude?.contextFiles ?? [])];
   const contextChange = describeContextChange(target.project, contextFiles);

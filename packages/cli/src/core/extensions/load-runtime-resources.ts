@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import type { AnyAgentTool } from "@gyre/agent";
 import { CliError } from "../errors.js";
-import { loadPackageResources } from "../packages/package-resources.js";
+import { loadPackageResources, type PackageResources } from "../packages/package-resources.js";
 import { packagesRoot } from "../packages/package-store.js";
 import { pathExists } from "../path-exists.js";
 import { loadPromptTemplates, type PromptTemplate, type TemplateDir } from "../prompt-templates/prompt-templates.js";
@@ -25,8 +25,6 @@ export type RuntimeResources = {
   warnings: string[];
   /** Theme files (`<name>.json`) and folders of them that installed packages bring. */
   themeFiles: string[];
-  /** Installed packages' skill and template folders (`/reload` reads them again). */
-  packageDirs: { skills: string[]; prompts: string[] };
 };
 
 export type LoadResourcesOptions = {
@@ -54,18 +52,13 @@ export type LoadResourcesOptions = {
  * errors are reported and the run goes on without that extension.
  */
 export async function loadRuntimeResources(options: LoadResourcesOptions): Promise<RuntimeResources> {
-  const { config, cwd, gyreHome, trusted } = options;
-  const projectDir = join(cwd, ".gyre");
+  const { config, cwd } = options;
   const explicit = config.extensions.paths.map((path) => resolve(cwd, path));
   for (const path of explicit) {
     if (!(await pathExists(path)))
       throw new CliError("bad_usage", `The extension file ${path} does not exist; check the -e/--extension path.`);
   }
-  // Installed packages (gyre install): the user's, then the trusted project's.
-  const packages = await loadPackageResources([
-    packagesRoot({ gyreHome }),
-    ...(trusted ? [packagesRoot({ project: cwd })] : []),
-  ]);
+  const { packages, skills, templates, skillDirs, warnings } = await loadFolderResources(options);
   const discovered = await discoverExtensionFiles(options, packages.extensionFiles);
   // Interactive mode keeps a runner with none loaded, so /reload can add the first one later.
   const standby = config.mode === "interactive" && config.extensions.discover;
@@ -89,7 +82,42 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
       );
     if (extensions.extensions.length === 0 && !standby) extensions = undefined;
   }
-  // Packages first: a later folder wins by name, so the user's and the project's own come out on top.
+  return {
+    extensions,
+    skills,
+    templates,
+    readablePaths: skills.length > 0 ? skillDirs : [],
+    warnings,
+    themeFiles: packages.themeFiles,
+  };
+}
+
+/** What {@link loadFolderResources} read: the installed packages, and the skills and templates of every folder. */
+export type FolderResources = {
+  packages: PackageResources;
+  skills: Skill[];
+  templates: PromptTemplate[];
+  /** Every skill folder, in load order (the file tools may read them). */
+  skillDirs: string[];
+  /** Packages and skills that could not load, one sentence each. */
+  warnings: string[];
+};
+
+/**
+ * The installed packages (the user's, then the trusted project's) and the skills and prompt
+ * templates of their folders, a Claude Code setup's, `$GYRE_HOME`'s and the trusted project's
+ * `.gyre/`, in that order: a later folder wins by name. Start-up and `/reload` both call it, so a
+ * reload sees what a restart would, whether or not extensions load. Never throws for a bad file.
+ */
+export async function loadFolderResources(
+  options: Pick<LoadResourcesOptions, "cwd" | "gyreHome" | "trusted" | "claudeDirs">,
+): Promise<FolderResources> {
+  const { cwd, gyreHome, trusted } = options;
+  const projectDir = join(cwd, ".gyre");
+  const packages = await loadPackageResources([
+    packagesRoot({ gyreHome }),
+    ...(trusted ? [packagesRoot({ project: cwd })] : []),
+  ]);
   const claude = options.claudeDirs;
   const skillDirs = [
     ...packages.skillDirs,
@@ -104,15 +132,7 @@ export async function loadRuntimeResources(options: LoadResourcesOptions): Promi
     join(gyreHome, "prompts"),
     ...(trusted ? [join(projectDir, "prompts")] : []),
   ]);
-  return {
-    extensions,
-    skills,
-    templates,
-    readablePaths: skills.length > 0 ? skillDirs : [],
-    warnings: [...packages.warnings, ...warnings],
-    themeFiles: packages.themeFiles,
-    packageDirs: { skills: packages.skillDirs, prompts: packages.promptDirs },
-  };
+  return { packages, skills, templates, skillDirs, warnings: [...packages.warnings, ...warnings] };
 }
 
 /**
