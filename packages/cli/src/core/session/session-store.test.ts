@@ -1,6 +1,6 @@
 import { stat, utimes } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { tempDir, userMessage } from "../../../test/session/helpers.js";
+import { assistantMessage, tempDir, userMessage } from "../../../test/session/helpers.js";
 import { SessionManager } from "./session-manager.js";
 import { cwdSlug } from "./session-paths.js";
 import { findNewestSession, listSessions, resolveSessionArgument, SUBAGENT_SESSION_MODE } from "./session-store.js";
@@ -25,6 +25,22 @@ describe("finding sessions", () => {
     const [summary] = await listSessions({ sessionsDir, cwd: "/p" });
     const { size } = await stat(session.path as string);
     expect(summary).toMatchObject({ messageCount: 2, model: "openai/gpt-4o", size, mode: "print" });
+  });
+
+  it("lists a session under the model it was switched to after its last answer, as a resume picks it (the /resume picker)", async () => {
+    const sessionsDir = await tempDir();
+    const session = SessionManager.create({ sessionsDir, cwd: "/p" });
+    const answer = (model: string) => ({ ...assistantMessage([{ type: "text", text: "hi" }]), provider: "lab", model });
+    session.appendModelChange("lab", "fake-model");
+    session.appendMessage(userMessage("one"));
+    session.appendMessage(answer("fake-model"));
+    session.appendModelChange("lab", "fake-mini");
+    await session.flush();
+    expect((await listSessions({ sessionsDir, cwd: "/p" }))[0]?.model).toBe("lab/fake-mini");
+    session.appendMessage(userMessage("two"));
+    session.appendMessage(answer("fake-mini"));
+    await session.close();
+    expect((await listSessions({ sessionsDir, cwd: "/p" }))[0]?.model).toBe("lab/fake-mini");
   });
 
   it("makes distinct, readable folder names for working directories", () => {
