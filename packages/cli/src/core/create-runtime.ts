@@ -1,6 +1,7 @@
 // Step two of start-up (docs/design/session.md): model and key, tools, system prompt and the
-// session, on top of step one (load-runtime-base.ts). The steps live beside it: the types
-// (runtime-types.ts), the model (runtime-model.ts), the built-in tools (select-tools.ts).
+// session, on top of step one (load-runtime-base.ts). Its steps live beside it: the types
+// (runtime-types.ts), the model (runtime-model.ts), the MCP servers (start-runtime-mcp.ts), hooks
+// and safety (runtime-safety.ts), the built-in tools (select-tools.ts); the rest is below, in order.
 import { resolve } from "node:path";
 import type { AgentLoopConfig, AnyAgentTool } from "@gyre/agent";
 import { createModelRegistry, type ThinkingLevel } from "@gyre/ai";
