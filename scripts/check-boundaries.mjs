@@ -24,6 +24,9 @@ const coreForbidden = [/\/modes\//, /^@mariozechner\/pi-tui/, /^ink$/, /^react$/
 const modesForbidden = [
   /core\/session\/session-manager(\.js)?$/,
   /core\/create-runtime(\.js)?$/,
+  /core\/load-runtime-base(\.js)?$/,
+  /core\/runtime-types(\.js)?$/,
+  /core\/(agent-session-ops|agent-session-run|session-actions)(\.js)?$/,
   /core\/permissions\/create-safety(\.js)?$/,
   /core\/checkpoints\/workspace-checkpoints(\.js)?$/,
   /core\/mcp\/mcp-manager(\.js)?$/,

@@ -1,50 +1,47 @@
-import type { Agent, AgentEvent, AgentMessage, AgentRunResult, AnyAgentTool } from "@gyre/agent";
+import type { Agent, AgentMessage, AgentRunResult, AnyAgentTool } from "@gyre/agent";
 import { describeError, type ImageContent, type Model, type ThinkingLevel } from "@gyre/ai";
-import { type AgentSessionOptions, createSessionAgent, runExtraOp } from "./agent-session-options.js";
-import type { RewindPlan, RewindResult } from "./checkpoints/rewind.js";
+import {
+  answerApproval,
+  closeOwned,
+  executeOp,
+  followPermissionMode,
+  followSessionTodos,
+  type OpHost,
+} from "./agent-session-ops.js";
+import { type AgentSessionOptions, createSessionAgent } from "./agent-session-options.js";
+import {
+  deliverQueued,
+  observeAgentEvent,
+  type RunHost,
+  type RunState,
+  raiseBudget,
+  runCompaction,
+  runOnce,
+  runPrompt,
+} from "./agent-session-run.js";
+import type { RewindPlan } from "./checkpoints/rewind.js";
 import type { SessionChanges } from "./checkpoints/types.js";
 import type { RewindRequest, RewindTarget } from "./checkpoints/workspace-checkpoints.js";
 import { AutoCompaction } from "./compaction/auto-compaction.js";
 import { customBaseUrl } from "./config/resolve-model.js";
 import { restoreTodos } from "./create-harness-tools.js";
-import { systemPromptForRun } from "./extensions/extension-bridge.js";
-import type { SessionEndReason } from "./governor/governor.js";
-import { raiseBudgetIfAsked } from "./governor/raise-budget.js";
 import type { McpResourceCatalog } from "./mcp/mcp-resource-catalog.js";
 import type { McpServerStatus } from "./mcp/types.js";
-import type { PermissionMode } from "./permissions/create-safety.js";
-import { PLAN_MODE_RESTRICTION } from "./permissions/plan-mode.js";
 import { QueuedMessages } from "./queued-messages.js";
 import { processSecretRegistry } from "./session/redact-secrets.js";
 import type { SessionManager } from "./session/session-manager.js";
-import {
-  describeTree,
-  messageText,
-  type SessionTreeView,
-  sessionsDirOf,
-  storeSwitch,
-} from "./session/switch-session.js";
+import { describeTree, type SessionTreeView, sessionsDirOf } from "./session/switch-session.js";
 import type { SessionEntry } from "./session/types.js";
+import { SessionActions } from "./session-actions.js";
 import { SessionEventHub } from "./session-event-hub.js";
-import type { CompactionReason, NoticeEvent, QueuedMessage, SessionEvent } from "./session-events.js";
+import type { NoticeEvent, SessionEvent } from "./session-events.js";
 import type { SessionInfo } from "./session-info.js";
-import { SessionOpQueue } from "./session-op-queue.js";
-import {
-  type Delivered,
-  defaultWhileBusy,
-  describeOp,
-  SessionBusyError,
-  type SessionOp,
-  type SessionOpResult,
-  type SessionOpType,
-  type SessionRunResult,
-} from "./session-ops.js";
+import type { SessionOp, SessionOpResult, SessionOpType, SessionRunResult } from "./session-ops.js";
 import { type SessionSnapshot, snapshotOf } from "./session-snapshot.js";
 import { getLastAssistantText, type SessionStats } from "./session-stats.js";
 import { type SessionRestriction, SessionToolset } from "./session-toolset.js";
 import { SessionUsage, type TreeSpend, treeSpendOf } from "./session-usage.js";
 import type { TodoItem } from "./tools/todo-tool.js";
-import { runRecordedUserShell, type UserShellResult } from "./user-shell.js";
 import { wireSessionEvents } from "./wire-session-events.js";
 
 export type { AgentSessionOptions } from "./agent-session-options.js";
@@ -65,6 +62,10 @@ export type SubmitOptions = { onQueued?: () => void };
  * servers, the sandbox and plan mode, checkpoints, the todo list). Ops go in through `submit`,
  * one at a time; events come out through `subscribe`, `session_idle` last once the run's writes
  * are done. `dispose` closes everything the session owns, last created first.
+ *
+ * This file is the public surface and the admission of ops; the work lives beside it: what runs
+ * and what waits in session-actions.ts, each op's work in agent-session-ops.ts, the prompt path
+ * and the agent events' bookkeeping in agent-session-run.ts.
  */
 export class AgentSession {
   private readonly agent: Agent;
@@ -74,27 +75,25 @@ export class AgentSession {
   private readonly compaction: AutoCompaction;
   /** Totals of every call this session made, and what subagents still at work spent (the footer's totals are the tree's). */
   private readonly usage = new SessionUsage();
-  private lastEndReason: SessionEndReason | undefined;
-  private budgetReason: string | undefined;
-  private loopReason: string | undefined;
+  /** Why runs ended, whether the last one answered, and how many ran (agent-session-run.ts). */
+  private readonly run: RunState = {
+    runs: 0,
+    compactBeforeNextTurn: false,
+    lastEndReason: undefined,
+    budgetReason: undefined,
+    loopReason: undefined,
+    answered: false,
+  };
   /** Messages handed to the agent's queues and not yet delivered, from whoever queued them. */
   private readonly queued = new QueuedMessages();
-  /** Ops that arrived while busy (`queue`, or `reject` while the run is being written away), in order. */
-  private readonly waiting = new SessionOpQueue(() => this.emitQueue());
-  /** The run has given its final answer; what is left is writing it away (or delivering what was queued). */
-  private answered = false;
-  /** `session_idle` was emitted since the last action ended; the next one starts a new busy period. */
-  private idleAnnounced = true;
-  /** Runs started so far; tells a prompt handled by a command whether the command ran one. */
-  private runs = 0;
-  private controller: AbortController | undefined;
-  private active: Promise<unknown> | undefined;
+  /** What runs now and what waits for its turn (session-actions.ts). */
+  private readonly actions: SessionActions;
   private disposed: Promise<void> | undefined;
   private mcpStartup: Promise<string[]> | undefined;
-  /** Set when the last turn stopped the run so that it can compact before its next model call. */
-  private compactBeforeNextTurn = false;
   /** Tools and system prompt, minus what plan mode withholds; `/reload` rebuilds them. */
   private readonly toolset: SessionToolset;
+  /** What the prompt path (agent-session-run.ts) and the ops' work (agent-session-ops.ts) reach. */
+  private readonly host: RunHost & OpHost;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.store = options.store;
@@ -105,39 +104,32 @@ export class AgentSession {
       apiKey: () => this.apiKey,
       notice: (message) => this.events.notice("listener", message),
       stopToCompact: (turn) =>
-        (this.compactBeforeNextTurn = this.compaction.needsCompactionAfterTurn(turn, this.agent.state.model)),
+        (this.run.compactBeforeNextTurn = this.compaction.needsCompactionAfterTurn(turn, this.agent.state.model)),
       describeUnavailableTool: (name) => this.toolset.describeWithheld(name),
     });
     this.toolset = new SessionToolset(this.agent, options.tools, options.systemPrompt);
+    this.host = this.createHost();
+    this.actions = new SessionActions({
+      agent: this.agent,
+      events: this.events,
+      queued: this.queued,
+      run: this.run,
+      execute: (op, signal) => executeOp(this.host, op, signal),
+      extensions: options.extensions,
+    });
     wireSessionEvents(options, {
       agent: this.agent,
       events: this.events,
       store: () => this.store,
-      isBusy: () => this.busy,
+      isBusy: () => this.actions.busy,
       abort: () => void this.abort(),
-      queue: (message, kind) => this.queueMessage(kind, message, "extension"),
+      queue: (message, kind) => this.actions.queueMessage(kind, message, "extension"),
       start: (message, text) => this.runMessage(message, text),
-      onAgentEvent: (event) => this.onAgentEvent(event),
+      onAgentEvent: (event) => observeAgentEvent(this.host, event),
       onSubagentEvent: (parentToolCallId, event) => this.usage.observeSubagent(parentToolCallId, event),
     });
-    // Plan mode withholds tools and adds its note through the session, so switching works mid-session.
-    const safety = options.safety;
-    if (safety) {
-      const applyMode = (mode: PermissionMode) =>
-        this.toolset.setRestriction(mode === "plan" ? PLAN_MODE_RESTRICTION : undefined);
-      safety.onModeChange((mode) => {
-        applyMode(mode);
-        this.events.emit({ type: "permission_mode_changed", mode });
-      });
-      applyMode(safety.permissionMode());
-    }
-    // Another session opened (/resume, /new, /tree): its own todo list, not the last one's.
-    if (options.todos) {
-      const todos = options.todos;
-      this.subscribe((event) => {
-        if (event.type === "session_changed") todos.set(restoreTodos(this.messages, this.entries()));
-      });
-    }
+    followPermissionMode(options, this.toolset, this.events);
+    followSessionTodos(options, this.events, () => restoreTodos(this.messages, this.entries()));
   }
 
   /** What modes show: model, thinking level, whether it runs, why the last run ended, the session's id, file and name, totals. */
@@ -146,11 +138,11 @@ export class AgentSession {
       ...snapshotOf({
         agent: this.agent.state,
         store: this.store,
-        busy: this.busy,
+        busy: this.actions.busy,
         compacting: this.compaction.running,
-        endReason: this.lastEndReason,
-        budgetReason: this.budgetReason,
-        loopReason: this.loopReason,
+        endReason: this.run.lastEndReason,
+        budgetReason: this.run.budgetReason,
+        loopReason: this.run.loopReason,
         stats: this.getStats(),
       }),
       permissionMode: this.options.safety?.permissionMode() ?? "default",
@@ -192,10 +184,7 @@ export class AgentSession {
    * `what` while the agent works; otherwise it resolves once nothing runs or waits.
    */
   async waitTurn(what: string, options: SubmitOptions & { whileBusy?: "queue" | "reject" } = {}): Promise<void> {
-    if (!this.busy && this.waiting.size === 0) return;
-    if (options.whileBusy !== "queue" && !this.windingDown) throw new SessionBusyError("command", what);
-    options.onQueued?.();
-    await this.whenIdle();
+    await this.actions.waitTurn(what, options);
   }
 
   private accept(op: SessionOp, options: SubmitOptions): Promise<unknown> {
@@ -204,69 +193,13 @@ export class AgentSession {
     switch (op.type) {
       case "steer":
       case "follow_up":
-        return Promise.resolve(this.queueText(op.type, op.text));
+        return Promise.resolve(this.actions.queueText(op.type, op.text));
       case "abort":
         return this.abort().then(() => ({ aborted: true }));
       case "approval_response":
-        return new Promise((resolve) => resolve(this.answerApproval(op)));
+        return new Promise((resolve) => resolve(answerApproval(this.options, op)));
     }
-    if (!this.busy && this.waiting.size === 0) return this.track((signal) => this.execute(op, signal));
-    // An extension command runs at once: its handler decides (its messages steer the run).
-    if (op.type === "command" && this.options.extensions?.getCommands().has(op.name))
-      return this.options.extensions
-        .runCommand(op.name, op.args?.trim() ?? "")
-        .then((): SessionRunResult => ({ messages: [], reason: "stop" }));
-    const policy = defaultWhileBusy(op);
-    if (op.type === "prompt" && (policy === "steer" || policy === "follow_up") && this.agent.state.isRunning)
-      return Promise.resolve(this.queueText(policy, op.text));
-    if (policy === "reject" && !this.windingDown) return Promise.reject(new SessionBusyError(op.type, describeOp(op)));
-    options.onQueued?.();
-    return this.enqueue(op);
-  }
-
-  /** Holds `op` until everything before it is done; `abort()` drops it. */
-  private enqueue(op: SessionOp): Promise<unknown> {
-    return this.waiting.add(op, () => this.track((signal) => this.execute(op, signal)));
-  }
-
-  /** Runs one op as the session's action. */
-  private async execute(op: SessionOp, signal: AbortSignal): Promise<unknown> {
-    switch (op.type) {
-      case "prompt":
-        return this.runPrompt(op.text, op.images ?? [], signal);
-      case "command":
-        return this.runPrompt(`/${op.name}${op.args?.trim() ? ` ${op.args.trim()}` : ""}`, [], signal);
-      case "shell":
-        return this.runShellCommand(op.command, op.addToContext !== false, signal);
-      case "compact":
-        return { compacted: await this.runCompaction("manual", signal, op.focus) };
-      case "rewind": {
-        const request = { entryId: op.entryId, restore: op.restore ?? "both", force: op.force === true };
-        return this.runRewind(request);
-      }
-      case "set_mode":
-        return { mode: await this.setPermissionMode(op.mode) };
-      case "set_model":
-        this.setModel(op.model, op.apiKey);
-        return { model: op.model };
-      case "set_thinking":
-        this.setThinkingLevel(op.level);
-        return { level: op.level };
-      case "new":
-      case "open":
-      case "fork":
-      case "navigate": {
-        const next = await storeSwitch(op, this.store, this.sessionsDir);
-        await this.switchTo(next.store, { closePrevious: next.closePrevious });
-        return next.answer(this.store);
-      }
-      case "reload": {
-        if (!this.options.reload) throw new Error("Reload is not available in this session.");
-        return { changes: await this.options.reload() };
-      }
-      default:
-        return runExtraOp(this.options, op, signal);
-    }
+    return this.actions.admit(op, options);
   }
 
   /**
@@ -278,81 +211,31 @@ export class AgentSession {
     return this.submit({ type: "prompt", text: input, images }) as Promise<SessionRunResult>;
   }
 
-  private async runPrompt(input: string, images: ImageContent[], signal: AbortSignal): Promise<SessionRunResult> {
-    // A scripted run sees the same tools every time: the first prompt waits for the servers.
-    if (this.options.waitForMcp && !this.mcpStartup)
-      for (const message of await this.waitForMcp()) this.events.notice("mcp", message);
-    this.options.governor?.startRequest();
-    const resolved = this.options.resolveInput
-      ? await this.options.resolveInput(input)
-      : { kind: "prompt" as const, text: input };
-    const runsBefore = this.runs;
-    const first: AgentRunResult =
-      resolved.kind === "handled"
-        ? { messages: [], reason: "stop" }
-        : await this.runOnce(resolved.text, images, signal, () => this.agent.prompt(resolved.text, { images }));
-    const last = await this.deliverQueued(first, signal);
-    return { ...last, reason: this.runs > runsBefore ? (this.lastEndReason ?? last.reason) : last.reason };
-  }
-
   /** Adds a message to the run in progress at its next turn boundary (or to the next run). */
   steer(text: string): void {
-    this.queueText("steer", text);
+    this.actions.queueText("steer", text);
   }
 
   /** Queues a message for when the agent would otherwise stop. */
   followUp(text: string): void {
-    this.queueText("follow_up", text);
-  }
-
-  /**
-   * A text given to the agent's queue. While the session is only writing a finished run away,
-   * no run would read it: it becomes a prompt of its own, after what is in progress.
-   */
-  private queueText(kind: "steer" | "follow_up", text: string): Delivered {
-    if (this.busy && !this.agent.state.isRunning) {
-      void this.enqueue({ type: "prompt", text }).catch(() => {});
-      return { delivered: "follow_up" };
-    }
-    this.queueMessage(kind, text, "user");
-    return { delivered: kind };
-  }
-
-  /** Every queued message goes through here, whoever sent it: its text is known for `before_agent_start`. */
-  private queueMessage(kind: "steer" | "follow_up", message: string | AgentMessage, source: QueuedMessage["source"]) {
-    const text = typeof message === "string" ? message : messageText(message);
-    this.queued.add(kind, text, source);
-    if (kind === "steer") this.agent.steer(message);
-    else this.agent.followUp(message);
-    this.emitQueue();
+    this.actions.queueText("follow_up", text);
   }
 
   /** Removes and returns the user's queued, not yet delivered texts (Esc puts them back in the editor). */
   takeQueued(): string[] {
-    this.agent.clearQueues();
-    const texts = this.queued.takeAll();
-    const prompts = this.waiting
-      .dropAll("Dropped: the run was stopped.")
-      .flatMap((op) => (op.type === "prompt" ? [op.text] : []));
-    this.emitQueue();
-    return [...texts, ...prompts];
+    return this.actions.takeQueued();
   }
 
   /** Stops the model call, tools and compaction in progress and drops waiting ops; resolves once idle. */
   async abort(): Promise<void> {
-    this.waiting.dropAll("Dropped: the run was stopped.");
-    this.controller?.abort();
+    this.actions.stop();
     this.agent.abort();
-    await this.whenIdle();
+    await this.actions.whenIdle();
   }
 
   /** Resolves once no prompt, compaction or run is in progress (at once when idle). */
-  async whenIdle(): Promise<void> {
-    while (this.busy || this.waiting.size > 0) {
-      await this.active?.catch(() => {});
-      await this.agent.waitForIdle();
-      if (!this.active && this.waiting.size > 0) this.startNext();
-    }
+  whenIdle(): Promise<void> {
+    return this.actions.whenIdle();
   }
 
   /**
@@ -424,13 +307,6 @@ export class AgentSession {
     return this.submit({ type: "navigate", entryId });
   }
 
-  private async runRewind(request: RewindRequest): Promise<RewindResult> {
-    if (!this.options.checkpoints) throw new Error("Rewind is not available in this session.");
-    const result = await this.options.checkpoints.rewind(request);
-    if (request.restore !== "code") await this.switchTo(this.store, { closePrevious: false });
-    return result;
-  }
-
   /** What a rewind would change, without changing anything. */
   previewRewind(request: RewindRequest): Promise<RewindPlan> {
     if (!this.options.checkpoints) throw new Error("Rewind is not available in this session.");
@@ -446,25 +322,6 @@ export class AgentSession {
   sessionChanges(): Promise<SessionChanges> {
     if (!this.options.checkpoints) return Promise.resolve({ changes: [], notice: "This session has no checkpoints." });
     return this.options.checkpoints.sessionChanges();
-  }
-
-  private async runShellCommand(command: string, addToContext: boolean, signal: AbortSignal): Promise<UserShellResult> {
-    const shell = this.options.userShell;
-    if (!shell) throw new Error("Shell commands are not available in this session.");
-    const turns = this.options.checkpoints?.turns;
-    const target = { agent: this.agent, store: this.store, ...(turns ? { turns } : {}) };
-    const onOutput = (tail: string) => this.events.emit({ type: "shell_output", command, tail });
-    const result = await runRecordedUserShell(shell, command, { addToContext, onOutput, signal }, target);
-    await this.flush();
-    return result;
-  }
-
-  private async setPermissionMode(mode: PermissionMode | "toggle"): Promise<PermissionMode> {
-    const safety = this.options.safety;
-    if (!safety) throw new Error("This session has no permission modes.");
-    const next = mode === "toggle" ? (safety.permissionMode() === "plan" ? "default" : "plan") : mode;
-    await safety.setPlanMode(next === "plan");
-    return next;
   }
 
   /** The sandbox level in one line (footer, JSON header, RPC state); "none" without safety. */
@@ -507,12 +364,6 @@ export class AgentSession {
     }));
   }
 
-  private answerApproval(op: Extract<SessionOp, { type: "approval_response" }>): { answered: true } {
-    const answer = { decision: op.decision, ...(op.reason !== undefined ? { reason: op.reason } : {}) };
-    if (!this.options.answerApproval?.(op.id, answer)) throw new Error(`No approval with id "${op.id}" is waiting.`);
-    return { answered: true };
-  }
-
   /** Names the session (shown by /resume and in the footer). */
   rename(name: string): void {
     this.store.setName(name);
@@ -543,11 +394,7 @@ export class AgentSession {
    * ended there); true when raised, so the subagent goes on. False when nobody can be asked.
    */
   pauseAtBudget(signal: AbortSignal): Promise<boolean> {
-    return this.raiseBudget("budget", signal);
-  }
-
-  private raiseBudget(reason: AgentRunResult["reason"], signal: AbortSignal): Promise<boolean> {
-    return raiseBudgetIfAsked(this.options, reason, signal, (text) => this.events.notice("session", text, "info"));
+    return raiseBudget(this.host, "budget", signal);
   }
 
   /** What the current request's tree of agents spent, in total and per agent (undefined without a governor). */
@@ -583,114 +430,8 @@ export class AgentSession {
     await this.options.extensions?.emit({ type: "session_shutdown" });
     await this.abort();
     await this.flush();
-    for (const part of [...(this.options.owned ?? [])].reverse()) {
-      try {
-        await part.close();
-      } catch (error) {
-        this.events.notice("session", `could not close ${part.name}: ${describeError(error)}`, "error");
-      }
-    }
+    await closeOwned(this.options, this.events);
     await this.store.close();
-  }
-
-  /**
-   * Runs `work` as the session's one action, under a fresh `AbortController`. When it ends the
-   * next waiting op starts; with none, `session_idle` says the session is free.
-   */
-  private async track<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    if (this.active) throw new Error("The session is busy: submit the op instead, or await abort() first.");
-    const controller = new AbortController();
-    this.controller = controller;
-    this.idleAnnounced = false;
-    const run = Promise.resolve().then(() => work(controller.signal));
-    this.active = run;
-    try {
-      return await run;
-    } finally {
-      this.active = undefined;
-      this.controller = undefined;
-      this.startNext();
-    }
-  }
-
-  /** Starts the next waiting op, or announces `session_idle` once nothing runs or waits. */
-  private startNext(): void {
-    if (this.active || this.agent.state.isRunning) return;
-    if (this.waiting.startNext() || this.idleAnnounced) return;
-    this.idleAnnounced = true;
-    this.events.emit({ type: "session_idle" });
-  }
-
-  /** Tells front ends what waits: queued messages (with who queued them) and ops. */
-  private emitQueue(): void {
-    this.events.emit({
-      type: "queue_update",
-      ...this.queued.lists(),
-      waiting: this.waiting.labels(),
-    });
-  }
-
-  /**
-   * Busy, but only writing the run away: the agent stopped, or gave its final answer with nothing
-   * queued to go on with. An op that would be refused now waits the moment instead.
-   */
-  private get windingDown(): boolean {
-    if (!this.busy) return false;
-    if (!this.agent.state.isRunning) return true;
-    return this.answered && this.queued.empty;
-  }
-
-  /** One run through the prompt path: threshold compaction, `before_agent_start`, the run, one overflow retry. */
-  private async runOnce(
-    text: string,
-    images: ImageContent[],
-    signal: AbortSignal,
-    start: () => Promise<AgentRunResult>,
-  ): Promise<AgentRunResult> {
-    if (this.compaction.isNearWindow(this.agent.state.messages, this.agent.state.model))
-      await this.runCompaction("threshold", signal);
-    if (signal.aborted) return { messages: [], reason: "aborted" };
-    this.runs++;
-    const base = this.toolset.basePrompt();
-    const systemPrompt = await systemPromptForRun(this.options.extensions, {
-      prompt: text,
-      images,
-      systemPrompt: base,
-    });
-    this.agent.setSystemPrompt(systemPrompt ?? base);
-    this.compactBeforeNextTurn = false;
-    let result = await start();
-    for (;;) {
-      // A long tool loop pauses between turns to compact and goes on (an overflow is handled below, once).
-      while (result.reason === "stop_after_turn" && this.compactBeforeNextTurn && !signal.aborted) {
-        this.compactBeforeNextTurn = false;
-        await this.runCompaction("threshold", signal);
-        if (signal.aborted) break;
-        result = await this.agent.continue();
-      }
-      if (signal.aborted || !(await this.raiseBudget(result.reason, signal))) break;
-      result = await this.agent.continue();
-    }
-    if (!signal.aborted && this.compaction.endedInOverflow(this.agent.state.messages)) {
-      if (await this.runCompaction("overflow", signal)) result = await this.agent.continue();
-    }
-    const end = this.options.governor?.endOf(result.reason) ?? { reason: result.reason };
-    this.lastEndReason = end.reason;
-    if (end.reason === "budget" && end.message !== undefined) this.budgetReason = end.message;
-    this.loopReason = end.reason === "loop" ? end.message : undefined;
-    await this.flush();
-    return result;
-  }
-
-  /** Delivers messages queued as the last run ended, each as its own run; stops on abort or a budget. */
-  private async deliverQueued(last: AgentRunResult, signal: AbortSignal): Promise<AgentRunResult> {
-    let result = last;
-    const stopped = () => result.reason === "budget" || this.options.governor?.shouldStop() === true;
-    while (this.agent.hasQueuedMessages() && !signal.aborted && !stopped()) {
-      // The agent delivers steering first: the hook is told the text that is delivered next.
-      result = await this.runOnce(this.queued.next()?.text ?? "", [], signal, () => this.agent.continue());
-    }
-    return result;
   }
 
   /**
@@ -699,91 +440,44 @@ export class AgentSession {
    */
   private runMessage(message: AgentMessage, text: string): Promise<AgentRunResult> {
     const run = (signal: AbortSignal) =>
-      this.runOnce(text, [], signal, () => this.agent.prompt(message)).then((result) =>
-        this.deliverQueued(result, signal),
+      runOnce(this.host, text, [], signal, () => this.agent.prompt(message)).then((result) =>
+        deliverQueued(this.host, result, signal),
       );
-    const current = this.controller;
-    return current ? run(current.signal) : this.track(run);
+    const signal = this.actions.signal;
+    return signal ? run(signal) : this.actions.track(run);
   }
 
-  /** Whether a prompt (with its compaction and queued deliveries) or a run is in progress. */
-  private get busy(): boolean {
-    return this.active !== undefined || this.agent.state.isRunning;
-  }
-
-  private runCompaction(reason: CompactionReason, signal: AbortSignal, focus?: string): Promise<boolean> {
-    return this.compaction.run({
-      reason,
-      signal,
-      ...(focus ? { focus } : {}),
-      store: this.store,
-      model: this.agent.state.model,
-      apiKey: this.apiKey,
-      ...(this.options.streamFn ? { streamFn: this.options.streamFn } : {}),
-      emit: (event) => this.events.emit(event),
-      apply: async (messages) => {
-        // The compaction entry carries its summary call's usage: the totals are rebuilt with it.
-        this.usage.forgetTotals();
-        this.agent.replaceMessages(messages);
-        await this.flush();
-        await this.options.hooks?.sessionStart("compact");
+  /** The session's parts and steps as the run and op modules see them; built once, in the constructor. */
+  private createHost(): RunHost & OpHost {
+    const { options, agent, compaction, toolset, events, queued, usage, run } = this;
+    return {
+      options,
+      agent,
+      compaction,
+      toolset,
+      events,
+      queued,
+      usage,
+      run,
+      store: () => this.store,
+      apiKey: () => this.apiKey,
+      sessionsDir: () => this.sessionsDir,
+      flush: () => this.flush(),
+      emitQueue: () => this.actions.emitQueue(),
+      queueMessage: (kind, message, source) => this.actions.queueMessage(kind, message, source),
+      runPrompt: (input, images, signal) => runPrompt(this.host, input, images, signal),
+      waitForMcp: () => this.waitForMcp(),
+      mcpStarted: () => this.mcpStartup !== undefined,
+      runCompaction: (reason, signal, focus) => runCompaction(this.host, reason, signal, focus),
+      replaceStore: (store) => {
+        this.store = store;
       },
-    });
-  }
-
-  /** Replaces the store and conversation (new session, open, fork, tree). */
-  private async switchTo(store: SessionManager, options: { closePrevious?: boolean } = {}): Promise<void> {
-    await this.flush();
-    await this.options.hooks?.sessionReplaced(this.store, store);
-    if (options.closePrevious !== false) await this.store.close();
-    this.store = store;
-    this.usage.forgetTotals();
-    store.repairInterruptedToolCalls();
-    const messages = store.buildContext().messages;
-    this.agent.replaceMessages(messages);
-    this.compaction.markReplaced(messages.length);
-    this.events.emit({ type: "session_changed", sessionId: store.id, sessionFile: store.path });
-  }
-
-  private onAgentEvent(event: AgentEvent): Promise<void> | undefined {
-    this.events.notify(event);
-    const governed = this.options.governor?.observe(event);
-    if (governed?.event) this.events.emit(governed.event);
-    // A warning reaches the model only if the run goes on; after a final answer it would start a new run.
-    if (governed?.steer && event.type === "turn_end" && event.toolResults.length > 0)
-      this.queueMessage("steer", governed.steer, "governor");
-    if (event.type === "agent_start") {
-      this.budgetReason = undefined;
-      this.answered = false;
-    }
-    if (event.type === "budget_reached") this.budgetReason = event.reason;
-    if (
-      event.type === "message_start" &&
-      event.message.role !== "assistant" &&
-      this.queued.delivered(messageText(event.message))
-    )
-      this.emitQueue();
-    if (event.type === "message_end") {
-      if (event.message.role === "assistant") this.answered = isFinalAnswer(event.message);
-      this.store.appendMessage(event.message);
-      this.usage.recordMessage(event.message);
-      // A tool runs only once its call is durable (file, or the fleet's journal): a run killed
-      // mid-tool then resumes with the "interrupted" result instead of asking for the call again.
-      if (event.message.role === "assistant" && event.message.content.some((block) => block.type === "toolCall"))
-        return this.flush();
-    }
-    if (event.type === "turn_end" || event.type === "agent_end") return this.flush();
-    return undefined;
+      setModel: (model, apiKey) => this.setModel(model, apiKey),
+      setThinkingLevel: (level) => this.setThinkingLevel(level),
+    };
   }
 
   private get sessionsDir(): string | undefined {
     return sessionsDirOf(this.store, this.options.sessionsDir);
   }
-}
-
-/** An assistant message after which the loop calls no more tools (it may still go on with queued messages). */
-function isFinalAnswer(message: AgentMessage): boolean {
-  if (message.role !== "assistant") return false;
-  if (message.stopReason !== "stop" && message.stopReason !== "toolUse") return true;
-  return !message.content.some((block) => block.type === "toolCall");
 }
