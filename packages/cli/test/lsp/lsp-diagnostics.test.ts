@@ -275,8 +275,13 @@ describe("diagnostics after write and edit", () => {
 
 describe("the language servers' sandbox", () => {
   /** typescript-language-server started by a shell that first runs `before`. */
+  // The server's paths are arguments of their own, as a setting would give them, so a checkout
+  // under /tmp stays in view behind the sandbox's private /tmp (core/sandbox/private-tmp-binds.ts).
   const startingAfter = (before: string) =>
-    typescript({ command: "sh", args: ["-c", `${before}; exec "${process.execPath}" "${tsServerCli}" --stdio`] });
+    typescript({
+      command: "sh",
+      args: ["-c", `${before}; exec "$0" "$1" --stdio`, process.execPath, tsServerCli],
+    });
   const introduceError = edit("main.ts", "a: number = 1", 'a: number = "one"');
   const introduced =
     "Diagnostics introduced by this edit:\nmain.ts:1:14 error Type 'string' is not assignable to type 'number'. (2322)";
