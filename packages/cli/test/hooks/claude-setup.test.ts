@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { mkdir, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import type { Context } from "@gyre/ai";
 import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { adaptClaudeAgents } from "../../src/core/claude-compat/claude-agents.js
 import { loadAgentDefinitions } from "../../src/core/subagents/agent-definitions.js";
 import { createAgentSession } from "../../src/index.js";
 import { makeTempDirs, type TempDirs } from "../sdk/temp-dirs.js";
+import { put, toolResultTexts } from "./faux-session.js";
 
 let dirs: TempDirs;
 beforeEach(async () => {
@@ -16,11 +17,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await dirs.remove();
 });
-
-async function put(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-}
 
 /** A small Claude Code setup in the shape its docs show: user and project files, commands, agents, skills. */
 async function writeClaudeSetup(): Promise<void> {
@@ -64,10 +60,7 @@ const userText = (context: Context | undefined) => {
   const content = (context?.messages ?? []).filter((message) => message.role === "user").at(-1)?.content;
   return typeof content === "string" ? content : (content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("");
 };
-const results = (context: Context | undefined) =>
-  (context?.messages ?? [])
-    .filter((message) => message.role === "toolResult")
-    .map((message) => message.content.map((block) => (block.type === "text" ? block.text : "")).join(""));
+const results = toolResultTexts;
 
 async function start(responses: FauxResponse[], options: { trust: boolean; compat: boolean }) {
   const faux = createFauxModel(responses);

@@ -1,3 +1,6 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { Context } from "@gyre/ai";
 import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
 import { type CreateAgentSessionOptions, createAgentSession, type UserInterface } from "../../src/index.js";
 import type { TempDirs } from "../sdk/temp-dirs.js";
@@ -33,3 +36,15 @@ export function answeringUser(decision: "allow" | "deny", asked: string[]): User
     },
   };
 }
+
+/** Writes `text` to `path`, making its folders. */
+export async function put(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+}
+
+/** The text of each tool result the model saw, in order. */
+export const toolResultTexts = (context: Context | undefined): string[] =>
+  (context?.messages ?? [])
+    .filter((message) => message.role === "toolResult")
+    .map((message) => message.content.map((block) => (block.type === "text" ? block.text : "")).join(""));

@@ -1,10 +1,9 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import type { Context } from "@gyre/ai";
+import { join } from "node:path";
 import { createFauxModel, type FauxResponse } from "@gyre/ai/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAgentSession } from "../../src/index.js";
 import { makeTempDirs, type TempDirs } from "../sdk/temp-dirs.js";
+import { put, toolResultTexts } from "./faux-session.js";
 
 let dirs: TempDirs;
 beforeEach(async () => {
@@ -14,21 +13,12 @@ afterEach(async () => {
   await dirs.remove();
 });
 
-async function put(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-}
-
 const call = (name: string, args: Record<string, unknown>): FauxResponse => ({
   content: [{ type: "toolCall", name, arguments: args }],
 });
 const done: FauxResponse = { content: [{ type: "text", text: "done" }] };
 
-/** The text of each tool result the model saw, in order. */
-const results = (context: Context | undefined) =>
-  (context?.messages ?? [])
-    .filter((message) => message.role === "toolResult")
-    .map((message) => message.content.map((block) => (block.type === "text" ? block.text : "")).join(""));
+const results = toolResultTexts;
 
 async function run(responses: FauxResponse[], options: { trust: boolean; compat: boolean }) {
   const faux = createFauxModel(responses);
