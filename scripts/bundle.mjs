@@ -1,7 +1,8 @@
 // Bundles the CLI into ESM files under packages/cli/dist (start-up: Node 20 has no compile cache).
 // Workspace packages are bundled from their TypeScript sources, so this needs no prior tsc build.
 import { existsSync } from "node:fs";
-import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { build } from "esbuild";
 
 const at = (path) => new URL(path, import.meta.url).pathname;
@@ -35,12 +36,14 @@ const result = await build({
   // web-tree-sitter finds its wasm next to its own module, so it stays a real package.
   external: ["@vscode/ripgrep", "esbuild", "koffi", "web-tree-sitter", "tree-sitter-bash"],
   metafile: true,
+  write: false,
   banner: {
     js: "import { createRequire as __gyreCreateRequire } from 'node:module'; const require = __gyreCreateRequire(import.meta.url);",
   },
   logLevel: "warning",
 });
 
+await writeOutputs(result.outputFiles);
 await removeStaleChunks(result.metafile);
 await bundleFleet();
 await writeThirdPartyNotices(result.metafile);
@@ -62,7 +65,27 @@ async function bundleFleet() {
     sourcemap: true,
     external: ["bullmq", "ioredis", "gyre", "gyre/*"],
     logLevel: "warning",
-  });
+    write: false,
+  }).then((fleet) => writeOutputs(fleet.outputFiles));
+}
+
+/**
+ * Writes the build's files the way a running gyre can bear: a file whose bytes did not change is
+ * left alone, and a changed one is written beside its place and renamed over it, so a process that
+ * starts while the build runs (a test, a session, the fleet's workers) reads either the old file or
+ * the new one, never half of one. A rebuild of unchanged sources writes nothing.
+ */
+async function writeOutputs(outputFiles) {
+  await Promise.all(
+    outputFiles.map(async ({ path, contents }) => {
+      const current = await readFile(path).catch(() => undefined);
+      if (current?.equals(contents)) return;
+      await mkdir(dirname(path), { recursive: true });
+      const staging = `${path}.${process.pid}.tmp`;
+      await writeFile(staging, contents);
+      await rename(staging, path);
+    }),
+  );
 }
 
 /**
@@ -93,5 +116,6 @@ async function writeThirdPartyNotices(metafile) {
     sections.push(`## ${name} ${manifest.version} (${manifest.license ?? "see below"})\n\n${text.trim()}\n`);
   }
   const header = "# Third-party software bundled into gyre's dist/\n\n";
-  await writeFile(at("../packages/cli/dist/THIRD-PARTY-LICENSES.md"), header + sections.join("\n"));
+  const path = at("../packages/cli/dist/THIRD-PARTY-LICENSES.md");
+  await writeOutputs([{ path, contents: Buffer.from(header + sections.join("\n")) }]);
 }
