@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startGyre, stopGyres, submit } from "./gyre-in-tmux.js";
+import { startGyre, stopGyres } from "./gyre-in-tmux.js";
 
 afterEach(stopGyres);
 
@@ -38,7 +38,13 @@ describe("attachments in tmux", () => {
       width: 160,
       setup: async ({ cwd }) => writeFile(join(cwd, "long.txt"), lines),
     });
-    await submit(tmux, "sum @long.txt");
+    // The @ menu opens once the file listing is in (sooner or later with the machine's load), and
+    // Enter with the menu open picks from it instead of sending: pick with Tab, then send.
+    await tmux.type("sum @long");
+    await tmux.waitFor(/→ long\.txt/);
+    await tmux.send(["Tab"]);
+    await tmux.waitFor((screen) => screen.includes("sum @long.txt") && !screen.includes("→ long.txt"));
+    await tmux.send(["Enter"]);
     const screen = await tmux.waitFor("long-read");
     expect(screen.replace(/\s+/g, " ")).toContain("(3000 lines); truncated to the read tool's limits");
     const body = sent(server);

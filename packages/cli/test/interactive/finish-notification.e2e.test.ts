@@ -11,6 +11,9 @@ afterEach(stopGyres);
 const NOTIFICATION = /\x1b\]777;notify;gyre;gyre finished after \d+s\x07/g;
 
 describe("the finish notification", () => {
+  // Three streamed runs (1.2 s each), a sandboxed !! command and a dozen waits, each bounded on
+  // its own: 6-10 s at load 5-10, but over the layer's 20 s test timeout at load 20, which cut
+  // off a wait still within its bound without saying which; hence 60 s.
   it("sends OSC 777 after a run longer than notifyAfterMs, and not while the terminal reports focus", async () => {
     const { tmux, home } = await startGyre(
       () => ({ text: `${"slow ".repeat(40)}done-now`, chunkSize: 10, delayMs: 60 }),
@@ -46,5 +49,5 @@ describe("the finish notification", () => {
     );
     // Focus reports never reach the editor as text.
     expect(await tmux.capture()).not.toMatch(/\[I|\[O/);
-  });
+  }, 60_000);
 });

@@ -119,8 +119,19 @@ describe("MCP in the TUI", () => {
     expect(listed).toMatch(/broken\s+(failed|restarting)/);
     await tmux.type("go");
     await tmux.send(["Enter"]);
-    const asked = await tmux.waitFor('MCP server "everything" asks to use the model', 20_000);
+    // The dialog stays whole while the spinner ticks above it: once the status line has counted
+    // a second, its frames have been drawn under the open dialog (a title holding a newline once
+    // made them overwrite the title and leave the old status line behind).
+    const asked = await tmux.waitFor(
+      (screen) =>
+        screen.includes('MCP server "everything" asks to use the model') &&
+        /trigger-sampling-request running [1-9]\d*s/.test(screen),
+      20_000,
+    );
     expect(asked).toContain("a haiku");
+    expect(asked.match(/esc to interrupt/g)).toHaveLength(1);
+    expect(asked).toMatch(/^\(1 message, up to \d+ tokens, with a system prompt\) *$/m);
+    expect(asked).toMatch(/^\S+ · sandbox workspace-write, network off *$/m);
     await tmux.send(["Enter"]);
     const screen = await tmux.waitFor("all done", 20_000);
     expect(screen).toContain("LLM sampling result");

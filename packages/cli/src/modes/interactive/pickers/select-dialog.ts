@@ -8,8 +8,29 @@ import {
   SelectList,
   truncateToWidth,
   visibleWidth,
+  wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
+import { sanitizeText } from "../sanitize-text.js";
 import { selectListTheme, style } from "../theme.js";
+
+/** The most rows a dialog's title takes; a longer one ends with a line saying how many were left out. */
+const maxTitleRows = 20;
+
+/**
+ * A dialog's title as screen rows: made inert (it can quote an MCP server or a command), each of
+ * its lines wrapped to `width`. A rendered line must never hold a newline: pi-tui counts one row
+ * per line, so a title with one ("MCP server … asks to use the model — …\n\n(1 message, …)") put
+ * the rows below it lower than pi-tui believed, and the next spinner frame drew the status line
+ * over the title and left the old one behind.
+ */
+export function renderDialogTitle(title: string, width: number): string[] {
+  const rows = sanitizeText(title)
+    .split("\n")
+    .flatMap((line) => wrapTextWithAnsi(line, Math.max(1, width)));
+  if (rows.length <= maxTitleRows) return rows.map((row) => style.bold(row));
+  const shown = rows.slice(0, maxTitleRows - 1).map((row) => style.bold(row));
+  return [...shown, truncateToWidth(style.gray(`… ${rows.length - shown.length} more lines`), width)];
+}
 
 export type SelectDialogOptions = {
   title: string;
@@ -69,9 +90,9 @@ export class SelectDialog implements Component, Focusable {
   }
 
   render(width: number): string[] {
-    const title = truncateToWidth(style.bold(this.options.title), width);
+    const title = renderDialogTitle(this.options.title, width);
     const hint = truncateToWidth(style.gray("type to filter · ↑↓ move · Enter select · Esc cancel"), width);
-    return [style.gray("─".repeat(width)), title, ...this.filter.render(width), ...this.list.render(width), hint];
+    return [style.gray("─".repeat(width)), ...title, ...this.filter.render(width), ...this.list.render(width), hint];
   }
 
   private finish(value: string | undefined): void {
@@ -140,7 +161,7 @@ export class InputDialog implements Component, Focusable {
   render(width: number): string[] {
     return [
       style.gray("─".repeat(width)),
-      truncateToWidth(style.bold(this.title), width),
+      ...renderDialogTitle(this.title, width),
       ...this.input.render(width),
       truncateToWidth(style.gray("Enter confirm · Esc cancel"), width),
     ];
