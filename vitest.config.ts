@@ -8,6 +8,7 @@
  * `npm test` runs all three. A test file is in `e2e` unless it is listed in `unit` or `slow`, so
  * none is left out.
  */
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -52,6 +53,8 @@ const freshModuleTests = [
 ];
 /** The fleet and packaging folders, and any file named `*.slow.test.ts`. */
 const slow = ["packages/fleet/test/**/*.test.ts", "packages/cli/test/package/**/*.test.ts", "**/*.slow.test.ts"];
+/** Worker processes for the e2e layer (see its project below). */
+const e2eWorkers = Math.max(2, availableParallelism() + 1);
 const every = ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "scripts/**/*.test.ts"];
 
 export default defineConfig({
@@ -101,6 +104,10 @@ export default defineConfig({
           exclude: [...unit, ...slow, "**/node_modules/**"],
           globalSetup: ["./scripts/vitest-global-setup.ts"],
           testTimeout: 20_000,
+          // One worker more than the cores: an e2e file spends much of its time waiting on the
+          // processes it drives, so a second and third file fill the gaps. Vitest's default (cores
+          // minus one) ran them one at a time on 2 cores.
+          maxWorkers: e2eWorkers,
         },
       },
       {
@@ -110,7 +117,11 @@ export default defineConfig({
           include: slow,
           globalSetup: ["./scripts/vitest-global-setup.ts"],
           testTimeout: 20_000,
-          // After unit and e2e: the packaging tests rebuild the bundle the e2e tests run.
+          // Two files at a time: the install test mostly waits on the npm registry while a fleet
+          // file keeps the cores busy. The README blocks it runs rebuild the bundle the fleet's
+          // workers start; scripts/bundle.mjs replaces only changed files, each in one rename.
+          maxWorkers: 2,
+          // After unit and e2e, whose timing-sensitive files would share the cores with fleets.
           sequence: { groupOrder: 1 },
         },
       },
