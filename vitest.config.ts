@@ -53,8 +53,6 @@ const freshModuleTests = [
 ];
 /** The fleet and packaging folders, and any file named `*.slow.test.ts`. */
 const slow = ["packages/fleet/test/**/*.test.ts", "packages/cli/test/package/**/*.test.ts", "**/*.slow.test.ts"];
-/** Worker processes for the e2e layer (see its project below). */
-const e2eWorkers = Math.max(2, availableParallelism() + 1);
 const every = ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "scripts/**/*.test.ts"];
 
 export default defineConfig({
@@ -70,6 +68,11 @@ export default defineConfig({
   test: {
     reporters: ["default", "./scripts/summary-reporter.ts"],
     pool: "forks",
+    // One worker more than the cores, for the projects that run together (unit, unit-isolated and
+    // e2e; Vitest wants one count per group): an e2e file spends much of its time waiting on the
+    // processes it drives, so a second and third file fill the gaps. Vitest's default (cores minus
+    // one) ran the e2e files one at a time on 2 cores.
+    maxWorkers: Math.max(2, availableParallelism() + 1),
     projects: [
       {
         extends: true,
@@ -104,10 +107,6 @@ export default defineConfig({
           exclude: [...unit, ...slow, "**/node_modules/**"],
           globalSetup: ["./scripts/vitest-global-setup.ts"],
           testTimeout: 20_000,
-          // One worker more than the cores: an e2e file spends much of its time waiting on the
-          // processes it drives, so a second and third file fill the gaps. Vitest's default (cores
-          // minus one) ran them one at a time on 2 cores.
-          maxWorkers: e2eWorkers,
         },
       },
       {
