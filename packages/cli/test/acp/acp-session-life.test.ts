@@ -4,6 +4,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWorkspace } from "../helpers/run-cli.js";
+import { eventually } from "../interactive/gyre-in-tmux.js";
 import { type AcpAgentProcess, initialize, startAcpAgent } from "./acp-agent-process.js";
 
 const running: AcpAgentProcess[] = [];
@@ -137,14 +138,13 @@ describe("gyre acp: the whole life of an editor session", () => {
     await editor.waitFor(
       (update) => update.sessionUpdate === "tool_call" && update.kind === "execute" && update.title.includes("sleep"),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(sleeping()).toBe(true);
+    // The call is announced before its command starts: wait for the process itself.
+    await eventually(async () => sleeping() || undefined, "the sleep command to start");
     const cancelledAt = Date.now();
     await editor.agent.notify("session/cancel", { sessionId: id });
     expect((await slow).stopReason).toBe("cancelled");
     expect(Date.now() - cancelledAt).toBeLessThan(10_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(sleeping()).toBe(false);
+    await eventually(async () => !sleeping() || undefined, "the cancelled command to be gone");
     expect(existsSync(join(cwd, "late.txt"))).toBe(false);
 
     // Plan mode, then the editor (and its agent) is killed.

@@ -71,12 +71,15 @@ describe("the session sandbox", () => {
   });
 
   it("caps the number of processes a command can start", async () => {
-    const result = await runIn(sandbox, "for i in $(seq 300); do sleep 1 & done 2>&1 | tail -1; echo end", {
+    // Each sleep lives 4 s, so the 128 of the cap are alive together even when a loaded machine
+    // forks slowly (with 1 s, the first had ended before the 128th started, at load 6); tail ends
+    // once the last one has, so none is left for the next test.
+    const result = await runIn(sandbox, "for i in $(seq 300); do sleep 4 & done 2>&1 | tail -1; echo end", {
       cwd: workspace.cwd,
-      timeoutMs: 10_000,
+      timeoutMs: 20_000,
     });
     expect(result.output).toMatch(/Resource temporarily unavailable|retry: No child processes|fork/);
-  });
+  }, 30_000);
 
   it("reports a command cut off when the sandbox dies, then starts a new sandbox", async () => {
     const result = await runIn(sandbox, "kill -9 $PPID; sleep 5", { cwd: workspace.cwd });
