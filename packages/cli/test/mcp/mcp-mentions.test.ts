@@ -41,11 +41,12 @@ describe("@server:uri mentions", () => {
     expect(firstLine.length).toBeGreaterThan(0);
     expect(text).toContain(firstLine);
     expect(text.match(/<mcp-resource /g)).toHaveLength(1);
-  });
+    // A -p run that starts an MCP server: about 4 s, over 20 s at load 22 with the suite's workers.
+  }, 60_000);
 
   it("fails with a sentence naming a mention the server cannot read", async () => {
     const { result } = await runWithPrompt("look at @everything:demo://resource/missing/nothing-here");
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("Cannot read @everything:demo://resource/missing/nothing-here");
-  });
+  }, 60_000);
 });
