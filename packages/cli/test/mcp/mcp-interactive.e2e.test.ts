@@ -20,11 +20,13 @@ async function startGyre(options: {
   home: string;
   script: string;
   height?: number;
+  /** More arguments, already quoted for the shell. */
+  args?: string;
 }): Promise<TmuxSession> {
   const { cwd, home, script } = options;
   const env = `env -i PATH="${process.env.PATH}" HOME="${home}" GYRE_HOME="${home}" TERM=xterm-256color`;
   const tmux = await startTmux({
-    command: `${env} node ${gyreBin} --provider faux --faux-script ${script}`,
+    command: `${env} node ${gyreBin} --provider faux --faux-script ${script} ${options.args ?? ""}`,
     cwd,
     width: 160,
     ...(options.height ? { height: options.height } : {}),
@@ -78,6 +80,30 @@ describe("MCP in the TUI", () => {
     await tmux.send(["Enter"]);
     const screen = await tmux.waitFor("all done", 20_000);
     expect(screen).toContain("the widget is broken");
+  }, 60_000);
+
+  it("says a server is ready when it connected before the screen was up", async () => {
+    const { cwd, home } = await createWorkspace();
+    await writeFile(
+      join(home, "mcp.json"),
+      JSON.stringify({ mcpServers: { t: { command: process.execPath, args: [trouble] } } }),
+    );
+    // An extension that holds session_start for 2.5 s: the server is connected long before the
+    // screen subscribes, so its "connected" news went to no one (the screen used to say nothing).
+    const slowStart = join(home, "slow-start.ts");
+    await writeFile(
+      slowStart,
+      'export default (api) => api.on("session_start", () => new Promise((resolve) => setTimeout(resolve, 2500)));\n',
+    );
+    const script = join(home, "script.json");
+    await writeFile(script, JSON.stringify([{ content: [{ type: "text", text: "hello back" }] }]));
+    const tmux = await startGyre({ cwd, home, script, args: `-e ${slowStart}` });
+    const screen = await tmux.waitFor("Enter send");
+    const ready = screen.includes("connected with")
+      ? screen
+      : await tmux.waitFor(/MCP server "t" connected with \d+ tools\./, 10_000);
+    expect(ready).toMatch(/MCP server "t" connected with \d+ tools\./);
+    expect(ready).not.toContain("Connecting to");
   }, 60_000);
 
   it("says which servers are connecting, lists their state and stderr with /mcp, and asks before sampling", async () => {

@@ -87,11 +87,14 @@ export class InteractiveController {
     const statuses = session.mcpStatuses();
     const connecting = describeConnectingServers(statuses);
     if (connecting) layout.chat.addNotice(connecting, "info");
-    // A server that failed while the screen was being set up said so to no one yet.
+    // A server that connected or failed while the screen was being set up said so to no one yet
+    // (its news came before anyone listened): say it now, in the words it would have used.
     for (const status of statuses) {
       const told = info.notices.some((notice) => notice.text.includes(`MCP server "${status.name}"`));
       if (status.state === "failed" && !told)
         layout.chat.addNotice(`MCP server "${status.name}" ${describeServerState(status)}.`, "warning");
+      if (status.state === "connected" && !told)
+        layout.chat.addNotice(`MCP server "${status.name}" connected with ${status.toolCount} tools.`, "info");
     }
     session.subscribe((event) => this.onEvent(event));
     installKeyHandlers(
