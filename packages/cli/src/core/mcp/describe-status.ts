@@ -20,6 +20,11 @@ export function describeServerState(status: McpServerStatus): string {
   }
 }
 
+/** The notice that a server is ready, the same whether it comes live or at the screen's start. */
+export function describeConnected(name: string, toolCount: number): string {
+  return `MCP server "${name}" connected with ${toolCount} tools.`;
+}
+
 /** The start-up notice while servers connect in the background; undefined when none is connecting. */
 export function describeConnectingServers(statuses: readonly McpServerStatus[]): string | undefined {
   const names = statuses.filter((status) => status.state === "connecting").map((status) => status.name);

@@ -13,6 +13,7 @@ import type {
   ElicitResult,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { describeConnected } from "./describe-status.js";
 import { closeClient, connectTransport, isUnauthorized, loadMcpSdk } from "./open-transport.js";
 import { createStderrRing } from "./stderr-ring.js";
 import type { McpServerEntry, McpServerState, McpServerStatus } from "./types.js";
@@ -211,8 +212,7 @@ export function createMcpConnection(options: McpConnectionOptions): McpConnectio
   connecting = connect();
   const ready = connecting.then(
     () => {
-      if (state === "connected")
-        options.onNotice?.(`MCP server "${entry.name}" connected with ${tools.length} tools.`, "info");
+      if (state === "connected") options.onNotice?.(describeConnected(entry.name, tools.length), "info");
     },
     () => {
       if (!closing) options.onNotice?.(`MCP server "${entry.name}" failed to connect: ${error ?? "unknown error"}.`);

@@ -6,7 +6,7 @@ import {
   type SessionOpResult,
   type SessionOpType,
 } from "../../core/agent-session.js";
-import { describeConnectingServers, describeServerState } from "../../core/mcp/describe-status.js";
+import { describeConnected, describeConnectingServers, describeServerState } from "../../core/mcp/describe-status.js";
 import { QuickSwitch, type ScopedModel } from "../model-cycle.js";
 import { describeRunFailure } from "../run-outcome.js";
 import { attachFiles, describeAttachment } from "./attachments.js";
@@ -94,7 +94,7 @@ export class InteractiveController {
       if (status.state === "failed" && !told)
         layout.chat.addNotice(`MCP server "${status.name}" ${describeServerState(status)}.`, "warning");
       if (status.state === "connected" && !told)
-        layout.chat.addNotice(`MCP server "${status.name}" connected with ${status.toolCount} tools.`, "info");
+        layout.chat.addNotice(describeConnected(status.name, status.toolCount), "info");
     }
     session.subscribe((event) => this.onEvent(event));
     installKeyHandlers(
