@@ -1,12 +1,14 @@
 /**
- * The test suite in three layers (CONTRIBUTING.md#tests):
+ * The test suite in three layers (CONTRIBUTING.md#tests), and the install check:
  * - `unit`: tests beside the code and the in-process tests (no CLI bundle, short timeouts); what a
  *   developer runs while editing, `npm run test:unit`.
  * - `e2e`: every other test: the spawned CLI, tmux, MCP servers, bubblewrap, git. The global setup
  *   that bundles the CLI belongs to this layer and `slow`.
- * - `slow`: Redis fleets, packing and installing the tarballs; run after the other two.
- * `npm test` runs all three. A test file is in `e2e` unless it is listed in `unit` or `slow`, so
- * none is left out.
+ * - `slow`: Redis fleets and 100-job drains; run after the other two.
+ * - `install`: packs the tarballs and installs them as the README says, from the npm registry;
+ *   part of `npm run check` (`check:install`), not of `npm test` (`--project=!install`).
+ * `npm test` runs the three layers. A test file is in `e2e` unless it is listed in `unit`, `slow`
+ * or `install`, so none is left out.
  */
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -53,6 +55,8 @@ const freshModuleTests = [
 ];
 /** The fleet and packaging folders, and any file named `*.slow.test.ts`. */
 const slow = ["packages/fleet/test/**/*.test.ts", "packages/cli/test/package/**/*.test.ts", "**/*.slow.test.ts"];
+/** The README's installs, word for word, on an empty npm cache (the registry is their one outside host). */
+const install = ["packages/cli/test/package/install.test.ts"];
 const every = ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "scripts/**/*.test.ts"];
 
 export default defineConfig({
@@ -107,6 +111,10 @@ export default defineConfig({
           exclude: [...unit, ...slow, "**/node_modules/**"],
           globalSetup: ["./scripts/vitest-global-setup.ts"],
           testTimeout: 20_000,
+          // A worker process runs file after file without starting afresh: a fork per file cost
+          // about 0.3 s of CPU each (140 files). The files change no process-wide state; a
+          // helper module they share registers its clean-up per test, not at import.
+          isolate: false,
         },
       },
       {
@@ -114,14 +122,24 @@ export default defineConfig({
         test: {
           name: "slow",
           include: slow,
+          exclude: [...install, "**/node_modules/**"],
           globalSetup: ["./scripts/vitest-global-setup.ts"],
           testTimeout: 20_000,
-          // Two files at a time: the install test mostly waits on the npm registry while a fleet
-          // file keeps the cores busy. The README blocks it runs rebuild the bundle the fleet's
-          // workers start; scripts/bundle.mjs replaces only changed files, each in one rename.
+          // Two fleet files at a time: each starts its own Redis and workers, and a file waits on
+          // them part of the time.
           maxWorkers: 2,
           // After unit and e2e, whose timing-sensitive files would share the cores with fleets.
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "install",
+          include: install,
+          globalSetup: ["./scripts/vitest-global-setup.ts"],
+          testTimeout: 20_000,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AssistantMessage, ToolCall, ToolResultMessage, UserMessage } from "@gyre/ai";
 import { createEmptyUsage } from "@gyre/ai";
-import { afterEach } from "vitest";
+import { onTestFinished } from "vitest";
 
 const fixturesDir = new URL("./fixtures/v1/", import.meta.url).pathname;
 
@@ -13,15 +13,10 @@ export function fixturePath(name: string): string {
   return join(fixturesDir, name);
 }
 
-const created: string[] = [];
-afterEach(async () => {
-  await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-/** A fresh temp dir, removed after the test. */
+/** A fresh temp dir, removed after the test (registered per test: e2e files share this module). */
 export async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "gyre-session-test-"));
-  created.push(dir);
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
 
