@@ -4,7 +4,7 @@
  *   developer runs while editing, `npm run test:unit`.
  * - `e2e`: every other test: the spawned CLI, tmux, MCP servers, bubblewrap, git. The global setup
  *   that bundles the CLI belongs to this layer and `slow`.
- * - `slow`: Redis fleets and 100-job drains; run after the other two.
+ * - `slow`: Redis fleets and 100-job drains, run beside the other two.
  * - `install`: packs the tarballs and installs them as the README says, from the npm registry;
  *   part of `npm run check` (`check:install`), not of `npm test` (`--project=!install`).
  * `npm test` runs the three layers. A test file is in `e2e` unless it is listed in `unit`, `slow`
@@ -72,8 +72,8 @@ export default defineConfig({
   test: {
     reporters: ["default", "./scripts/summary-reporter.ts"],
     pool: "forks",
-    // One worker more than the cores, for the projects that run together (unit, unit-isolated and
-    // e2e; Vitest wants one count per group): an e2e file spends much of its time waiting on the
+    // One worker more than the cores, for the projects that run together (unit, unit-isolated, e2e
+    // and slow; Vitest wants one count per group): an e2e file spends much of its time waiting on the
     // processes it drives, so a second and third file fill the gaps. Vitest's default (cores minus
     // one) ran the e2e files one at a time on 2 cores.
     maxWorkers: Math.max(2, availableParallelism() + 1),
@@ -121,15 +121,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: "slow",
+          // Beside unit and e2e, with the same workers: a fleet file waits on its Redis and
+          // workers part of the time, and the other files fill it.
           include: slow,
           exclude: [...install, "**/node_modules/**"],
           globalSetup: ["./scripts/vitest-global-setup.ts"],
           testTimeout: 20_000,
-          // Two fleet files at a time: each starts its own Redis and workers, and a file waits on
-          // them part of the time.
-          maxWorkers: 2,
-          // After unit and e2e, whose timing-sensitive files would share the cores with fleets.
-          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -139,7 +136,8 @@ export default defineConfig({
           include: install,
           globalSetup: ["./scripts/vitest-global-setup.ts"],
           testTimeout: 20_000,
-          sequence: { groupOrder: 2 },
+          // After the layers when a plain `vitest run` takes every project.
+          sequence: { groupOrder: 1 },
         },
       },
     ],
