@@ -23,7 +23,6 @@ describe("/rewind and /diff in tmux", () => {
       const [file] = await readSessionFiles(home);
       return JSON.stringify(file?.entries ?? []).includes('"reason":"turn_end"') ? true : undefined;
     }, "the run's end checkpoint");
-    await new Promise((resolve) => setTimeout(resolve, 300));
     await submit(tmux, "/diff --stat");
     await tmux.waitFor(/added {4}made-by-agent\.txt\s+\+1 -0/);
 
