@@ -73,6 +73,22 @@ describe.skipIf(!probe)("the sandbox's pids cgroup (needs cgroup rights, e.g. ro
     expect(await cgroupsOf(child.pid)).toEqual([]);
   });
 
+  it("is removed by one removal that every caller shares, done once its last member is gone", async () => {
+    // The sandbox's exit listener and its dispose both remove the cgroup: dispose must wait for
+    // the removal under way, not finish first and leave that one's retry timer running.
+    const cgroup = await createPidsCgroup(8);
+    expect(cgroup).toBeDefined();
+    if (!cgroup) return;
+    made.push(cgroup.dir);
+    const member = spawn("sleep", ["30"]);
+    await writeFile(cgroup.procsFile, String(member.pid));
+    const first = cgroup.remove();
+    expect(cgroup.remove()).toBe(first);
+    member.kill("SIGKILL");
+    await first;
+    expect(await exists(cgroup.dir)).toBe(false);
+  });
+
   it("sweeps only old, empty cgroups of gyre processes that are gone", async () => {
     const dead = spawn("true");
     await new Promise((done) => dead.once("exit", done));

@@ -16,7 +16,11 @@ export type PidsCgroup = {
   dir: string;
   /** The `cgroup.procs` file a process writes its pid to, to join. */
   procsFile: string;
-  /** Removes the cgroup once empty, retrying while its last processes exit; never throws. */
+  /**
+   * Removes the cgroup once empty, retrying while its last processes exit; never throws. Every
+   * call shares one removal: the sandbox's exit listener and its dispose both call it, and
+   * dispose's must not resolve while the other's retry is still pending.
+   */
   remove(): Promise<void>;
   /** The same at process exit, where nothing can be awaited: retries for up to `waitMs`, blocking. */
   removeSync(waitMs: number): void;
@@ -89,19 +93,13 @@ export async function createPidsCgroup(maxProcesses: number): Promise<PidsCgroup
     }
     try {
       await writeFile(join(dir, "pids.max"), String(maxProcesses));
+      let removal: Promise<void> | undefined;
       return {
         dir,
         procsFile: join(dir, "cgroup.procs"),
-        remove: async () => {
-          // The kernel refuses while a member lingers; retry for up to 2 s after the namespace died.
-          for (let attempt = 0; attempt < 80; attempt++) {
-            const done = await rmdir(dir).then(
-              () => true,
-              (error: NodeJS.ErrnoException) => error.code === "ENOENT",
-            );
-            if (done) return;
-            await new Promise((resolve) => setTimeout(resolve, 25));
-          }
+        remove: () => {
+          removal ??= removeWhenEmpty(dir);
+          return removal;
         },
         removeSync: (waitMs) => {
           const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -122,4 +120,16 @@ export async function createPidsCgroup(maxProcesses: number): Promise<PidsCgroup
     }
   }
   return undefined;
+}
+
+/** rmdir of a cgroup: the kernel refuses while a member lingers, so retry for up to 2 s after the namespace died. */
+async function removeWhenEmpty(dir: string): Promise<void> {
+  for (let attempt = 0; attempt < 80; attempt++) {
+    const done = await rmdir(dir).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => error.code === "ENOENT",
+    );
+    if (done) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
