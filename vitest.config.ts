@@ -31,7 +31,6 @@ const inProcessCliTests = [
   "sdk/create-agent-session",
   "sdk/model-registry",
   "tools/non-utf8-names",
-  "tools/read-large",
   "tools/search-tools",
 ].map((name) => `packages/cli/test/${name}.test.ts`);
 
@@ -46,12 +45,15 @@ const unit = [
   "scripts/vitest-global-setup.test.ts",
 ];
 /**
- * Unit files that need a module registry of their own (they call `vi.resetModules` to load a
- * module afresh): the `unit-isolated` project runs them with vitest's default isolation.
+ * Unit files that need a process of their own: a module registry of their own (they call
+ * `vi.resetModules` to load a module afresh), or a resident-memory figure no other file's threads
+ * add to (read-large: 115 MB of "growth" on Node 24 came from files beside it). The
+ * `unit-isolated` project runs them with vitest's default isolation, one forked process a file.
  */
 const freshModuleTests = [
   "packages/ai/src/process-state.test.ts",
   "packages/cli/src/modes/interactive/colour-support.test.ts",
+  "packages/cli/test/tools/read-large.test.ts",
 ];
 /** The fleet and packaging folders, and any file named `*.slow.test.ts`. */
 const slow = ["packages/fleet/test/**/*.test.ts", "packages/cli/test/package/**/*.test.ts", "**/*.slow.test.ts"];
@@ -88,7 +90,7 @@ export default defineConfig({
           testTimeout: 10_000,
           hookTimeout: 10_000,
           // Threads sharing one module graph: most of the layer's time was spent loading the same
-          // modules again for each file. A file that needs fresh modules goes in freshModuleTests.
+          // modules again for each file. A file that needs a process of its own goes in freshModuleTests.
           pool: "threads",
           isolate: false,
         },
@@ -108,7 +110,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: every,
-          exclude: [...unit, ...slow, "**/node_modules/**"],
+          exclude: [...unit, ...freshModuleTests, ...slow, "**/node_modules/**"],
           globalSetup: ["./scripts/vitest-global-setup.ts"],
           testTimeout: 20_000,
           // A worker process runs file after file without starting afresh: a fork per file cost
