@@ -50,7 +50,7 @@ const unit = [
  * add to (read-large: 115 MB of "growth" on Node 24 came from files beside it). The
  * `unit-isolated` project runs them with vitest's default isolation, one forked process a file.
  */
-const freshModuleTests = [
+const ownProcessTests = [
   "packages/ai/src/process-state.test.ts",
   "packages/cli/src/modes/interactive/colour-support.test.ts",
   "packages/cli/test/tools/read-large.test.ts",
@@ -85,12 +85,12 @@ export default defineConfig({
         test: {
           name: "unit",
           include: unit,
-          exclude: [...freshModuleTests, "**/*.slow.test.ts", "**/node_modules/**"],
+          exclude: [...ownProcessTests, "**/*.slow.test.ts", "**/node_modules/**"],
           setupFiles: ["./scripts/vitest-unit-setup.ts"],
           testTimeout: 10_000,
           hookTimeout: 10_000,
           // Threads sharing one module graph: most of the layer's time was spent loading the same
-          // modules again for each file. A file that needs a process of its own goes in freshModuleTests.
+          // modules again for each file. A file that needs a process of its own goes in ownProcessTests.
           pool: "threads",
           isolate: false,
         },
@@ -99,7 +99,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit-isolated",
-          include: freshModuleTests,
+          include: ownProcessTests,
           setupFiles: ["./scripts/vitest-unit-setup.ts"],
           testTimeout: 10_000,
           hookTimeout: 10_000,
@@ -110,7 +110,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: every,
-          exclude: [...unit, ...freshModuleTests, ...slow, "**/node_modules/**"],
+          exclude: [...unit, ...ownProcessTests, ...slow, "**/node_modules/**"],
           globalSetup: ["./scripts/vitest-global-setup.ts"],
           testTimeout: 20_000,
           // A worker process runs file after file without starting afresh: a fork per file cost
