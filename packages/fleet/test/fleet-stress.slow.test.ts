@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeModelServer, startFakeModelServer } from "../../cli/test/helpers/fake-model-server.mjs";
 import { type RedisServer, requireRedisServer, startRedisServer } from "../../cli/test/helpers/redis-server.js";
 import { createFleetClient, type FleetClient } from "../src/fleet-client.js";
-import { createWorkerPool, journalOf, waitForJobs, workspace } from "./fleet-harness.js";
+import { createWorkerPool, journalOf, waitFor, waitForJobs, workspace } from "./fleet-harness.js";
 
 // It found one defect so far: a worker killed after the run's first journal line but before its
 // prompt left a journal that resumed as "continue the task" with no task (answer "answer-?", seed
@@ -52,18 +52,17 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** How many of `ids` have completed. */
-async function completedCount(client: FleetClient, ids: readonly string[]): Promise<number> {
-  return (await Promise.all(ids.map((id) => client.get(id)))).filter((job) => job?.state === "completed").length;
-}
-
 /** Waits until at least `count` of `ids` have completed, and returns how many have. */
-async function untilCompleted(client: FleetClient, ids: readonly string[], count: number): Promise<number> {
-  for (;;) {
-    const done = await completedCount(client, ids);
-    if (done >= count) return done;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function untilCompleted(client: FleetClient, ids: readonly string[], count: number): Promise<number> {
+  return waitFor(
+    async () => {
+      const jobs = await Promise.all(ids.map((id) => client.get(id)));
+      const done = jobs.filter((job) => job?.state === "completed").length;
+      return done >= count ? done : undefined;
+    },
+    300_000,
+    `${count} of ${ids.length} jobs to complete`,
+  );
 }
 
 /** A seeded generator, so a failing run can be repeated (GYRE_STRESS_SEED). */

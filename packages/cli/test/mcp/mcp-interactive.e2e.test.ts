@@ -98,11 +98,8 @@ describe("MCP in the TUI", () => {
     const script = join(home, "script.json");
     await writeFile(script, JSON.stringify([{ content: [{ type: "text", text: "hello back" }] }]));
     const tmux = await startGyre({ cwd, home, script, args: `-e ${slowStart}` });
-    const screen = await tmux.waitFor("Enter send");
-    const ready = screen.includes("connected with")
-      ? screen
-      : await tmux.waitFor(/MCP server "t" connected with \d+ tools\./, 10_000);
-    expect(ready).toMatch(/MCP server "t" connected with \d+ tools\./);
+    const ready = await tmux.waitFor(/MCP server "t" connected with \d+ tools\./, 20_000);
+    expect(ready).toContain("Enter send");
     expect(ready).not.toContain("Connecting to");
   }, 60_000);
 
