@@ -93,20 +93,25 @@ describe.skipIf(!probe)("the sandbox's pids cgroup (needs cgroup rights, e.g. ro
     const dead = spawn("true");
     await new Promise((done) => dead.once("exit", done));
     const sleeper = spawn("sleep", ["30"]);
+    // A parent of the test's own: the shared one may hold another gyre's stale cgroup (one killed
+    // by a test beside this one), which a sweep rightly removes and counts.
+    const own = join(parent, `gyre-sweep-test-${process.pid}`);
+    await mkdir(own);
     try {
-      const stale = join(parent, `gyre-sandbox-${dead.pid}-0`);
-      const busy = join(parent, `gyre-sandbox-${dead.pid}-1`);
-      const live = join(parent, `gyre-sandbox-${sleeper.pid}-0`);
-      const foreign = join(parent, `not-gyre-${dead.pid}-0`);
+      const stale = join(own, `gyre-sandbox-${dead.pid}-0`);
+      const busy = join(own, `gyre-sandbox-${dead.pid}-1`);
+      const live = join(own, `gyre-sandbox-${sleeper.pid}-0`);
+      const foreign = join(own, `not-gyre-${dead.pid}-0`);
       for (const dir of [stale, busy, live, foreign]) {
         await mkdir(dir);
         made.push(dir);
       }
+      made.push(own);
       await writeFile(join(busy, "cgroup.procs"), String(sleeper.pid));
-      expect(await sweepStalePidsCgroups([parent], Date.now())).toBe(0);
+      expect(await sweepStalePidsCgroups([own], Date.now())).toBe(0);
       expect(await exists(stale)).toBe(true);
-      const removed = await sweepStalePidsCgroups([parent], Date.now() + 120_000);
-      expect(removed).toBeGreaterThanOrEqual(1);
+      const removed = await sweepStalePidsCgroups([own], Date.now() + 120_000);
+      expect(removed).toBe(1);
       expect(await exists(stale)).toBe(false);
       expect(await exists(busy)).toBe(true);
       expect(await exists(live)).toBe(true);
