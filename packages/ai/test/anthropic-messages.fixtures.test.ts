@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AssistantMessage, AssistantMessageEvent } from "../src/types.js";
-import { type LocalServer, loadFixtureBody } from "./helpers/local-server.js";
-import { expectSameForEverySplit, replayHeaders, startReplayServer } from "./helpers/replay.js";
+import type { LocalServer } from "./helpers/local-server.js";
+import { expectSameForEverySplit, replayHeaders, splitsFor, startReplayServer } from "./helpers/replay.js";
 import { run } from "./helpers/run.js";
 import { createTestModel } from "./helpers/test-model.js";
 
@@ -376,9 +376,7 @@ describe("anthropic-messages replays every recorded stream", () => {
       expect(message.responseId).toBeTruthy();
       checkEvents(events, message);
 
-      const large = loadFixtureBody(`anthropic-messages/${entry.file}`, "anthropic-messages").length > 32_000;
-      // 1-byte chunks of a recording over 32 KB take tens of seconds on a loaded machine; random small chunks cover it.
-      const splits = large ? ["1", "2"] : ["bytes", "1", "2", "3"];
+      const splits = splitsFor("anthropic-messages", entry.file, ["1", "2", "3"]);
       await expectSameForEverySplit((split) => replay(entry.file, split), { message, events }, { splits });
     });
   }

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../src/types.js";
 import { fixturesDir, type LocalServer } from "./helpers/local-server.js";
-import { expectSameForEverySplit, replayHeaders, startReplayServer } from "./helpers/replay.js";
+import { expectSameForEverySplit, replayHeaders, splitsFor, startReplayServer } from "./helpers/replay.js";
 import { run } from "./helpers/run.js";
 import { createTestModel } from "./helpers/test-model.js";
 
@@ -317,7 +317,7 @@ describe("google-gemini replays every recorded stream", () => {
         (split) => replay(entry.file, split),
         { message, events },
         {
-          splits: ["bytes", "1", "2", "3"],
+          splits: splitsFor("google-gemini", entry.file, ["1", "2", "3"]),
         },
       );
     });
