@@ -2,7 +2,6 @@ import type { AssistantMessage, Message, Tool, ToolCall } from "@gyre/ai";
 import { BudgetTracker } from "./budgets.js";
 import { capHistoryArguments, DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from "./cap-tool-arguments.js";
 import { executeToolCalls, rejectToolCalls, type ToolBatchResult } from "./execute-tool-calls.js";
-import { loadValidateArguments } from "./load-validate-arguments.js";
 import { convertEach, convertMessageByDefault, streamAssistant } from "./stream-assistant.js";
 import { describeAborted, describeFailedResponse, describeTruncated } from "./tool-error-texts.js";
 import type {
@@ -117,8 +116,6 @@ export async function runAgentLoopWithListener(
     budgets: new BudgetTracker(options.budgets),
     emit: createSerialEmitter(listener),
   };
-  // The validator loads while the first model call is out, not when its first tool call is in.
-  if ((options.context.tools?.length ?? 0) > 0) loadValidateArguments().catch(() => {});
   await run.emit({ type: "agent_start" });
   let reason: AgentEndReason;
   try {

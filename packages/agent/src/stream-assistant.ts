@@ -11,6 +11,7 @@ import {
   uniqueToolsByName,
 } from "@gyre/ai";
 import { capToolArguments, createArgumentStreamCap, DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from "./cap-tool-arguments.js";
+import { loadValidateArguments } from "./load-validate-arguments.js";
 import { createRepetitionGuard } from "./repetition-guard.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage } from "./types.js";
 
@@ -85,6 +86,9 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
       } else if (event.type === "done" || event.type === "error") {
         final = event.message;
       } else if (looped === undefined) {
+        // The argument validator (ajv) loads once a tool call starts, while its arguments stream
+        // in: a run whose answers call no tool never spends the ~30 ms of CPU on it.
+        if (event.type === "toolcall_start") loadValidateArguments().catch(() => {});
         if (guards && (event.type === "text_delta" || event.type === "thinking_delta")) {
           looped = guards[event.type === "text_delta" ? "text" : "thinking"].push(event.delta);
           if (looped) stopLooping.abort();

@@ -1,6 +1,9 @@
 import { fileURLToPath } from "node:url";
 import { build, type Metafile } from "esbuild";
 import { describe, expect, it } from "vitest";
+import { type FakeReply, startFakeModelServer } from "../helpers/fake-model-server.mjs";
+import { loadsBundled, moduleLogger } from "../helpers/module-logger.js";
+import { cliEnv, createWorkspace, runCli } from "../helpers/run-cli.js";
 
 const at = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -60,4 +63,33 @@ describe("the -p start-up chunk", () => {
     const subcommandModules = [/\/commands\/(doctor|mcp|packages)\//, /\/commands\/fleet-usage\.ts$/, /\/fleet\//];
     expect(inputs.filter((input) => subcommandModules.some((pattern) => pattern.test(input)))).toEqual([]);
   });
+});
+
+describe("the argument validator (ajv)", () => {
+  /** Runs `gyre -p` against a model that replies `reply` first and "done" after, and says whether ajv was loaded. */
+  async function loadsAjv(reply: FakeReply): Promise<boolean> {
+    const server = await startFakeModelServer({ respond: ({ index }) => (index === 0 ? reply : { text: "done" }) });
+    try {
+      const { cwd, home } = await createWorkspace();
+      const logger = await moduleLogger();
+      const env = cliEnv(home, {
+        OPENAI_API_KEY: "sk-test",
+        OPENAI_BASE_URL: `${server.url}/v1`,
+        NODE_OPTIONS: logger.nodeOptions,
+      });
+      const result = await runCli(["-p", "--provider", "openai", "--model", "gpt-4o", "--approval", "allow", "go"], {
+        cwd,
+        env,
+      });
+      expect(result.stdout).toContain("done");
+      return loadsBundled(await logger.loaded(), /^node_modules\/ajv\//);
+    } finally {
+      await server.close();
+    }
+  }
+
+  it("is loaded once the model calls a tool, and not by a run whose answers call none", async () => {
+    expect(await loadsAjv({ text: "done" })).toBe(false);
+    expect(await loadsAjv({ toolCalls: [{ name: "ls", arguments: { path: "." } }] })).toBe(true);
+  }, 30_000);
 });

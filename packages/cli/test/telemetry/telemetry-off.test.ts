@@ -1,9 +1,8 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeModelServer } from "../helpers/fake-model-server.mjs";
+import { moduleLogger } from "../helpers/module-logger.js";
 import { cliEnv, createWorkspace, runCli } from "../helpers/run-cli.js";
 import { startOtlpReceiver } from "./otlp-receiver.js";
 
@@ -11,33 +10,6 @@ const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
-
-/**
- * A module hook that logs every module file the CLI loads (bundle chunks and node_modules alike),
- * preloaded with --import: what "nothing loaded" means is checked on the real process.
- */
-async function moduleLogger(): Promise<{ nodeOptions: string; loaded(): Promise<string[]> }> {
-  const dir = await mkdtemp(join(tmpdir(), "gyre-modules-"));
-  const log = join(dir, "loaded.txt");
-  await writeFile(log, "");
-  await writeFile(
-    join(dir, "hooks.mjs"),
-    `import { appendFileSync } from "node:fs";
-export async function load(url, context, next) {
-  if (url.startsWith("file:")) appendFileSync(${JSON.stringify(log)}, url + "\\n");
-  return next(url, context);
-}
-`,
-  );
-  await writeFile(
-    join(dir, "register.mjs"),
-    `import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n`,
-  );
-  return {
-    nodeOptions: `--import ${join(dir, "register.mjs")}`,
-    loaded: async () => (await readFile(log, "utf8")).split("\n").filter(Boolean),
-  };
-}
 
 /** Whether any loaded file is, or contains, OpenTelemetry (its API registers this global key). */
 async function loadsOpenTelemetry(urls: string[]): Promise<boolean> {
