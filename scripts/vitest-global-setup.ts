@@ -18,8 +18,14 @@ export function assertFixturesPresent(root: URL): void {
   }
 }
 
-/** Checks the fixtures and bundles the CLI once before the tests, so end-to-end tests run the current sources. */
+/**
+ * Checks the fixtures and bundles the CLI once before the tests, so end-to-end tests run the
+ * current sources. Each project that names this setup runs it (e2e, slow, install); the first
+ * bundles, and marks the process so that the others of the same run do not bundle again.
+ */
 export default function setup(): void {
   assertFixturesPresent(new URL("../", import.meta.url));
+  if (process.env.GYRE_TEST_BUNDLED === String(process.pid)) return;
   execFileSync(process.execPath, [fileURLToPath(new URL("./bundle.mjs", import.meta.url))], { stdio: "inherit" });
+  process.env.GYRE_TEST_BUNDLED = String(process.pid);
 }
