@@ -23,7 +23,7 @@ requireRedisServer();
 
 // Each kill cuts up to nine jobs mid-run (three workers of concurrency 3); the 100-job drain
 // without kills is fleet.test.ts's. What a kill tests is the jobs it cuts, so the default is
-// four waves of nine: more jobs only add ones that run between kills (60 cost 20 s more of CPU).
+// four waves of nine: more jobs only add ones that run between kills (60 cost 16 s more of CPU).
 // The kills follow the drain's progress, not the clock: on a fast machine the last timed one fell
 // after the drain had ended, and the test then proved nothing about it.
 const JOBS = Number(process.env.GYRE_STRESS_JOBS ?? 36);
@@ -83,7 +83,8 @@ describe(`a fleet of ${JOBS} jobs with workers killed at random`, () => {
     const { cwd, home } = await workspace(root, "stress");
     const env = { OPENAI_API_KEY: "sk-stress-0000000000000000", OPENAI_BASE_URL: `${server.url}/v1` };
     const args = ["--queue", "stress", "--allow-root", root, "--concurrency", "3", "--lock-ms", "2000"];
-    const workers: ChildProcess[] = await Promise.all([0, 1, 2].map(() => pool.start(home, args, env)));
+    const workers: Promise<ChildProcess>[] = [0, 1, 2].map(() => pool.start(home, args, env));
+    await Promise.all(workers);
     const client = await createFleetClient({ redisUrl: redis.url, queue: "stress" });
     const folderOf = (n: number) => join(cwd, `job-${n}`);
     try {
@@ -94,15 +95,20 @@ describe(`a fleet of ${JOBS} jobs with workers killed at random`, () => {
         ),
       );
       // Kills at random points of the drain: kill k once a random share of the jobs between k+½
-      // and k+1 fifths has completed; each takes a random live worker.
+      // and k+1 sixths has completed, so that a third of the jobs or more are left at the last;
+      // each takes a random worker. The replacement starts while the drain goes on: waiting for
+      // it to be ready let a loaded machine finish the jobs meant for the next kill.
       let unfinishedAtLastKill = 0;
       for (let kill = 0; kill < KILLS; kill++) {
-        const share = (kill + 0.5 + next() * 0.5) / (KILLS + 1);
+        const share = (kill + 0.5 + next() * 0.5) / (KILLS + 2);
         unfinishedAtLastKill = JOBS - (await untilCompleted(client, ids, Math.floor(JOBS * share)));
         const index = Math.floor(next() * workers.length);
-        workers[index]?.kill("SIGKILL");
-        workers[index] = await pool.start(home, args, env);
+        (await workers[index])?.kill("SIGKILL");
+        const replacement = pool.start(home, args, env);
+        replacement.catch(() => {}); // its failure is reported where it is awaited, below
+        workers[index] = replacement;
       }
+      await Promise.all(workers);
       // The kills must fall inside the drain, or the test proves nothing about them.
       expect(unfinishedAtLastKill, "jobs still running or waiting at the last kill").toBeGreaterThan(0);
       const states = await waitForJobs(client, ids, 600_000);
