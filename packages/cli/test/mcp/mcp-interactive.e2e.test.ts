@@ -106,11 +106,15 @@ describe("MCP in the TUI", () => {
   it("says which servers are connecting, lists their state and stderr with /mcp, and asks before sampling", async () => {
     const { cwd, home } = await createWorkspace();
     const crasher = "console.error('boom: no token configured'); process.exit(3)";
+    // "everything" starts once the test has seen it said to be connecting: on a fast machine it
+    // had connected before the screen was up, and the screen then rightly said so instead.
+    const gate = join(home, "start-everything");
+    const gated = `while [ ! -e '${gate}' ]; do sleep 0.05; done; exec '${process.execPath}' '${everything}' stdio`;
     await writeFile(
       join(home, "mcp.json"),
       JSON.stringify({
         mcpServers: {
-          everything: { command: process.execPath, args: [everything, "stdio"] },
+          everything: { command: "sh", args: ["-c", gated] },
           broken: { command: process.execPath, args: ["-e", crasher] },
         },
       }),
@@ -133,6 +137,7 @@ describe("MCP in the TUI", () => {
     await tmux.waitFor(
       /Connecting to (2 MCP servers \(everything, broken\)|MCP server "everything") in the background/,
     );
+    await writeFile(gate, "");
     await tmux.waitFor('MCP server "everything" connected with', 20_000);
     await tmux.waitFor('MCP server "broken"', 20_000);
     await tmux.type("/mcp");
