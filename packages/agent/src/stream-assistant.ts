@@ -87,7 +87,7 @@ export async function streamAssistant(options: StreamAssistantOptions): Promise<
         final = event.message;
       } else if (looped === undefined) {
         // The argument validator (ajv) loads once a tool call starts, while its arguments stream
-        // in: a run whose answers call no tool never spends the ~30 ms of CPU on it.
+        // in: a run whose answers call no tool never spends the ~20 ms of CPU on it.
         if (event.type === "toolcall_start") loadValidateArguments().catch(() => {});
         if (guards && (event.type === "text_delta" || event.type === "thinking_delta")) {
           looped = guards[event.type === "text_delta" ? "text" : "thinking"].push(event.delta);
